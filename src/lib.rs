@@ -1,0 +1,7 @@
+//! gomoku-cli: a tournament runner for gomoku and renju engines that speak the Gomocup (pbrain) protocol.
+//!
+//! The pure core (board, rules, openings, statistics, records) has no I/O; the engine and runner
+//! layers drive processes with tokio.
+
+pub mod board;
+pub mod rules;
