@@ -5,3 +5,6 @@
 
 pub mod board;
 pub mod rules;
+pub mod cli;
+pub mod schedule;
+pub mod game;

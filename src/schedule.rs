@@ -1,0 +1,232 @@
+//! The tournament schedule: which engines meet, in which colours, with which opening draw, in a
+//! deterministic order so that the same command always numbers the same games the same way.
+//!
+//! Numbering: for round `r`, pair `p` and game `g` of that pair in that round, the game number is
+//! `1 + (r·P + p)·G + g`. Within a pair, `k = r·G + g` counts its games across rounds; colours
+//! alternate with `k` and, with `-repeat`, games `k = 2m` and `2m+1` share opening draw `m` with
+//! colours reversed — whatever the parity of `-games`. Every pair gets the same opening draws, so
+//! no pair is favoured by easier openings.
+
+use std::fmt;
+
+/// Index of an engine in the order given on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct EngineId(pub usize);
+
+/// A 1-based game number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct GameId(pub u64);
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Round robin (every pair) or gauntlet (the first engine against each other one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TournamentKind {
+    RoundRobin,
+    Gauntlet,
+}
+
+/// Whether each opening is played twice with colours reversed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repeat {
+    Once,
+    Twice,
+}
+
+/// One scheduled game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pairing {
+    pub game: GameId,
+    /// 1-based round.
+    pub round: u64,
+    /// Index of the engine pair (0-based, in `Schedule::pairs` order).
+    pub pair: usize,
+    /// The pair's engines in pair order: `first` is the reference side for statistics.
+    pub first: EngineId,
+    pub second: EngineId,
+    pub black: EngineId,
+    pub white: EngineId,
+    /// Which opening draw this game uses (see `opening::OpeningSequence::draw`).
+    pub opening_draw: u64,
+    /// Index of this game within its pair, across rounds (0-based): `k` in the module docs.
+    pub pair_game: u64,
+}
+
+impl Pairing {
+    /// With `-repeat`, the other game of the same opening pair is `pair_game ^ 1`.
+    pub fn first_is_black(&self) -> bool {
+        self.black == self.first
+    }
+}
+
+/// The whole schedule; pairings are computed on demand from a game number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    pairs: Vec<(EngineId, EngineId)>,
+    games_per_pair_round: u64,
+    rounds: u64,
+    repeat: Repeat,
+}
+
+impl Schedule {
+    /// `engines` ≥ 2, `games` ≥ 1, `rounds` ≥ 1 (checked by `config`).
+    pub fn new(
+        engines: usize,
+        kind: TournamentKind,
+        games: u64,
+        rounds: u64,
+        repeat: Repeat,
+    ) -> Self {
+        let pairs = match kind {
+            TournamentKind::Gauntlet => (1..engines).map(|j| (EngineId(0), EngineId(j))).collect(),
+            TournamentKind::RoundRobin => (0..engines)
+                .flat_map(|i| ((i + 1)..engines).map(move |j| (EngineId(i), EngineId(j))))
+                .collect(),
+        };
+        Schedule {
+            pairs,
+            games_per_pair_round: games,
+            rounds,
+            repeat,
+        }
+    }
+
+    pub fn pairs(&self) -> &[(EngineId, EngineId)] {
+        &self.pairs
+    }
+
+    pub fn total_games(&self) -> u64 {
+        self.rounds * self.pairs.len() as u64 * self.games_per_pair_round
+    }
+
+    pub fn repeat(&self) -> Repeat {
+        self.repeat
+    }
+
+    /// The pairing of game `id` (1-based), or `None` past the end.
+    pub fn pairing(&self, id: GameId) -> Option<Pairing> {
+        if id.0 == 0 || id.0 > self.total_games() {
+            return None;
+        }
+        let i = id.0 - 1;
+        let g_count = self.games_per_pair_round;
+        let per_round = self.pairs.len() as u64 * g_count;
+        let round = i / per_round;
+        let in_round = i % per_round;
+        let pair = (in_round / g_count) as usize;
+        let g = in_round % g_count;
+        let k = round * g_count + g;
+        let (first, second) = self.pairs[pair];
+        let (black, white) = if k % 2 == 0 {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        let opening_draw = match self.repeat {
+            Repeat::Twice => k / 2,
+            Repeat::Once => k,
+        };
+        Some(Pairing {
+            game: id,
+            round: round + 1,
+            pair,
+            first,
+            second,
+            black,
+            white,
+            opening_draw,
+            pair_game: k,
+        })
+    }
+
+    /// All pairings in game-number order.
+    pub fn iter(&self) -> impl Iterator<Item = Pairing> + '_ {
+        (1..=self.total_games()).filter_map(move |g| self.pairing(GameId(g)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn round_robin_has_all_pairs() {
+        let s = Schedule::new(4, TournamentKind::RoundRobin, 2, 3, Repeat::Once);
+        assert_eq!(s.pairs().len(), 6);
+        assert_eq!(s.total_games(), 36);
+        let mut per_pair: HashMap<usize, u64> = HashMap::new();
+        for p in s.iter() {
+            *per_pair.entry(p.pair).or_default() += 1;
+            assert_ne!(p.black, p.white);
+        }
+        assert!(per_pair.values().all(|&n| n == 6));
+    }
+
+    #[test]
+    fn gauntlet_pairs_the_first_engine_with_each_other() {
+        let s = Schedule::new(4, TournamentKind::Gauntlet, 4, 1, Repeat::Twice);
+        assert_eq!(
+            s.pairs(),
+            &[
+                (EngineId(0), EngineId(1)),
+                (EngineId(0), EngineId(2)),
+                (EngineId(0), EngineId(3))
+            ]
+        );
+        assert_eq!(s.total_games(), 12);
+        // With two engines gauntlet and round robin are the same.
+        let a = Schedule::new(2, TournamentKind::Gauntlet, 5, 2, Repeat::Once);
+        let b = Schedule::new(2, TournamentKind::RoundRobin, 5, 2, Repeat::Once);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn repeat_pairs_share_an_opening_with_colours_reversed_even_with_odd_games() {
+        for games in [1u64, 3, 4, 7] {
+            let s = Schedule::new(3, TournamentKind::RoundRobin, games, 4, Repeat::Twice);
+            let mut by_draw: HashMap<(usize, u64), Vec<Pairing>> = HashMap::new();
+            for p in s.iter() {
+                by_draw.entry((p.pair, p.opening_draw)).or_default().push(p);
+            }
+            for games_of_draw in by_draw.values() {
+                assert!(games_of_draw.len() <= 2);
+                if let [a, b] = games_of_draw.as_slice() {
+                    assert_eq!(a.black, b.white);
+                    assert_eq!(a.white, b.black);
+                    assert_eq!(a.pair_game / 2, b.pair_game / 2);
+                }
+            }
+            // Each pair plays 4*games games: all draws are complete pairs except possibly the last.
+            let complete = by_draw.values().filter(|v| v.len() == 2).count() as u64;
+            assert_eq!(complete, 3 * (4 * games / 2));
+        }
+    }
+
+    #[test]
+    fn numbering_is_deterministic_and_dense() {
+        let s = Schedule::new(3, TournamentKind::RoundRobin, 2, 2, Repeat::Twice);
+        let ids: Vec<u64> = s.iter().map(|p| p.game.0).collect();
+        assert_eq!(ids, (1..=12).collect::<Vec<_>>());
+        assert!(s.pairing(GameId(0)).is_none());
+        assert!(s.pairing(GameId(13)).is_none());
+        let p = s.pairing(GameId(7)).unwrap();
+        assert_eq!((p.round, p.pair), (2, 0));
+        assert_eq!(p.pair_game, 2);
+        assert_eq!(p.opening_draw, 1);
+        assert!(p.first_is_black());
+    }
+
+    #[test]
+    fn colours_alternate_within_a_pair() {
+        let s = Schedule::new(2, TournamentKind::RoundRobin, 10, 1, Repeat::Once);
+        let blacks: Vec<usize> = s.iter().map(|p| p.black.0).collect();
+        assert_eq!(blacks, vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+        let draws: Vec<u64> = s.iter().map(|p| p.opening_draw).collect();
+        assert_eq!(draws, (0..10).collect::<Vec<_>>());
+    }
+}
