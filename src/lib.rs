@@ -8,3 +8,4 @@ pub mod rules;
 pub mod cli;
 pub mod schedule;
 pub mod game;
+pub mod record;

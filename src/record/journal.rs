@@ -1,0 +1,189 @@
+//! The results journal: one JSON line per finished game, the source of truth for statistics,
+//! resume, shard merging and archives. Rendering and reading are pure; appending is the writer's.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::{moves_text, GameRecord};
+
+/// One journal line. Field names are a public contract (documented in README.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    /// 1-based game number in the schedule.
+    pub game: u64,
+    /// 1-based round.
+    pub round: u64,
+    /// Index of the engine pair (0-based).
+    pub pair: usize,
+    /// Index of the game within its pair, across rounds (`2m`, `2m+1` share an opening with -repeat).
+    pub pair_game: u64,
+    /// Engine names.
+    pub black: String,
+    pub white: String,
+    /// Engine indices (order of `-engine` options, 0-based).
+    pub black_engine: usize,
+    pub white_engine: usize,
+    pub size: u8,
+    pub rule: u8,
+    /// Opening stones in pos notation (after the transform).
+    pub opening: String,
+    /// 1-based line of the openings file.
+    pub opening_line: Option<usize>,
+    /// Symmetry applied to the opening (`identity`, `rotate90`, ...).
+    pub transform: String,
+    /// Moves played after the opening, pos notation, in order.
+    pub moves: String,
+    /// Think time per played move, milliseconds.
+    pub times_ms: Vec<u64>,
+    /// A forbidden move that ended the game (not on the board), pos notation.
+    pub forbidden_move: Option<String>,
+    /// `"1-0"` black won, `"0-1"` white won, `"1/2-1/2"`.
+    pub result: String,
+    /// `Termination` variant in snake case.
+    pub termination: String,
+    pub reason: String,
+    /// RFC 3339 timestamps.
+    pub started: String,
+    pub ended: String,
+    /// Identity of the run's configuration: games from different configurations must not be mixed.
+    pub fingerprint: String,
+}
+
+impl JournalEntry {
+    pub fn from_record(r: &GameRecord, fingerprint: &str) -> Self {
+        JournalEntry {
+            game: r.game.0,
+            round: r.round,
+            pair: r.pair,
+            pair_game: r.pair_game,
+            black: r.black_name.clone(),
+            white: r.white_name.clone(),
+            black_engine: r.black.0,
+            white_engine: r.white.0,
+            size: r.size.get(),
+            rule: r.rule.code(),
+            opening: moves_text(&r.opening, r.size),
+            opening_line: r.opening_line,
+            transform: r.transform.name().to_string(),
+            moves: moves_text(
+                &r.outcome.moves.iter().map(|m| m.pos).collect::<Vec<_>>(),
+                r.size,
+            ),
+            times_ms: r
+                .outcome
+                .moves
+                .iter()
+                .map(|m| m.time.as_millis() as u64)
+                .collect(),
+            forbidden_move: r.outcome.forbidden_move.map(|p| moves_text(&[p], r.size)),
+            result: r.outcome.result.as_str().to_string(),
+            termination: r.outcome.termination.code().to_string(),
+            reason: r.outcome.reason.clone(),
+            started: r.started.to_rfc3339(),
+            ended: r.ended.to_rfc3339(),
+            fingerprint: fingerprint.to_string(),
+        }
+    }
+}
+
+/// Render one journal line, newline included.
+pub fn render_line(r: &GameRecord, fingerprint: &str) -> String {
+    let mut s = serde_json::to_string(&JournalEntry::from_record(r, fingerprint))
+        .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+    s.push('\n');
+    s
+}
+
+/// A journal that cannot be read.
+#[derive(Debug, Error)]
+pub enum JournalError {
+    #[error("{file}:{line}: not a journal entry ({why}): {text:?}")]
+    BadLine {
+        file: String,
+        line: usize,
+        why: String,
+        text: String,
+    },
+}
+
+/// The entries of a journal plus what was skipped.
+#[derive(Debug, Default)]
+pub struct JournalRead {
+    pub entries: Vec<JournalEntry>,
+    /// A torn last line (a killed run): skipped, with this warning.
+    pub warnings: Vec<String>,
+}
+
+/// Parse a journal's text. A malformed *last* line without its newline is a torn write and is
+/// skipped with a warning; a malformed line anywhere else is an error naming the file and line.
+pub fn parse(text: &str, file: &str) -> Result<JournalRead, JournalError> {
+    let mut out = JournalRead::default();
+    let complete = text.ends_with('\n');
+    let lines: Vec<&str> = text.split('\n').collect();
+    let n = lines.len();
+    for (i, line) in lines.iter().enumerate() {
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        let is_last = i + 1 == n;
+        match serde_json::from_str::<JournalEntry>(line) {
+            Ok(e) => out.entries.push(e),
+            Err(e) if is_last && !complete => out.warnings.push(format!(
+                "{file}:{}: skipping a torn last line (an interrupted write): {e}",
+                i + 1
+            )),
+            Err(e) => {
+                return Err(JournalError::BadLine {
+                    file: file.to_string(),
+                    line: i + 1,
+                    why: e.to_string(),
+                    text: line.chars().take(120).collect(),
+                })
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixtures::sample_record;
+
+    #[test]
+    fn line_has_the_documented_fields() {
+        let line = render_line(&sample_record(), "abc123");
+        assert!(line.ends_with('\n'));
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["game"], 7);
+        assert_eq!(v["round"], 2);
+        assert_eq!(v["black"], "scout");
+        assert_eq!(v["white"], "random");
+        assert_eq!(v["result"], "1-0");
+        assert_eq!(v["termination"], "five");
+        assert_eq!(v["opening"], "h8i9");
+        assert_eq!(v["moves"], "h9i10h10i11h11i12h12");
+        assert_eq!(v["times_ms"].as_array().unwrap().len(), 7);
+        assert_eq!(v["transform"], "rotate90");
+        assert_eq!(v["fingerprint"], "abc123");
+    }
+
+    #[test]
+    fn torn_last_line_is_skipped_other_bad_lines_fail() {
+        let good = render_line(&sample_record(), "f");
+        let text = format!("{good}{good}{{\"game\":3,\"rou");
+        let read = parse(&text, "j.jsonl").unwrap();
+        assert_eq!(read.entries.len(), 2);
+        assert_eq!(read.warnings.len(), 1);
+        assert!(read.warnings[0].contains("j.jsonl:3"));
+        let text = format!("{good}garbage\n{good}");
+        let err = parse(&text, "j.jsonl").unwrap_err();
+        assert!(err.to_string().contains("j.jsonl:2"), "{err}");
+        let round_trip = parse(&good, "x").unwrap();
+        assert_eq!(
+            round_trip.entries[0],
+            JournalEntry::from_record(&sample_record(), "f")
+        );
+    }
+}

@@ -1,0 +1,104 @@
+//! SGF rendering of one game (GM[4], standard RE forms, moves in played order, think times).
+
+use std::fmt::Write;
+
+use crate::board::Color;
+use crate::game::{GameResult, Termination};
+
+use super::GameRecord;
+
+/// Escape an SGF text value (`]` and `\` must be escaped).
+pub fn escape(text: &str) -> String {
+    let mut s = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == ']' || c == '\\' {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s
+}
+
+/// SGF's `RE` value: `B+`/`W+` (five), `B+T`/`W+T` (time), `B+F`/`W+F` (forfeit), `0` (draw).
+pub fn result_value(r: &GameRecord) -> String {
+    let Some(winner) = r.outcome.result.winner() else {
+        return "0".into();
+    };
+    let w = if winner == Color::Black { "B" } else { "W" };
+    let suffix = match r.outcome.termination {
+        Termination::Five { .. } => "",
+        Termination::TimeForfeit { .. } => "T",
+        _ => "F",
+    };
+    format!("{w}+{suffix}")
+}
+
+/// One game as a complete SGF record `(;...)` followed by a newline.
+pub fn render(r: &GameRecord, event: &str) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "(;FF[4]GM[4]CA[UTF-8]AP[gomoku-cli:{}]SZ[{}]RU[{}]PB[{}]PW[{}]RE[{}]DT[{}]EV[{}]RO[{}]GN[{}]",
+        env!("CARGO_PKG_VERSION"),
+        r.size,
+        r.rule.code(),
+        escape(&r.black_name),
+        escape(&r.white_name),
+        result_value(r),
+        r.started.format("%Y-%m-%d"),
+        escape(event),
+        r.round,
+        r.game,
+    );
+    let _ = write!(
+        s,
+        "C[{}: {}]",
+        r.outcome.termination.code(),
+        escape(&r.outcome.reason)
+    );
+    let mut ply = 0usize;
+    let colour = |ply: usize| if ply % 2 == 0 { "B" } else { "W" };
+    for p in &r.opening {
+        let _ = write!(s, "\n;{}[{}]C[opening]", colour(ply), p.to_sgf());
+        ply += 1;
+    }
+    for m in &r.outcome.moves {
+        let _ = write!(
+            s,
+            "\n;{}[{}]C[{}ms]",
+            colour(ply),
+            m.pos.to_sgf(),
+            m.time.as_millis()
+        );
+        ply += 1;
+    }
+    if let (Some(p), Termination::Forbidden { kind, .. }) =
+        (r.outcome.forbidden_move, &r.outcome.termination)
+    {
+        let _ = write!(s, "\n;B[{}]C[forbidden: {}]", p.to_sgf(), kind);
+    }
+    s.push_str(")\n");
+    debug_assert!(matches!(
+        r.outcome.result,
+        GameResult::BlackWins | GameResult::WhiteWins | GameResult::Draw
+    ));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixtures::sample_record;
+
+    #[test]
+    fn renders_header_and_moves_in_order() {
+        let r = sample_record();
+        let s = render(&r, "test ] event");
+        assert!(s.starts_with("(;FF[4]GM[4]"));
+        assert!(s.contains("SZ[15]") && s.contains("PB[scout]") && s.contains("PW[random]"));
+        assert!(s.contains("RE[B+]"));
+        assert!(s.contains("EV[test \\] event]"));
+        assert!(s.contains(";B[hh]C[opening]\n;W[ii]C[opening]\n;B[hi]C[3ms]"));
+        assert!(s.trim_end().ends_with(')'));
+    }
+}
