@@ -581,10 +581,7 @@ mod tests {
     fn pos_notation_matches_the_predecessor() {
         let s = sz(15);
         let moves = parse_pos_sequence("h8i9j10", s).unwrap();
-        assert_eq!(
-            moves,
-            vec![Pos::new(7, 7), Pos::new(8, 8), Pos::new(9, 9)]
-        );
+        assert_eq!(moves, vec![Pos::new(7, 7), Pos::new(8, 8), Pos::new(9, 9)]);
         assert_eq!(to_pos_sequence(&moves, s).unwrap(), "h8i9j10");
         assert!(parse_pos_sequence("h0", s).is_err());
         assert!(parse_pos_sequence("p1", s).is_err());

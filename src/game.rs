@@ -153,10 +153,7 @@ pub enum Termination {
     /// Black played a renju forbidden point and loses.
     Forbidden { kind: ForbiddenKind, at: Pos },
     /// A move that cannot be played; the offender loses.
-    IllegalMove {
-        kind: IllegalMoveKind,
-        text: String,
-    },
+    IllegalMove { kind: IllegalMoveKind, text: String },
     /// Over the turn or match time (beyond the tolerance); the offender loses.
     TimeForfeit { elapsed: Duration, limit: Duration },
     /// The engine process died or its pipes broke; it loses.
@@ -398,11 +395,7 @@ pub async fn play_game<B: Player, W: Player>(
         if let Some(l) = limit {
             if reply.elapsed.saturating_sub(side.clock.tolerance) > l {
                 out.result = GameResult::win_for(color.opponent());
-                out.reason = format!(
-                    "{color} loses on time ({} > {})",
-                    ms(reply.elapsed),
-                    ms(l)
-                );
+                out.reason = format!("{color} loses on time ({} > {})", ms(reply.elapsed), ms(l));
                 out.termination = Termination::TimeForfeit {
                     elapsed: reply.elapsed,
                     limit: l,
@@ -569,7 +562,9 @@ mod tests {
         assert_eq!(b.requests[0].0, Request::Begin);
         assert_eq!(b.requests[1].0, Request::Turn(Pos::new(0, 1)));
         // White's first request shows the board, later ones the last move.
-        assert!(matches!(w.requests[0].0, Request::Board { ref stones, own: Color::White } if stones.len() == 1));
+        assert!(
+            matches!(w.requests[0].0, Request::Board { ref stones, own: Color::White } if stones.len() == 1)
+        );
         assert_eq!(w.requests[1].0, Request::Turn(Pos::new(1, 0)));
         assert_eq!(o.messages[0], (Color::Black, "move 1".to_string()));
     }
@@ -584,7 +579,9 @@ mod tests {
             elapsed: Duration::ZERO,
         })]);
         let o = run(&s, &mut b, &mut w).await;
-        assert!(matches!(b.requests[0].0, Request::Board { ref stones, own: Color::Black } if stones.len() == 2));
+        assert!(
+            matches!(b.requests[0].0, Request::Board { ref stones, own: Color::Black } if stones.len() == 2)
+        );
         assert_eq!(o.result, GameResult::BlackWins);
         assert_eq!(
             o.termination,

@@ -4,8 +4,8 @@
 //! layers drive processes with tokio.
 
 pub mod board;
-pub mod rules;
 pub mod cli;
-pub mod schedule;
 pub mod game;
 pub mod record;
+pub mod rules;
+pub mod schedule;

@@ -386,7 +386,10 @@ mod tests {
             r.play_xy(15, 0),
             MoveOutcome::Illegal(IllegalKind::OffBoard)
         );
-        assert_eq!(r.play_xy(-1, 3), MoveOutcome::Illegal(IllegalKind::OffBoard));
+        assert_eq!(
+            r.play_xy(-1, 3),
+            MoveOutcome::Illegal(IllegalKind::OffBoard)
+        );
         assert_eq!(r.board().stone_count(), 1);
         assert_eq!(r.side_to_move(), Color::White);
     }
@@ -410,7 +413,11 @@ mod tests {
         assert_eq!(blacks.len(), 13, "pattern must give black one more stone");
         let mut last = MoveOutcome::Continue;
         for i in 0..25 {
-            let p = if i % 2 == 0 { blacks[i / 2] } else { whites[i / 2] };
+            let p = if i % 2 == 0 {
+                blacks[i / 2]
+            } else {
+                whites[i / 2]
+            };
             last = r.play(p);
             if i < 24 {
                 assert_eq!(last, MoveOutcome::Continue, "move {i}");
