@@ -5,7 +5,10 @@
 
 pub mod board;
 pub mod cli;
+pub mod engine;
 pub mod game;
+pub mod judge;
 pub mod record;
 pub mod rules;
 pub mod schedule;
+pub mod stats;

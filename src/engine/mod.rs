@@ -1,0 +1,142 @@
+//! The engine layer: how the runner starts one pbrain engine process and converses with it under
+//! deadlines (spec → process → protocol → session), plus the log events it emits.
+
+pub mod process;
+pub mod protocol;
+pub mod session;
+pub mod spec;
+
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+use tokio::sync::mpsc;
+
+pub use process::{describe_status, EngineProcess};
+pub use protocol::{parse_about, parse_engine_line, About, Command, EngineLine};
+pub use session::{EngineSession, MoveReply, MoveRequest, DEFAULT_END_GRACE};
+pub use spec::{EngineSpec, SpecError, TimeControl};
+
+/// Everything that can go wrong talking to an engine.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    #[error("engine command '{cmd}' is invalid: {source}")]
+    BadCommand {
+        cmd: String,
+        #[source]
+        source: SpecError,
+    },
+    #[error("cannot start engine '{cmd}': {source}")]
+    SpawnFailed {
+        cmd: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("engine refused to start: {text}")]
+    StartFailed { text: String },
+    #[error("engine did not answer {what} within {elapsed:?}")]
+    Timeout { what: String, elapsed: Duration },
+    #[error("engine crashed ({status})")]
+    Crashed { status: String },
+    #[error("engine protocol error: {text}")]
+    Protocol { text: String },
+    #[error("engine I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Which way a logged line went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Written by the runner to the engine's stdin.
+    ToEngine,
+    /// Read from the engine's stdout.
+    FromEngine,
+    /// Read from the engine's stderr (never part of the protocol).
+    Stderr,
+    /// Something the runner did to the engine (spawned, killed, exit status).
+    Note,
+}
+
+/// One line of engine traffic, for the log writer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEvent {
+    /// The game slot (concurrency index) the engine belongs to.
+    pub slot: usize,
+    /// The engine's display name.
+    pub engine: String,
+    pub direction: Direction,
+    /// The line without its line end.
+    pub text: String,
+    pub at: Instant,
+}
+
+/// Where log events go: a cheap cloneable handle that never blocks. With no receiver attached
+/// (or the receiver dropped) events are discarded.
+#[derive(Debug, Clone, Default)]
+pub struct LogSink(Option<mpsc::UnboundedSender<LogEvent>>);
+
+impl LogSink {
+    /// A sink that discards everything.
+    pub fn none() -> Self {
+        LogSink(None)
+    }
+
+    /// A sink and the receiver the log writer reads from.
+    pub fn channel() -> (Self, mpsc::UnboundedReceiver<LogEvent>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (LogSink(Some(tx)), rx)
+    }
+
+    /// Whether anyone listens; lets callers skip building expensive text.
+    pub fn is_enabled(&self) -> bool {
+        self.0.as_ref().is_some_and(|tx| !tx.is_closed())
+    }
+
+    pub fn emit(&self, slot: usize, engine: &str, direction: Direction, text: impl Into<String>) {
+        if let Some(tx) = &self.0 {
+            // A closed receiver means nobody logs any more; that is not an engine error.
+            let _ = tx.send(LogEvent {
+                slot,
+                engine: engine.to_string(),
+                direction,
+                text: text.into(),
+                at: Instant::now(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sink_delivers_events_and_none_discards() {
+        let (sink, mut rx) = LogSink::channel();
+        assert!(sink.is_enabled());
+        sink.clone().emit(2, "eng", Direction::ToEngine, "START 15");
+        let ev = rx.try_recv().unwrap();
+        assert_eq!(
+            (ev.slot, ev.engine.as_str(), ev.direction, ev.text.as_str()),
+            (2, "eng", Direction::ToEngine, "START 15")
+        );
+        drop(rx);
+        assert!(!sink.is_enabled());
+        sink.emit(0, "eng", Direction::Note, "after close"); // must not panic
+        let none = LogSink::none();
+        assert!(!none.is_enabled());
+        none.emit(0, "x", Direction::Stderr, "ignored");
+    }
+
+    #[test]
+    fn error_messages_name_what_happened() {
+        let e = EngineError::Timeout {
+            what: "TURN".into(),
+            elapsed: Duration::from_millis(1500),
+        };
+        assert_eq!(e.to_string(), "engine did not answer TURN within 1.5s");
+        let e = EngineError::Crashed {
+            status: "exit status 3".into(),
+        };
+        assert_eq!(e.to_string(), "engine crashed (exit status 3)");
+    }
+}

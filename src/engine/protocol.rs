@@ -1,0 +1,439 @@
+//! The pbrain (Gomocup) protocol as pure text: encoding manager commands and tolerantly parsing
+//! what engines print, including the ABOUT answer. No I/O here, so every quirk is unit-tested.
+
+use std::fmt;
+
+use crate::board::Pos;
+
+/// Manager lines end with CR LF: the official judge insists on it and engines written for it
+/// may rely on it.
+pub const EOL: &str = "\r\n";
+
+/// The time_left value that means "no match limit".
+pub const UNLIMITED_TIME_LEFT_MS: u64 = 2_147_483_647;
+
+/// A command from the manager to an engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `START n`: a new square board.
+    Start(u8),
+    /// `RESTART`: a new game in the same process.
+    Restart,
+    /// `INFO key value`: never answered.
+    Info { key: String, value: String },
+    /// `BEGIN`: move first on an empty board.
+    Begin,
+    /// `TURN x,y`: the opponent played here; answer a move.
+    Turn(Pos),
+    /// `BOARD`, one `x,y,f` line per stone in play order (f = 1 own, 2 opponent), `DONE`.
+    Board(Vec<(Pos, bool)>),
+    /// `PLAY x,y`: the answer to an engine's `SUGGEST x,y`.
+    Play(i64, i64),
+    /// `END`: exit now.
+    End,
+    /// `ABOUT`: describe yourself on one line.
+    About,
+}
+
+impl Command {
+    /// Shorthand for an INFO command.
+    pub fn info(key: impl Into<String>, value: impl ToString) -> Command {
+        Command::Info {
+            key: key.into(),
+            value: value.to_string(),
+        }
+    }
+
+    /// The lines of this command without line ends (BOARD spans several lines).
+    pub fn lines(&self) -> Vec<String> {
+        match self {
+            Command::Start(n) => vec![format!("START {n}")],
+            Command::Restart => vec!["RESTART".into()],
+            Command::Info { key, value } => vec![format!("INFO {key} {value}")],
+            Command::Begin => vec!["BEGIN".into()],
+            Command::Turn(p) => vec![format!("TURN {},{}", p.x, p.y)],
+            Command::Board(stones) => {
+                let mut lines = Vec::with_capacity(stones.len() + 2);
+                lines.push("BOARD".to_string());
+                for (p, own) in stones {
+                    lines.push(format!("{},{},{}", p.x, p.y, if *own { 1 } else { 2 }));
+                }
+                lines.push("DONE".into());
+                lines
+            }
+            Command::Play(x, y) => vec![format!("PLAY {x},{y}")],
+            Command::End => vec!["END".into()],
+            Command::About => vec!["ABOUT".into()],
+        }
+    }
+
+    /// The bytes to write: every line followed by CR LF.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        for line in self.lines() {
+            out.push_str(&line);
+            out.push_str(EOL);
+        }
+        out
+    }
+}
+
+/// One non-empty line from an engine, classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EngineLine {
+    /// `x,y`: a move (coordinates unchecked; the referee judges them).
+    Move(i64, i64),
+    /// `SUGGEST x,y`.
+    Suggest(i64, i64),
+    /// `MESSAGE text`: for the user, recorded.
+    Message(String),
+    /// `DEBUG text`: for the engine's author, only logged.
+    Debug(String),
+    /// `ERROR text`.
+    Error(String),
+    /// `UNKNOWN text`: the engine does not know the command.
+    Unknown(String),
+    /// `OK` (anything after it is ignored: some engines write `OK - ready`).
+    Ok,
+    /// Anything else, trimmed. As an answer to a move request it is an unparsable move.
+    Unrecognised(String),
+}
+
+impl fmt::Display for EngineLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineLine::Move(x, y) => write!(f, "{x},{y}"),
+            EngineLine::Suggest(x, y) => write!(f, "SUGGEST {x},{y}"),
+            EngineLine::Message(t) => write!(f, "MESSAGE {t}"),
+            EngineLine::Debug(t) => write!(f, "DEBUG {t}"),
+            EngineLine::Error(t) => write!(f, "ERROR {t}"),
+            EngineLine::Unknown(t) => write!(f, "UNKNOWN {t}"),
+            EngineLine::Ok => f.write_str("OK"),
+            EngineLine::Unrecognised(t) => f.write_str(t),
+        }
+    }
+}
+
+/// Classifies one line. Line ends (CR, LF) and surrounding whitespace are ignored; an empty line
+/// gives `None`, as the protocol says the manager ignores it. Keywords are matched without regard
+/// to case and must stand alone as a word (`MESSAGEx` is not a message).
+pub fn parse_engine_line(line: &str) -> Option<EngineLine> {
+    let line = line.trim_matches(|c: char| c.is_whitespace());
+    if line.is_empty() {
+        return None;
+    }
+    if let Some((x, y)) = parse_coords(line) {
+        return Some(EngineLine::Move(x, y));
+    }
+    let (word, rest) = match line.find(char::is_whitespace) {
+        Some(i) => (&line[..i], line[i..].trim_start()),
+        None => (line, ""),
+    };
+    let text = || rest.to_string();
+    let parsed = match word.to_ascii_uppercase().as_str() {
+        "MESSAGE" => EngineLine::Message(text()),
+        "DEBUG" => EngineLine::Debug(text()),
+        "ERROR" => EngineLine::Error(text()),
+        "UNKNOWN" => EngineLine::Unknown(text()),
+        "OK" => EngineLine::Ok,
+        "SUGGEST" => match parse_coords(rest) {
+            Some((x, y)) => EngineLine::Suggest(x, y),
+            None => EngineLine::Unrecognised(line.to_string()),
+        },
+        _ => EngineLine::Unrecognised(line.to_string()),
+    };
+    Some(parsed)
+}
+
+/// Parses `x,y` with optional whitespace around either number. Signs are accepted so that a
+/// negative coordinate reaches the referee as an off-board move rather than as garbage.
+pub fn parse_coords(text: &str) -> Option<(i64, i64)> {
+    let (x, y) = text.split_once(',')?;
+    Some((parse_int(x)?, parse_int(y)?))
+}
+
+fn parse_int(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    t.parse().ok()
+}
+
+/// An engine's ABOUT answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct About {
+    /// The `key="value"` pairs in order; keys lower-cased.
+    pub fields: Vec<(String, String)>,
+    /// The whole line, trimmed.
+    pub raw: String,
+}
+
+impl About {
+    /// The value of one key (case-insensitive).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The engine's name: the `name` field, or the whole line for old engines that answer free
+    /// text, or `None` when the line is empty.
+    pub fn name(&self) -> Option<&str> {
+        match self.get("name") {
+            Some(n) if !n.trim().is_empty() => Some(n.trim()),
+            _ if self.fields.is_empty() && !self.raw.is_empty() => Some(&self.raw),
+            _ => None,
+        }
+    }
+
+    pub fn version(&self) -> Option<&str> {
+        self.get("version")
+    }
+
+    pub fn author(&self) -> Option<&str> {
+        self.get("author")
+    }
+
+    pub fn country(&self) -> Option<&str> {
+        self.get("country")
+    }
+}
+
+/// Parses `name="Foo", version="1.0", …`. Values may also be unquoted (up to the next comma).
+/// Parsing stops at the first malformed part and keeps the fields read so far; a line without
+/// any `key=` is free text (see [`About::name`]).
+pub fn parse_about(line: &str) -> About {
+    let raw = line.trim().to_string();
+    let mut fields = Vec::new();
+    let mut rest = raw.as_str();
+    loop {
+        rest = rest.trim_start_matches(|c: char| c == ',' || c.is_whitespace());
+        if rest.is_empty() {
+            break;
+        }
+        let Some(eq) = rest.find('=') else { break };
+        let key = rest[..eq].trim();
+        if key.is_empty()
+            || !key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            break;
+        }
+        let after = rest[eq + 1..].trim_start();
+        let (value, remaining) = if let Some(quoted) = after.strip_prefix('"') {
+            match quoted.find('"') {
+                Some(end) => (&quoted[..end], &quoted[end + 1..]),
+                // An unterminated quote takes the rest of the line.
+                None => (quoted, ""),
+            }
+        } else {
+            match after.find(',') {
+                Some(end) => (after[..end].trim_end(), &after[end..]),
+                None => (after.trim_end(), ""),
+            }
+        };
+        fields.push((key.to_ascii_lowercase(), value.to_string()));
+        rest = remaining;
+    }
+    About { fields, raw }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(x: u8, y: u8) -> Pos {
+        Pos::new(x, y)
+    }
+
+    #[test]
+    fn encodes_every_command_with_crlf() {
+        assert_eq!(Command::Start(15).encode(), "START 15\r\n");
+        assert_eq!(Command::Restart.encode(), "RESTART\r\n");
+        assert_eq!(
+            Command::info("timeout_turn", 5000).encode(),
+            "INFO timeout_turn 5000\r\n"
+        );
+        assert_eq!(Command::Begin.encode(), "BEGIN\r\n");
+        assert_eq!(Command::Turn(p(10, 3)).encode(), "TURN 10,3\r\n");
+        assert_eq!(Command::Play(7, 8).encode(), "PLAY 7,8\r\n");
+        assert_eq!(Command::End.encode(), "END\r\n");
+        assert_eq!(Command::About.encode(), "ABOUT\r\n");
+        assert_eq!(
+            Command::Board(vec![(p(7, 7), true), (p(8, 7), false), (p(0, 31), true)]).encode(),
+            "BOARD\r\n7,7,1\r\n8,7,2\r\n0,31,1\r\nDONE\r\n"
+        );
+        assert_eq!(Command::Board(vec![]).encode(), "BOARD\r\nDONE\r\n");
+    }
+
+    #[test]
+    fn moves_tolerate_spaces_and_line_ends() {
+        for line in [
+            "7,8",
+            "7,8 ",
+            " 7,8",
+            "7 , 8",
+            "7,8\r\n",
+            "7,8\r",
+            "7,8\n",
+            "\t7,\t8 \r\n",
+        ] {
+            assert_eq!(
+                parse_engine_line(line),
+                Some(EngineLine::Move(7, 8)),
+                "{line:?}"
+            );
+        }
+        assert_eq!(parse_engine_line("-1,40"), Some(EngineLine::Move(-1, 40)));
+        assert_eq!(parse_engine_line("27,31"), Some(EngineLine::Move(27, 31)));
+    }
+
+    #[test]
+    fn malformed_moves_are_unrecognised_text() {
+        for line in [
+            "7,8,1",
+            "7;8",
+            "7,",
+            ",8",
+            "a,b",
+            "7.5,8",
+            "99999999999999999999,1",
+            "- 1,2",
+            "hello world",
+            "7 8",
+        ] {
+            assert_eq!(
+                parse_engine_line(line),
+                Some(EngineLine::Unrecognised(line.trim().to_string())),
+                "{line:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_lines_are_ignored() {
+        for line in ["", " ", "\r", "\r\n", "\n", " \t \r\n"] {
+            assert_eq!(parse_engine_line(line), None, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn keyword_lines() {
+        assert_eq!(
+            parse_engine_line("MESSAGE I will  win \r\n"),
+            Some(EngineLine::Message("I will  win".into()))
+        );
+        assert_eq!(
+            parse_engine_line("MESSAGE"),
+            Some(EngineLine::Message(String::new()))
+        );
+        assert_eq!(
+            parse_engine_line("DEBUG depth 5 [10,14]"),
+            Some(EngineLine::Debug("depth 5 [10,14]".into()))
+        );
+        assert_eq!(
+            parse_engine_line("ERROR unsupported size"),
+            Some(EngineLine::Error("unsupported size".into()))
+        );
+        assert_eq!(
+            parse_engine_line("UNKNOWN command RESTART"),
+            Some(EngineLine::Unknown("command RESTART".into()))
+        );
+        assert_eq!(parse_engine_line("OK"), Some(EngineLine::Ok));
+        assert_eq!(parse_engine_line("OK - ready "), Some(EngineLine::Ok));
+        assert_eq!(parse_engine_line("ok"), Some(EngineLine::Ok));
+        assert_eq!(
+            parse_engine_line("message hi"),
+            Some(EngineLine::Message("hi".into()))
+        );
+        assert_eq!(
+            parse_engine_line("SUGGEST 3,4"),
+            Some(EngineLine::Suggest(3, 4))
+        );
+        assert_eq!(
+            parse_engine_line("SUGGEST  3 , 4 \r"),
+            Some(EngineLine::Suggest(3, 4))
+        );
+    }
+
+    #[test]
+    fn glued_or_broken_keywords_are_unrecognised() {
+        for line in [
+            "MESSAGEhello",
+            "OKAY",
+            "SUGGEST",
+            "SUGGEST x,y",
+            "SUGGEST 1,2,3",
+        ] {
+            assert_eq!(
+                parse_engine_line(line),
+                Some(EngineLine::Unrecognised(line.to_string())),
+                "{line:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn display_reproduces_the_line() {
+        for line in [
+            "3,4",
+            "SUGGEST 3,4",
+            "MESSAGE a b",
+            "DEBUG x",
+            "ERROR e",
+            "UNKNOWN u",
+            "OK",
+            "junk here",
+        ] {
+            assert_eq!(parse_engine_line(line).unwrap().to_string(), line);
+        }
+    }
+
+    #[test]
+    fn about_with_fields() {
+        let a = parse_about(r#"name="SomeBrain", version="1.0", author="Nymand", country="USA""#);
+        assert_eq!(a.name(), Some("SomeBrain"));
+        assert_eq!(a.version(), Some("1.0"));
+        assert_eq!(a.author(), Some("Nymand"));
+        assert_eq!(a.country(), Some("USA"));
+        assert_eq!(a.fields.len(), 4);
+    }
+
+    #[test]
+    fn about_tolerates_spacing_case_commas_inside_quotes_and_unquoted_values() {
+        let a = parse_about(r#" NAME = "Rapfi, the engine" ,version=2.1 ,  www="x=y" "#);
+        assert_eq!(a.name(), Some("Rapfi, the engine"));
+        assert_eq!(a.version(), Some("2.1"));
+        assert_eq!(a.get("www"), Some("x=y"));
+        let a = parse_about(r#"name="Unterminated"#);
+        assert_eq!(a.name(), Some("Unterminated"));
+    }
+
+    #[test]
+    fn about_free_text_is_the_name() {
+        let a = parse_about("Pisq 5 by someone\r\n");
+        assert!(a.fields.is_empty());
+        assert_eq!(a.name(), Some("Pisq 5 by someone"));
+        assert_eq!(parse_about("  ").name(), None);
+    }
+
+    #[test]
+    fn about_without_name_field_has_no_name() {
+        let a = parse_about(r#"version="1.0", author="X""#);
+        assert_eq!(a.name(), None);
+        assert_eq!(a.version(), Some("1.0"));
+        let a = parse_about(r#"name="", version="1""#);
+        assert_eq!(a.name(), None);
+    }
+
+    #[test]
+    fn about_stops_at_malformed_part_keeping_earlier_fields() {
+        let a = parse_about(r#"name="A", this is junk"#);
+        assert_eq!(a.fields, vec![("name".to_string(), "A".to_string())]);
+        assert_eq!(a.name(), Some("A"));
+    }
+}

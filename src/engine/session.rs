@@ -1,0 +1,1064 @@
+//! A conversation with one engine: ABOUT, START/RESTART and the INFO block, move requests with
+//! deadlines measured on a monotonic clock, END with a grace period. Works over any byte
+//! transport, so the protocol logic is tested in-process with `tokio::io::duplex` and a paused
+//! clock; [`EngineSession::spawn`] wires it to a real process.
+
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::time::{timeout, timeout_at, Instant};
+
+use super::process::{describe_status, EngineProcess, LineReader};
+use super::protocol::{
+    parse_about, parse_engine_line, About, Command, EngineLine, UNLIMITED_TIME_LEFT_MS,
+};
+use super::spec::EngineSpec;
+use super::{Direction, EngineError, LogSink};
+use crate::board::{BoardSize, Pos};
+use crate::rules::Rule;
+
+/// How long an engine may take to exit after END before its process group is killed. The
+/// protocol page suggests one second.
+pub const DEFAULT_END_GRACE: Duration = Duration::from_secs(1);
+
+/// After the engine's output ends, how long to wait for its exit status (for the report only).
+const EXIT_STATUS_WAIT: Duration = Duration::from_secs(1);
+
+/// After the engine process exits while its output pipe stays open (a child inherited it), how
+/// long to keep reading what it wrote before its death.
+const EXIT_DRAIN: Duration = Duration::from_millis(100);
+
+/// What the engine is asked to move on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MoveRequest {
+    /// Empty board, the engine moves first.
+    Begin,
+    /// The opponent's last move.
+    Turn(Pos),
+    /// The whole position, stones in play order, `true` = the engine's own stone.
+    Board(Vec<(Pos, bool)>),
+}
+
+impl MoveRequest {
+    fn command(&self) -> Command {
+        match self {
+            MoveRequest::Begin => Command::Begin,
+            MoveRequest::Turn(p) => Command::Turn(*p),
+            MoveRequest::Board(stones) => Command::Board(stones.clone()),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            MoveRequest::Begin => "BEGIN".into(),
+            MoveRequest::Turn(p) => format!("TURN {},{}", p.x, p.y),
+            MoveRequest::Board(stones) => format!("BOARD ({} stones)", stones.len()),
+        }
+    }
+}
+
+/// The engine's answer to a move request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveReply {
+    /// The answer line, trimmed (for `SUGGEST`, the engine's answer to our `PLAY`).
+    pub raw: String,
+    /// The coordinates, or `None` when the answer is not a move (an illegal, unparsable move).
+    pub coords: Option<(i64, i64)>,
+    /// From writing the command to reading the answer, on the monotonic clock.
+    pub elapsed: Duration,
+}
+
+/// Why a read or write could not go on; turned into an [`EngineError`] outside the deadline so
+/// that collecting the exit status is not mistaken for slowness.
+enum Broken {
+    /// End of output or a broken pipe.
+    Closed,
+    /// The engine process exited (its output may still be held open by a child).
+    Exited(ExitStatus),
+    Error(EngineError),
+}
+
+impl From<EngineError> for Broken {
+    fn from(e: EngineError) -> Self {
+        Broken::Error(e)
+    }
+}
+
+type Reader = LineReader<Box<dyn AsyncRead + Send + Unpin>>;
+type Writer = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// A conversation with one engine, normally one process reused across the games of a pairing.
+pub struct EngineSession {
+    spec: EngineSpec,
+    slot: usize,
+    log: LogSink,
+    /// The name used in log events.
+    name: String,
+    reader: Reader,
+    writer: Writer,
+    /// `None` for in-process transports; those cannot be respawned.
+    process: Option<EngineProcess>,
+    /// The leader's exit, once seen while reading.
+    exited: Option<ExitStatus>,
+    /// The board size of the last successful START in this process (RESTART keeps it).
+    started: Option<BoardSize>,
+    /// Why the conversation is over, once it is.
+    dead: Option<String>,
+    messages: Vec<String>,
+    about: Option<About>,
+    grace: Duration,
+}
+
+impl std::fmt::Debug for EngineSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineSession")
+            .field("name", &self.name)
+            .field("slot", &self.slot)
+            .field("process", &self.process)
+            .field("started", &self.started)
+            .field("dead", &self.dead)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EngineSession {
+    /// Starts the engine process of `spec`. Must be called inside a tokio runtime.
+    pub fn spawn(spec: &EngineSpec, slot: usize, log: LogSink) -> Result<Self, EngineError> {
+        let name = spec.display_name();
+        let spawned = EngineProcess::spawn(spec, slot, &name, &log)?;
+        let mut session =
+            Self::from_transport(spec.clone(), spawned.stdout, spawned.stdin, slot, log);
+        session.process = Some(spawned.process);
+        Ok(session)
+    }
+
+    /// A session over any transport: `reader` is what the engine prints, `writer` its input.
+    /// Such a session has no process, so it cannot be respawned.
+    pub fn from_transport<R, W>(
+        spec: EngineSpec,
+        reader: R,
+        writer: W,
+        slot: usize,
+        log: LogSink,
+    ) -> Self
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        EngineSession {
+            name: spec.display_name(),
+            spec,
+            slot,
+            log,
+            reader: LineReader::new(Box::new(reader)),
+            writer: Box::new(writer),
+            process: None,
+            exited: None,
+            started: None,
+            dead: None,
+            messages: Vec::new(),
+            about: None,
+            grace: DEFAULT_END_GRACE,
+        }
+    }
+
+    pub fn spec(&self) -> &EngineSpec {
+        &self.spec
+    }
+
+    /// The name used in logs: the user's name, else the ABOUT name, else the program name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn set_name(&mut self, name: impl Into<String>) {
+        self.name = name.into();
+    }
+
+    /// The parsed ABOUT answer, once [`about`](Self::about) succeeded.
+    pub fn about_info(&self) -> Option<&About> {
+        self.about.as_ref()
+    }
+
+    /// The grace period between END and SIGKILL.
+    pub fn set_end_grace(&mut self, grace: Duration) {
+        self.grace = grace;
+    }
+
+    /// The engine process (none for in-process transports).
+    pub fn process(&self) -> Option<&EngineProcess> {
+        self.process.as_ref()
+    }
+
+    /// False once the engine crashed, timed out or was killed; [`new_game`](Self::new_game)
+    /// then starts a fresh process.
+    pub fn is_alive(&self) -> bool {
+        self.dead.is_none()
+    }
+
+    /// The MESSAGE texts received since the last call.
+    pub fn take_messages(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.messages)
+    }
+
+    /// Asks ABOUT and returns the engine's name: the `name` field, the free-text answer of old
+    /// engines, or (when the engine answers UNKNOWN/ERROR) the program name. MESSAGE and DEBUG
+    /// banner lines before the answer are skipped. The session's log name becomes the user's
+    /// name if set, else this one.
+    pub async fn about(&mut self, deadline: Duration) -> Result<String, EngineError> {
+        self.check_alive()?;
+        let start = Instant::now();
+        let outcome = timeout_at(start + deadline, async {
+            self.send(&Command::About).await?;
+            loop {
+                let line = self.read_line().await?;
+                match parse_engine_line(&line) {
+                    None
+                    | Some(EngineLine::Message(_))
+                    | Some(EngineLine::Debug(_))
+                    | Some(EngineLine::Ok) => continue,
+                    Some(EngineLine::Unknown(_)) | Some(EngineLine::Error(_)) => {
+                        return Ok::<_, Broken>(None)
+                    }
+                    Some(_) => return Ok(Some(parse_about(&line))),
+                }
+            }
+        })
+        .await;
+        let about = self.settle(outcome, "ABOUT", start).await?;
+        let fallback = self.spec.program_name();
+        let name = about
+            .as_ref()
+            .and_then(|a| a.name())
+            .map(str::to_string)
+            .unwrap_or_else(|| fallback.clone());
+        self.name = self.spec.name.clone().unwrap_or_else(|| name.clone());
+        self.about = about;
+        Ok(name)
+    }
+
+    /// Prepares a new game: `START n` on a fresh process (or when the size changed), else
+    /// `RESTART`; either must be answered `OK` within `startup_deadline`. An engine answering
+    /// RESTART with UNKNOWN or ERROR is ended and started again, as the protocol says. A dead
+    /// session (crash, timeout) is respawned first. Then the INFO block of the spec is sent.
+    pub async fn new_game(
+        &mut self,
+        size: BoardSize,
+        rule: Rule,
+        startup_deadline: Duration,
+    ) -> Result<(), EngineError> {
+        if self.dead.is_some() {
+            self.respawn().await?;
+        }
+        if self.started == Some(size) {
+            match self.handshake(Command::Restart, startup_deadline).await {
+                Ok(()) => {}
+                Err(EngineError::StartFailed { text }) => {
+                    self.note(format!("RESTART refused ({text}); restarting the process"));
+                    if self.process.is_none() {
+                        return Err(EngineError::Protocol {
+                            text: format!(
+                                "engine refused RESTART ({text}) and cannot be respawned"
+                            ),
+                        });
+                    }
+                    self.respawn().await?;
+                    self.handshake(Command::Start(size.get()), startup_deadline)
+                        .await?;
+                }
+                Err(e) => return Err(e),
+            }
+        } else {
+            self.handshake(Command::Start(size.get()), startup_deadline)
+                .await?;
+        }
+        self.started = Some(size);
+        let infos = game_infos(&self.spec, rule);
+        let start = Instant::now();
+        let outcome = timeout_at(start + startup_deadline, async {
+            for info in &infos {
+                self.send(info).await?;
+            }
+            Ok(())
+        })
+        .await;
+        self.settle(outcome, "INFO", start).await
+    }
+
+    /// Asks for a move: `INFO time_left` (unlimited = 2147483647), then the command, then reads
+    /// until an answer. MESSAGE lines are kept for [`take_messages`](Self::take_messages);
+    /// DEBUG, ERROR, UNKNOWN and OK are only logged; `SUGGEST x,y` is answered `PLAY x,y` and the
+    /// engine's reply to that is the move. Any other line is the answer, unparsable ones
+    /// included (`coords: None`), so the referee can call it an illegal move.
+    ///
+    /// Past `deadline` (counted from sending) the engine is killed and `Timeout` returned; if it
+    /// dies instead, `Crashed` with its exit status.
+    pub async fn request_move(
+        &mut self,
+        req: MoveRequest,
+        time_left: Option<Duration>,
+        deadline: Duration,
+    ) -> Result<MoveReply, EngineError> {
+        self.check_alive()?;
+        let time_left_ms = time_left.map_or(UNLIMITED_TIME_LEFT_MS, |d| {
+            u64::try_from(d.as_millis())
+                .unwrap_or(u64::MAX)
+                .min(UNLIMITED_TIME_LEFT_MS)
+        });
+        let command = req.command();
+        let start = Instant::now();
+        let outcome = timeout_at(start + deadline, async {
+            self.send(&Command::info("time_left", time_left_ms)).await?;
+            let sent = Instant::now();
+            self.send(&command).await?;
+            loop {
+                let line = self.read_line().await?;
+                let (raw, coords) = match parse_engine_line(&line) {
+                    None
+                    | Some(EngineLine::Debug(_))
+                    | Some(EngineLine::Error(_))
+                    | Some(EngineLine::Unknown(_))
+                    | Some(EngineLine::Ok) => continue,
+                    Some(EngineLine::Message(text)) => {
+                        self.messages.push(text);
+                        continue;
+                    }
+                    Some(EngineLine::Suggest(x, y)) => {
+                        self.send(&Command::Play(x, y)).await?;
+                        continue;
+                    }
+                    Some(EngineLine::Move(x, y)) => (line.trim().to_string(), Some((x, y))),
+                    Some(EngineLine::Unrecognised(text)) => (text, None),
+                };
+                return Ok(MoveReply {
+                    raw,
+                    coords,
+                    elapsed: sent.elapsed(),
+                });
+            }
+        })
+        .await;
+        self.settle(outcome, &req.describe(), start).await
+    }
+
+    /// Kills the engine's process group now (e.g. after a time loss) and ends the conversation.
+    pub fn kill(&mut self, why: &str) {
+        if let Some(p) = &mut self.process {
+            p.kill_group();
+        }
+        if self.dead.is_none() {
+            self.note(format!("killed: {why}"));
+            self.dead = Some(format!("killed: {why}"));
+        }
+    }
+
+    /// Ends the engine: END, up to the grace period to exit, then SIGKILL to its whole process
+    /// group. Returns the exit status, if known ("exit status 0", "killed by signal 9 (SIGKILL)").
+    pub async fn shutdown(mut self) -> Option<String> {
+        self.end_process().await
+    }
+
+    /// Ends the current process and starts a new one from the spec.
+    pub async fn respawn(&mut self) -> Result<(), EngineError> {
+        if self.process.is_none() {
+            return Err(EngineError::Protocol {
+                text: format!("cannot restart '{}': the session has no process", self.name),
+            });
+        }
+        self.end_process().await;
+        let spawned = EngineProcess::spawn(&self.spec, self.slot, &self.name, &self.log)?;
+        self.reader = LineReader::new(Box::new(spawned.stdout));
+        self.writer = Box::new(spawned.stdin);
+        self.process = Some(spawned.process);
+        self.exited = None;
+        self.started = None;
+        self.dead = None;
+        Ok(())
+    }
+
+    async fn end_process(&mut self) -> Option<String> {
+        if self.dead.is_none() {
+            // Best effort within the grace period: the engine may be gone or not reading.
+            let _ = timeout(self.grace, self.send(&Command::End)).await;
+        }
+        self.dead.get_or_insert_with(|| "ended".to_string());
+        let status = match &mut self.process {
+            Some(p) => {
+                let remaining = self.grace;
+                let status = match self.exited {
+                    Some(s) => {
+                        p.kill_group();
+                        Some(s)
+                    }
+                    None => p.terminate(remaining).await,
+                };
+                status.map(describe_status)
+            }
+            None => {
+                let _ = self.writer.shutdown().await;
+                None
+            }
+        };
+        if let Some(s) = &status {
+            self.note(format!("ended: {s}"));
+        }
+        status
+    }
+
+    /// Turns the outcome of a deadline-bounded exchange into the caller's result: a timeout kills
+    /// the engine; a closed pipe or exit becomes `Crashed` with the exit status.
+    async fn settle<T>(
+        &mut self,
+        outcome: Result<Result<T, Broken>, tokio::time::error::Elapsed>,
+        what: &str,
+        start: Instant,
+    ) -> Result<T, EngineError> {
+        match outcome {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(broken)) => Err(self.broken(broken).await),
+            Err(_) => {
+                let elapsed = start.elapsed();
+                self.kill(&format!("no answer to {what} within {elapsed:?}"));
+                Err(EngineError::Timeout {
+                    what: what.to_string(),
+                    elapsed,
+                })
+            }
+        }
+    }
+
+    async fn broken(&mut self, broken: Broken) -> EngineError {
+        let status = match broken {
+            Broken::Error(e) => {
+                if matches!(e, EngineError::Io(_)) {
+                    self.kill(&e.to_string());
+                }
+                return e;
+            }
+            Broken::Exited(status) => describe_status(status),
+            Broken::Closed => match &mut self.process {
+                Some(p) => match p.wait_exit(EXIT_STATUS_WAIT).await {
+                    Some(status) => describe_status(status),
+                    None => "closed its output but kept running".to_string(),
+                },
+                None => "connection closed".to_string(),
+            },
+        };
+        // Whatever the engine left running goes with it.
+        if let Some(p) = &mut self.process {
+            p.kill_group();
+        }
+        self.note(format!("crashed: {status}"));
+        self.dead = Some(status.clone());
+        EngineError::Crashed { status }
+    }
+
+    fn check_alive(&self) -> Result<(), EngineError> {
+        match &self.dead {
+            None => Ok(()),
+            Some(why) => Err(EngineError::Crashed {
+                status: format!("engine is no longer running ({why})"),
+            }),
+        }
+    }
+
+    /// Sends a command and waits for `OK`; ERROR or UNKNOWN give `StartFailed` with the line.
+    async fn handshake(&mut self, command: Command, deadline: Duration) -> Result<(), EngineError> {
+        let what = command.lines().join(" ");
+        let start = Instant::now();
+        let outcome = timeout_at(start + deadline, async {
+            self.send(&command).await?;
+            loop {
+                let line = self.read_line().await?;
+                match parse_engine_line(&line) {
+                    Some(EngineLine::Ok) => return Ok(()),
+                    Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_)) => {
+                        return Err(Broken::Error(EngineError::StartFailed {
+                            text: line.trim().to_string(),
+                        }))
+                    }
+                    Some(EngineLine::Message(text)) => self.messages.push(text),
+                    // Banners and stray output before OK are tolerated (and logged).
+                    _ => {}
+                }
+            }
+        })
+        .await;
+        self.settle(outcome, &what, start).await
+    }
+
+    fn note(&self, text: String) {
+        self.log.emit(self.slot, &self.name, Direction::Note, text);
+    }
+
+    async fn send(&mut self, command: &Command) -> Result<(), Broken> {
+        for line in command.lines() {
+            self.log
+                .emit(self.slot, &self.name, Direction::ToEngine, line);
+        }
+        let bytes = command.encode();
+        let written = async {
+            self.writer.write_all(bytes.as_bytes()).await?;
+            self.writer.flush().await
+        }
+        .await;
+        match written {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(match self.exited {
+                Some(s) => Broken::Exited(s),
+                None => Broken::Closed,
+            }),
+            Err(e) => Err(Broken::Error(EngineError::Io(e))),
+        }
+    }
+
+    /// The next non-empty line from the engine, logged. Watches the process too: if it exits
+    /// while a child keeps the pipe open, what it wrote is still read, then it counts as dead.
+    async fn read_line(&mut self) -> Result<String, Broken> {
+        loop {
+            let read = if let Some(status) = self.exited {
+                match timeout(EXIT_DRAIN, self.reader.next_line()).await {
+                    Ok(read) => read,
+                    Err(_) => return Err(Broken::Exited(status)),
+                }
+            } else {
+                let process = &mut self.process;
+                tokio::select! {
+                    biased;
+                    read = self.reader.next_line() => read,
+                    status = wait_leader(process) => {
+                        self.exited = Some(status);
+                        continue;
+                    }
+                }
+            };
+            match read {
+                Ok(Some(line)) => {
+                    self.log
+                        .emit(self.slot, &self.name, Direction::FromEngine, line.as_str());
+                    return Ok(line);
+                }
+                Ok(None) => {
+                    return Err(match self.exited {
+                        Some(s) => Broken::Exited(s),
+                        None => Broken::Closed,
+                    })
+                }
+                Err(e) => return Err(Broken::Error(EngineError::Io(e))),
+            }
+        }
+    }
+}
+
+/// Resolves when the engine process exits; never for in-process transports (or if waiting
+/// fails, in which case the pipe's end of file still tells us).
+async fn wait_leader(process: &mut Option<EngineProcess>) -> ExitStatus {
+    if let Some(p) = process {
+        if let Ok(status) = p.wait().await {
+            return status;
+        }
+    }
+    std::future::pending().await
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The INFO lines sent after every START/RESTART, in the predecessor's spirit.
+pub fn game_infos(spec: &EngineSpec, rule: Rule) -> Vec<Command> {
+    let tc = &spec.tc;
+    let mut infos = Vec::new();
+    if let Some(turn) = tc.turn_time {
+        infos.push(Command::info("timeout_turn", millis(turn)));
+    }
+    infos.push(Command::info(
+        "timeout_match",
+        tc.match_time.map_or(0, millis),
+    ));
+    if !tc.increment.is_zero() {
+        infos.push(Command::info("time_increment", millis(tc.increment)));
+    }
+    infos.push(Command::info("max_memory", spec.max_memory));
+    infos.push(Command::info("game_type", 1));
+    infos.push(Command::info("rule", rule.code()));
+    if let Some(depth) = spec.depth {
+        infos.push(Command::info("max_depth", depth));
+    }
+    if let Some(nodes) = spec.nodes {
+        infos.push(Command::info("max_node", nodes));
+    }
+    if let Some(threads) = spec.threads {
+        infos.push(Command::info("thread_num", threads));
+    }
+    for (key, value) in &spec.options {
+        infos.push(Command::info(key.clone(), value));
+    }
+    infos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::spec::TimeControl;
+    use crate::engine::LogEvent;
+    use tokio::io::{AsyncBufReadExt, BufReader, DuplexStream};
+
+    /// The engine's side of a duplex transport: reads manager lines, writes raw answers.
+    struct FakeEngine {
+        input: BufReader<tokio::io::ReadHalf<DuplexStream>>,
+        out: tokio::io::WriteHalf<DuplexStream>,
+    }
+
+    impl FakeEngine {
+        /// Next manager line; panics if it does not end with CR LF.
+        async fn recv(&mut self) -> String {
+            let mut line = String::new();
+            let n = self.input.read_line(&mut line).await.unwrap();
+            assert!(n > 0, "manager closed");
+            line.strip_suffix("\r\n")
+                .unwrap_or_else(|| panic!("manager line without CR LF: {line:?}"))
+                .to_string()
+        }
+
+        async fn send(&mut self, raw: &str) {
+            self.out.write_all(raw.as_bytes()).await.unwrap();
+        }
+    }
+
+    fn session_with(
+        spec: EngineSpec,
+    ) -> (
+        EngineSession,
+        FakeEngine,
+        tokio::sync::mpsc::UnboundedReceiver<LogEvent>,
+    ) {
+        let (manager, engine) = tokio::io::duplex(1 << 16);
+        let (m_read, m_write) = tokio::io::split(manager);
+        let (e_read, e_write) = tokio::io::split(engine);
+        let (log, rx) = LogSink::channel();
+        let session = EngineSession::from_transport(spec, m_read, m_write, 3, log);
+        let fake = FakeEngine {
+            input: BufReader::new(e_read),
+            out: e_write,
+        };
+        (session, fake, rx)
+    }
+
+    fn session() -> (
+        EngineSession,
+        FakeEngine,
+        tokio::sync::mpsc::UnboundedReceiver<LogEvent>,
+    ) {
+        session_with(EngineSpec::new("fake"))
+    }
+
+    const SEC: Duration = Duration::from_secs(1);
+
+    fn size(n: u32) -> BoardSize {
+        BoardSize::new(n).unwrap()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn about_skips_banner_and_parses_name() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "ABOUT");
+            e.send("MESSAGE Welcome to Foo\r\nDEBUG build 42\n\r\nname=\"Foo\", version=\"2\"\r\n")
+                .await;
+            e
+        });
+        assert_eq!(s.about(SEC).await.unwrap(), "Foo");
+        assert_eq!(s.name(), "Foo");
+        assert_eq!(s.about_info().unwrap().version(), Some("2"));
+        assert!(s.take_messages().is_empty(), "banner is not a game message");
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn about_user_name_wins_for_logs_and_unknown_falls_back() {
+        let mut spec = EngineSpec::new("./dir/pbrain-x");
+        spec.name = Some("Mine".into());
+        let (mut s, mut e, _rx) = session_with(spec);
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "ABOUT");
+            e.send("UNKNOWN ABOUT\n").await;
+            e
+        });
+        assert_eq!(s.about(SEC).await.unwrap(), "pbrain-x");
+        assert_eq!(s.name(), "Mine");
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn start_sends_the_info_block_in_order() {
+        let mut spec = EngineSpec::new("fake");
+        spec.tc = TimeControl::parse("180/30+1.5").unwrap();
+        spec.depth = Some(12);
+        spec.nodes = Some(100000);
+        spec.threads = Some(2);
+        spec.max_memory = 1000;
+        spec.options = vec![("caution_factor".into(), "2".into())];
+        let (mut s, mut e, _rx) = session_with(spec);
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "START 20");
+            e.send("OK\r\n").await;
+            let mut got = Vec::new();
+            for _ in 0..10 {
+                got.push(e.recv().await);
+            }
+            (e, got)
+        });
+        s.new_game(size(20), Rule::Renju, SEC).await.unwrap();
+        let (_e, got) = engine.await.unwrap();
+        assert_eq!(
+            got,
+            vec![
+                "INFO timeout_turn 30000",
+                "INFO timeout_match 180000",
+                "INFO time_increment 1500",
+                "INFO max_memory 1000",
+                "INFO game_type 1",
+                "INFO rule 4",
+                "INFO max_depth 12",
+                "INFO max_node 100000",
+                "INFO thread_num 2",
+                "INFO caution_factor 2",
+            ]
+        );
+    }
+
+    #[test]
+    fn infos_for_unlimited_time() {
+        let spec = EngineSpec::new("x");
+        let lines: Vec<String> = game_infos(&spec, Rule::Freestyle)
+            .iter()
+            .flat_map(|c| c.lines())
+            .collect();
+        assert_eq!(
+            lines,
+            vec![
+                "INFO timeout_match 0",
+                "INFO max_memory 367001600",
+                "INFO game_type 1",
+                "INFO rule 0",
+            ]
+        );
+        let mut spec = EngineSpec::new("x");
+        spec.tc = TimeControl::parse("0/5").unwrap();
+        let lines: Vec<String> = game_infos(&spec, Rule::StandardCaro)
+            .iter()
+            .flat_map(|c| c.lines())
+            .collect();
+        assert_eq!(lines[0], "INFO timeout_turn 5000");
+        assert_eq!(lines[1], "INFO timeout_match 0");
+        assert_eq!(lines.last().unwrap(), "INFO rule 9");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn error_at_start_is_start_failed_with_the_text() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "START 15");
+            e.send("MESSAGE hmm\r\nERROR unsupported size\r\n").await;
+            e
+        });
+        match s.new_game(size(15), Rule::Freestyle, SEC).await {
+            Err(EngineError::StartFailed { text }) => assert_eq!(text, "ERROR unsupported size"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(s.take_messages(), vec!["hmm"]);
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn second_game_restarts_and_size_change_starts() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            let mut seen = Vec::new();
+            loop {
+                let line = e.recv().await;
+                if line.starts_with("START") || line == "RESTART" {
+                    e.send("OK\n").await;
+                }
+                let done = line == "START 20";
+                seen.push(line);
+                if done {
+                    // Drain the INFO block of that game.
+                    for _ in 0..4 {
+                        seen.push(e.recv().await);
+                    }
+                    return seen;
+                }
+            }
+        });
+        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        s.new_game(size(20), Rule::Freestyle, SEC).await.unwrap();
+        let seen = engine.await.unwrap();
+        let commands: Vec<&str> = seen
+            .iter()
+            .map(String::as_str)
+            .filter(|l| !l.starts_with("INFO"))
+            .collect();
+        assert_eq!(commands, vec!["START 15", "RESTART", "START 20"]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn restart_refused_without_process_is_a_protocol_error() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "START 15");
+            e.send("OK\n").await;
+            for _ in 0..4 {
+                e.recv().await;
+            }
+            assert_eq!(e.recv().await, "RESTART");
+            e.send("UNKNOWN RESTART\n").await;
+            e
+        });
+        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        let err = s
+            .new_game(size(15), Rule::Freestyle, SEC)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, EngineError::Protocol { text } if text.contains("UNKNOWN RESTART")),
+            "{err}"
+        );
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn start_timeout_uses_the_startup_deadline() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "START 15");
+            // Slow hash allocation: 4 s, within a 5 s startup deadline.
+            tokio::time::sleep(Duration::from_secs(4)).await;
+            e.send("OK\n").await;
+            e
+        });
+        s.new_game(size(15), Rule::Freestyle, Duration::from_secs(5))
+            .await
+            .unwrap();
+        let _e = engine.await.unwrap();
+
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "START 15");
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            e
+        });
+        let err = s
+            .new_game(size(15), Rule::Freestyle, Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        match err {
+            EngineError::Timeout { what, elapsed } => {
+                assert_eq!(what, "START 15");
+                assert_eq!(elapsed, Duration::from_secs(5));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!s.is_alive());
+        engine.abort();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn move_request_sends_time_left_and_measures_elapsed() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "INFO time_left 2147483647");
+            assert_eq!(e.recv().await, "BEGIN");
+            tokio::time::sleep(Duration::from_millis(1234)).await;
+            e.send("DEBUG thinking\r\nMESSAGE I will win\r\nERROR meh\nUNKNOWN x\nOK\n 7 , 7 \r\n")
+                .await;
+            assert_eq!(e.recv().await, "INFO time_left 9876");
+            assert_eq!(e.recv().await, "TURN 8,9");
+            e.send("7,8\r").await;
+            assert_eq!(e.recv().await, "INFO time_left 0");
+            assert_eq!(e.recv().await, "BOARD");
+            assert_eq!(e.recv().await, "7,7,1");
+            assert_eq!(e.recv().await, "8,9,2");
+            assert_eq!(e.recv().await, "DONE");
+            e.send("6,6\n").await;
+            e
+        });
+        let r = s
+            .request_move(MoveRequest::Begin, None, Duration::from_secs(10))
+            .await
+            .unwrap();
+        assert_eq!(r.coords, Some((7, 7)));
+        assert_eq!(r.raw, "7 , 7");
+        assert_eq!(r.elapsed, Duration::from_millis(1234));
+        assert_eq!(s.take_messages(), vec!["I will win"]);
+        assert!(s.take_messages().is_empty());
+        let r = s
+            .request_move(
+                MoveRequest::Turn(Pos::new(8, 9)),
+                Some(Duration::from_micros(9_876_999)),
+                SEC,
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.coords, Some((7, 8)));
+        assert_eq!(r.elapsed, Duration::ZERO);
+        let r = s
+            .request_move(
+                MoveRequest::Board(vec![(Pos::new(7, 7), true), (Pos::new(8, 9), false)]),
+                Some(Duration::ZERO),
+                SEC,
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.coords, Some((6, 6)));
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn garbage_answer_is_an_unparsable_move() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            e.recv().await;
+            e.recv().await;
+            e.send("hello world  \r\n").await;
+            e
+        });
+        let r = s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
+        assert_eq!(r.raw, "hello world");
+        assert_eq!(r.coords, None);
+        assert!(s.is_alive());
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn suggest_is_answered_with_play() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            e.recv().await;
+            assert_eq!(e.recv().await, "TURN 1,2");
+            e.send("SUGGEST 3,4\r\n").await;
+            assert_eq!(e.recv().await, "PLAY 3,4");
+            e.send("3,4\r\n").await;
+            e
+        });
+        let r = s
+            .request_move(MoveRequest::Turn(Pos::new(1, 2)), None, SEC)
+            .await
+            .unwrap();
+        assert_eq!(r.coords, Some((3, 4)));
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn silent_engine_times_out_at_the_deadline() {
+        let (mut s, mut e, mut rx) = session();
+        let engine = tokio::spawn(async move {
+            e.recv().await;
+            e.recv().await;
+            e.send("MESSAGE still thinking\n").await;
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            e
+        });
+        let err = s
+            .request_move(MoveRequest::Begin, Some(SEC), Duration::from_millis(2500))
+            .await
+            .unwrap_err();
+        match err {
+            EngineError::Timeout { what, elapsed } => {
+                assert_eq!(what, "BEGIN");
+                assert_eq!(elapsed, Duration::from_millis(2500));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!s.is_alive());
+        assert!(matches!(
+            s.request_move(MoveRequest::Begin, None, SEC).await,
+            Err(EngineError::Crashed { .. })
+        ));
+        engine.abort();
+        let mut notes = Vec::new();
+        while let Ok(ev) = rx.try_recv() {
+            assert_eq!(ev.slot, 3);
+            if ev.direction == Direction::Note {
+                notes.push(ev.text);
+            }
+        }
+        assert!(
+            notes.iter().any(|n| n.contains("no answer to BEGIN")),
+            "{notes:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn closed_output_is_a_crash() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            e.recv().await;
+            e.recv().await;
+            e.send("MESSAGE bye\n").await;
+            drop(e);
+        });
+        let err = s
+            .request_move(MoveRequest::Begin, None, SEC)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, EngineError::Crashed { status } if status == "connection closed"),
+            "{err:?}"
+        );
+        engine.await.unwrap();
+        assert!(!s.is_alive());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn writing_to_a_closed_engine_is_a_crash_not_a_panic() {
+        let (mut s, e, _rx) = session();
+        drop(e);
+        let err = s
+            .request_move(MoveRequest::Begin, None, SEC)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, EngineError::Crashed { .. }), "{err:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn log_records_both_directions_without_line_ends() {
+        let (mut s, mut e, mut rx) = session();
+        let engine = tokio::spawn(async move {
+            e.recv().await;
+            e.recv().await;
+            e.send("5,5\r\n").await;
+            e
+        });
+        s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
+        engine.await.unwrap();
+        let mut events = Vec::new();
+        while let Ok(ev) = rx.try_recv() {
+            events.push((ev.direction, ev.text, ev.engine));
+        }
+        let fake = "fake".to_string();
+        assert_eq!(
+            events,
+            vec![
+                (
+                    Direction::ToEngine,
+                    "INFO time_left 2147483647".into(),
+                    fake.clone()
+                ),
+                (Direction::ToEngine, "BEGIN".into(), fake.clone()),
+                (Direction::FromEngine, "5,5".into(), fake),
+            ]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn shutdown_sends_end() {
+        let (s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move { e.recv().await });
+        assert_eq!(s.shutdown().await, None);
+        assert_eq!(engine.await.unwrap(), "END");
+    }
+}
