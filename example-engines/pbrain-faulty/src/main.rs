@@ -1,1 +1,273 @@
-fn main() {}
+//! pbrain-faulty: an engine that misbehaves on request, to test how a manager copes with crashes,
+//! hangs, late or illegal moves, garbage output, stray processes and protocol quirks.
+//!
+//! Every fault is a command-line flag and they combine freely; "N" counts the moves this engine is
+//! asked for in the current game, from 1. Without faults it plays random legal moves.
+
+use std::io::{self, Write};
+use std::process::{Command as Process, Stdio};
+use std::time::Duration;
+
+use gomoku_cli::board::Pos;
+use pbrain_kit::{
+    about_line, arg_value, random_legal_move, seed_from_args, Action, Command, GameState, Input,
+    Output,
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+const USAGE: &str = "usage: pbrain-faulty [--seed N] [--crash-at N] [--abort-at N] [--hang-at N]
+  [--late-at N --late-ms M] [--illegal-at N] [--offboard-at N] [--garbage-at N]
+  [--error-at-start] [--exit-between-moves-at N] [--ignore-end] [--banner] [--huge-line-at N]
+  [--message-every-move] [--spawn-child] [--trailing-space] [--suggest]";
+
+/// Exit status of `--crash-at`.
+const CRASH_STATUS: i32 = 3;
+
+#[derive(Debug, Default)]
+struct Faults {
+    crash_at: Option<u32>,
+    abort_at: Option<u32>,
+    hang_at: Option<u32>,
+    late_at: Option<u32>,
+    late_ms: u64,
+    illegal_at: Option<u32>,
+    offboard_at: Option<u32>,
+    garbage_at: Option<u32>,
+    error_at_start: bool,
+    exit_between_moves_at: Option<u32>,
+    ignore_end: bool,
+    banner: bool,
+    huge_line_at: Option<u32>,
+    message_every_move: bool,
+    spawn_child: bool,
+    trailing_space: bool,
+    suggest: bool,
+}
+
+fn parse_args(args: &[String]) -> Result<Faults, String> {
+    const VALUED: [&str; 11] = [
+        "--seed",
+        "--huge-line-at",
+        "--crash-at",
+        "--abort-at",
+        "--hang-at",
+        "--late-at",
+        "--late-ms",
+        "--illegal-at",
+        "--offboard-at",
+        "--garbage-at",
+        "--exit-between-moves-at",
+    ];
+    const FLAGS: [&str; 7] = [
+        "--error-at-start",
+        "--ignore-end",
+        "--banner",
+        "--message-every-move",
+        "--spawn-child",
+        "--trailing-space",
+        "--suggest",
+    ];
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        let name = a.split('=').next().unwrap_or(a);
+        if VALUED.contains(&name) {
+            if !a.contains('=') {
+                i += 1;
+            }
+        } else if !FLAGS.contains(&a) {
+            return Err(format!("unknown argument {a:?}\n{USAGE}"));
+        }
+        i += 1;
+    }
+    let num = |name: &str| -> Result<Option<u32>, String> {
+        match arg_value(args, name) {
+            None => Ok(None),
+            Some(v) => v
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("{name} expects a move number, got {v:?}")),
+        }
+    };
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let late_ms = match arg_value(args, "--late-ms") {
+        None => 2000,
+        Some(v) => v
+            .parse()
+            .map_err(|_| format!("--late-ms expects milliseconds, got {v:?}"))?,
+    };
+    Ok(Faults {
+        crash_at: num("--crash-at")?,
+        abort_at: num("--abort-at")?,
+        hang_at: num("--hang-at")?,
+        late_at: num("--late-at")?,
+        late_ms,
+        illegal_at: num("--illegal-at")?,
+        offboard_at: num("--offboard-at")?,
+        garbage_at: num("--garbage-at")?,
+        error_at_start: flag("--error-at-start"),
+        exit_between_moves_at: num("--exit-between-moves-at")?,
+        ignore_end: flag("--ignore-end"),
+        banner: flag("--banner"),
+        huge_line_at: num("--huge-line-at")?,
+        message_every_move: flag("--message-every-move"),
+        spawn_child: flag("--spawn-child"),
+        trailing_space: flag("--trailing-space"),
+        suggest: flag("--suggest"),
+    })
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return;
+    }
+    let (faults, seed) = match parse_args(&args).and_then(|f| Ok((f, seed_from_args(&args)?))) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("pbrain-faulty: {e}");
+            std::process::exit(2);
+        }
+    };
+    match serve(&faults, seed) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("pbrain-faulty: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Sleep for ever (the manager has to kill us).
+fn stall() -> ! {
+    loop {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+}
+
+fn serve(f: &Faults, seed: u64) -> io::Result<()> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let stdin = io::stdin();
+    let mut input = Input::new(stdin.lock());
+    let stdout = io::stdout();
+    let mut out = if f.trailing_space {
+        Output::with_endings(stdout.lock(), "  ", "\r\n")
+    } else {
+        Output::new(stdout.lock())
+    };
+    if f.ignore_end {
+        // SAFETY: setting a signal disposition to SIG_IGN has no memory-safety requirements.
+        unsafe {
+            libc::signal(libc::SIGTERM, libc::SIG_IGN);
+        }
+    }
+    if f.banner {
+        out.line("MESSAGE pbrain-faulty: an engine that misbehaves on purpose")?;
+    }
+    if f.spawn_child {
+        let child = Process::new("sleep")
+            .arg("1000")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?;
+        // Deliberately neither waited for nor killed: it outlives us unless the group is killed.
+        out.line(&format!("MESSAGE spawned child pid {}", child.id()))?;
+    }
+    let mut state = GameState::new();
+    let mut hanging = false;
+    loop {
+        let Some(cmd) = input.next_command()? else {
+            if f.ignore_end {
+                stall();
+            }
+            return Ok(());
+        };
+        if hanging {
+            // Keep reading so the manager never blocks on a full pipe, but never answer again.
+            if cmd == Command::End && !f.ignore_end {
+                return Ok(());
+            }
+            continue;
+        }
+        let is_start = matches!(cmd, Command::Start(_) | Command::RectStart(..));
+        match state.handle(cmd) {
+            Action::Reply(line) if is_start && f.error_at_start => {
+                let _ = line;
+                out.line("ERROR cannot start")?;
+            }
+            Action::Reply(line) => out.line(&line)?,
+            Action::About => {
+                if f.banner {
+                    out.line("MESSAGE pbrain-faulty banner line 1")?;
+                    out.line("MESSAGE pbrain-faulty banner line 2")?;
+                }
+                out.line(&about_line(
+                    "pbrain-faulty",
+                    env!("CARGO_PKG_VERSION"),
+                    "gomoku-cli",
+                    "-",
+                ))?;
+            }
+            Action::Quit if f.ignore_end => {}
+            Action::Quit => return Ok(()),
+            Action::Silent => {}
+            Action::Think => {
+                let n = state.moves_asked();
+                let at = |o: Option<u32>| o == Some(n);
+                if at(f.crash_at) {
+                    std::process::exit(CRASH_STATUS);
+                }
+                if at(f.abort_at) {
+                    std::process::abort();
+                }
+                if at(f.hang_at) {
+                    hanging = true;
+                    continue;
+                }
+                if at(f.late_at) {
+                    std::thread::sleep(Duration::from_millis(f.late_ms));
+                }
+                if at(f.huge_line_at) {
+                    let mut line = String::with_capacity(1 << 20);
+                    line.push_str("MESSAGE ");
+                    line.extend(std::iter::repeat_n('x', (1 << 20) - line.len()));
+                    out.line(&line)?;
+                }
+                if f.message_every_move {
+                    out.line(&format!("MESSAGE pbrain-faulty move {n}"))?;
+                }
+                let size = state.board().map_or(15, |b| b.size().get());
+                let answer = if at(f.garbage_at) {
+                    "hello world".to_string()
+                } else if at(f.offboard_at) {
+                    format!("{size},{size}")
+                } else if at(f.illegal_at) {
+                    // An occupied point; off the board when there is no stone yet.
+                    match state.board().and_then(|b| b.history().last().copied()) {
+                        Some(p) => p.to_string(),
+                        None => format!("{size},{size}"),
+                    }
+                } else {
+                    let mv: Option<Pos> = random_legal_move(&state, &mut rng);
+                    match mv {
+                        Some(p) if f.suggest => format!("SUGGEST {p}"),
+                        Some(p) => {
+                            state.play_own(p);
+                            p.to_string()
+                        }
+                        None => "ERROR no legal move left".to_string(),
+                    }
+                };
+                out.line(&answer)?;
+                if at(f.exit_between_moves_at) {
+                    io::stdout().flush()?;
+                    std::process::exit(0);
+                }
+            }
+        }
+    }
+}

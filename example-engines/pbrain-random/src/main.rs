@@ -1,1 +1,53 @@
-fn main() {}
+//! pbrain-random: answers every move instantly with a random legal point (near the stones when it
+//! can), for every rule and board size 5..=32. `--seed N` makes it reproducible.
+
+use std::io;
+
+use gomoku_cli::board::Pos;
+use pbrain_kit::{about_line, random_legal_move, run, seed_from_args, Brain, GameState};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+struct RandomBrain {
+    rng: ChaCha8Rng,
+}
+
+impl Brain for RandomBrain {
+    fn about(&self) -> String {
+        about_line(
+            "pbrain-random",
+            env!("CARGO_PKG_VERSION"),
+            "gomoku-cli",
+            "-",
+        )
+    }
+
+    fn choose(&mut self, state: &GameState) -> Option<Pos> {
+        random_legal_move(state, &mut self.rng)
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("usage: pbrain-random [--seed N]");
+        return;
+    }
+    let seed = match seed_from_args(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pbrain-random: {e}");
+            std::process::exit(2);
+        }
+    };
+    let mut brain = RandomBrain {
+        rng: ChaCha8Rng::seed_from_u64(seed),
+    };
+    if let Err(e) = run(&mut brain, io::stdin().lock(), io::stdout().lock()) {
+        // A closed pipe just means the manager went away.
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("pbrain-random: {e}");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,1 +1,100 @@
-fn main() {}
+//! pbrain-scout: a small searching engine (pattern evaluation, iterative-deepening alpha-beta)
+//! that honours the time, depth and node limits of the protocol and plays every rule legally.
+//!
+//! `--depth N` and `--nodes N` set the default limits; `INFO max_depth` / `INFO max_node` override
+//! them. `--time-ms N` is the per-move budget when the manager announces no time limit;
+//! `--verbose` prints a `DEBUG best .. score .. depth .. nodes ..` line before each move.
+
+mod pattern;
+mod search;
+
+use std::io;
+use std::time::Duration;
+
+use gomoku_cli::board::Pos;
+use pbrain_kit::{about_line, arg_value, random_legal_move, run, Brain, GameState};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use search::{limits_for, Scout, Tables};
+
+const USAGE: &str = "usage: pbrain-scout [--depth N] [--nodes N] [--time-ms N] [--verbose]";
+
+struct ScoutBrain {
+    tables: Tables,
+    depth: u32,
+    nodes: Option<u64>,
+    time: Duration,
+    verbose: bool,
+}
+
+impl Brain for ScoutBrain {
+    fn about(&self) -> String {
+        about_line("pbrain-scout", env!("CARGO_PKG_VERSION"), "gomoku-cli", "-")
+    }
+
+    fn choose(&mut self, state: &GameState) -> Option<Pos> {
+        let board = state.board()?;
+        let limits = limits_for(&state.limits, self.depth, self.nodes, self.time);
+        let mut scout = Scout::new(&self.tables, board, state.rule());
+        match scout.choose(state.me(), limits) {
+            Some(r) if state.is_legal(r.best) => {
+                if self.verbose {
+                    // DEBUG lines are part of the protocol: managers log them and move on.
+                    println!(
+                        "DEBUG best {} score {} depth {} nodes {}",
+                        r.best, r.score, r.depth, r.nodes
+                    );
+                }
+                Some(r.best)
+            }
+            // Defensive: never send an illegal point, whatever the search thought.
+            _ => random_legal_move(state, &mut ChaCha8Rng::seed_from_u64(0)),
+        }
+    }
+}
+
+fn parse_num<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
+    match arg_value(args, name) {
+        None => Ok(None),
+        Some(v) => v
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("{name} expects a non-negative integer, got {v:?}\n{USAGE}")),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return;
+    }
+    let parsed = (|| -> Result<_, String> {
+        Ok((
+            parse_num::<u32>(&args, "--depth")?.unwrap_or(6).max(1),
+            parse_num::<u64>(&args, "--nodes")?,
+            parse_num::<u64>(&args, "--time-ms")?.unwrap_or(2000),
+        ))
+    })();
+    let (depth, nodes, time_ms) = match parsed {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("pbrain-scout: {e}");
+            std::process::exit(2);
+        }
+    };
+    let mut brain = ScoutBrain {
+        tables: Tables::new(),
+        depth,
+        nodes,
+        time: Duration::from_millis(time_ms),
+        verbose: args.iter().any(|a| a == "--verbose"),
+    };
+    if let Err(e) = run(&mut brain, io::stdin().lock(), io::stdout().lock()) {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("pbrain-scout: {e}");
+            std::process::exit(1);
+        }
+    }
+}

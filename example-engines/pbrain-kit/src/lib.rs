@@ -1,0 +1,676 @@
+//! pbrain-kit: the engine side of the Gomocup (pbrain) protocol, shared by the bundled example engines.
+//!
+//! `Input` turns stdin into `Command`s (tolerating CR LF, bare CR, blank lines and trailing spaces),
+//! `Output` writes one flushed line per answer, and `GameState` keeps the board, the rule, our
+//! colour and the announced limits, deciding the standard answer to every command. An engine only
+//! has to pick moves (`Brain`); engines that misbehave on purpose drive `GameState` themselves.
+//! `harness` is a tiny scripted manager used by the engines' integration tests.
+
+pub mod harness;
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Write};
+use std::time::Duration;
+
+use gomoku_cli::board::{Board, BoardSize, Color, Pos};
+use gomoku_cli::rules::{forbidden_kind, Rule};
+use rand::seq::SliceRandom;
+use rand::Rng;
+
+/// One command from the manager. Coordinates stay signed so off-board input can be reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Start(u32),
+    RectStart(u32, u32),
+    Restart,
+    Info {
+        key: String,
+        value: String,
+    },
+    Begin,
+    Turn(i64, i64),
+    /// The `x,y,f` lines between `BOARD` and `DONE`, in the order sent.
+    Board(Vec<(i64, i64, u8)>),
+    Takeback(i64, i64),
+    Play(i64, i64),
+    About,
+    End,
+    /// A known command whose arguments do not parse; answered with `ERROR`.
+    Malformed {
+        line: String,
+        why: String,
+    },
+    /// Anything else; answered with `UNKNOWN`.
+    Unknown(String),
+}
+
+/// Parse `x,y` (spaces around the numbers allowed).
+pub fn parse_xy(text: &str) -> Option<(i64, i64)> {
+    let (x, y) = text.split_once(',')?;
+    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
+}
+
+fn parse_board_line(text: &str) -> Option<(i64, i64, u8)> {
+    let mut parts = text.split(',').map(str::trim);
+    let x = parts.next()?.parse().ok()?;
+    let y = parts.next()?.parse().ok()?;
+    let f = parts.next()?.parse().ok()?;
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((x, y, f))
+}
+
+fn malformed(line: &str, why: &str) -> Command {
+    Command::Malformed {
+        line: line.to_string(),
+        why: why.to_string(),
+    }
+}
+
+/// Parse a single-line command. `BOARD` is returned with no stones; `Input` collects its lines.
+pub fn parse_command(line: &str) -> Command {
+    let line = line.trim();
+    let (word, rest) = match line.split_once(char::is_whitespace) {
+        Some((w, r)) => (w, r.trim()),
+        None => (line, ""),
+    };
+    let xy = |cmd: fn(i64, i64) -> Command| match parse_xy(rest) {
+        Some((x, y)) => cmd(x, y),
+        None => malformed(line, "expected coordinates x,y"),
+    };
+    match word.to_ascii_uppercase().as_str() {
+        "START" => match rest.parse() {
+            Ok(n) => Command::Start(n),
+            Err(_) => malformed(line, "expected a board size"),
+        },
+        "RECTSTART" => match parse_xy(rest) {
+            Some((w, h)) if w >= 0 && h >= 0 => Command::RectStart(w as u32, h as u32),
+            _ => malformed(line, "expected width,height"),
+        },
+        "RESTART" => Command::Restart,
+        "INFO" => {
+            let (key, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            Command::Info {
+                key: key.to_ascii_lowercase(),
+                value: value.trim().to_string(),
+            }
+        }
+        "BEGIN" => Command::Begin,
+        "TURN" => xy(Command::Turn),
+        "BOARD" => Command::Board(Vec::new()),
+        "TAKEBACK" => xy(Command::Takeback),
+        "PLAY" => xy(Command::Play),
+        "ABOUT" => Command::About,
+        "END" => Command::End,
+        _ => Command::Unknown(line.to_string()),
+    }
+}
+
+/// Line reader over the manager's commands.
+pub struct Input<R> {
+    reader: R,
+    pending: VecDeque<String>,
+}
+
+impl<R: BufRead> Input<R> {
+    pub fn new(reader: R) -> Self {
+        Input {
+            reader,
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// The next non-empty line, trimmed; `None` at end of input. CR, LF and CR LF all end a line.
+    pub fn next_line(&mut self) -> io::Result<Option<String>> {
+        loop {
+            if let Some(line) = self.pending.pop_front() {
+                return Ok(Some(line));
+            }
+            let mut buf = Vec::new();
+            if self.reader.read_until(b'\n', &mut buf)? == 0 {
+                return Ok(None);
+            }
+            let text = String::from_utf8_lossy(&buf);
+            for piece in text.split(['\r', '\n']) {
+                let piece = piece.trim();
+                if !piece.is_empty() {
+                    self.pending.push_back(piece.to_string());
+                }
+            }
+        }
+    }
+
+    /// The next command; `BOARD` includes its stone lines up to `DONE`. `None` at end of input.
+    pub fn next_command(&mut self) -> io::Result<Option<Command>> {
+        let Some(line) = self.next_line()? else {
+            return Ok(None);
+        };
+        let cmd = parse_command(&line);
+        if cmd != Command::Board(Vec::new()) {
+            return Ok(Some(cmd));
+        }
+        let mut stones = Vec::new();
+        let mut bad = None;
+        loop {
+            let Some(l) = self.next_line()? else {
+                return Ok(None);
+            };
+            if l.eq_ignore_ascii_case("DONE") {
+                break;
+            }
+            match parse_board_line(&l) {
+                Some(s) => stones.push(s),
+                None => bad = bad.or(Some(l)),
+            }
+        }
+        Ok(Some(match bad {
+            Some(l) => malformed(&l, "expected a BOARD line x,y,field"),
+            None => Command::Board(stones),
+        }))
+    }
+}
+
+/// Line writer: every line is flushed at once so the manager never waits on a buffer.
+pub struct Output<W> {
+    writer: W,
+    eol: &'static str,
+    trailing: &'static str,
+}
+
+impl<W: Write> Output<W> {
+    /// Lines end with `\n`.
+    pub fn new(writer: W) -> Self {
+        Output {
+            writer,
+            eol: "\n",
+            trailing: "",
+        }
+    }
+
+    /// Lines end with `trailing` then `eol` (e.g. `"  "` and `"\r\n"`).
+    pub fn with_endings(writer: W, trailing: &'static str, eol: &'static str) -> Self {
+        Output {
+            writer,
+            eol,
+            trailing,
+        }
+    }
+
+    pub fn line(&mut self, text: &str) -> io::Result<()> {
+        write!(self.writer, "{text}{}{}", self.trailing, self.eol)?;
+        self.writer.flush()
+    }
+}
+
+/// The limits announced with `INFO`. Times in milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub timeout_turn: Option<u64>,
+    pub timeout_match: Option<u64>,
+    pub time_left: Option<i64>,
+    pub max_memory: Option<u64>,
+    pub game_type: Option<u32>,
+    pub max_depth: Option<u32>,
+    pub max_node: Option<u64>,
+    pub thread_num: Option<u32>,
+}
+
+/// `time_left` value meaning "no match limit".
+pub const UNLIMITED_TIME_LEFT: i64 = 2_147_483_647;
+
+impl Limits {
+    /// Time to spend on the next move: at most `timeout_turn` and about a tenth of `time_left`,
+    /// minus a safety margin for process and pipe latency; `default` when nothing was announced.
+    /// `Some(ZERO)` means "as fast as possible" (`timeout_turn 0`).
+    pub fn move_budget(&self, default: Duration) -> Duration {
+        if self.timeout_turn == Some(0) {
+            return Duration::ZERO;
+        }
+        let mut ms: Option<u64> = self.timeout_turn;
+        if let Some(left) = self.time_left {
+            if left < UNLIMITED_TIME_LEFT {
+                let share = (left.max(0) as u64) / 10;
+                ms = Some(ms.map_or(share, |t| t.min(share)));
+            }
+        }
+        let Some(ms) = ms else {
+            return default;
+        };
+        // Keep a quarter of the budget (at least 30 ms, at most 300 ms) for overheads.
+        let margin = (ms / 4).clamp(30, 300);
+        Duration::from_millis(ms.saturating_sub(margin).max(1))
+    }
+}
+
+/// Decode `INFO rule`: a bitmask of 1 exactly five, 2 continuous (ignored), 4 renju, 8 caro.
+pub fn rule_from_info(value: i64) -> Rule {
+    if value & 4 != 0 {
+        Rule::Renju
+    } else if value & 8 != 0 {
+        if value & 1 != 0 {
+            Rule::StandardCaro
+        } else {
+            Rule::Caro
+        }
+    } else if value & 1 != 0 {
+        Rule::ExactFive
+    } else {
+        Rule::Freestyle
+    }
+}
+
+/// What the engine loop must do after `GameState::handle`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Send this line.
+    Reply(String),
+    /// Choose a move for `me()`, play it with `play_own` and send it.
+    Think,
+    /// Send the engine's `ABOUT` line.
+    About,
+    /// Exit.
+    Quit,
+    /// Nothing to send.
+    Silent,
+}
+
+/// The game as the engine sees it.
+#[derive(Debug, Clone)]
+pub struct GameState {
+    board: Option<Board>,
+    rule: Rule,
+    me: Color,
+    moves_asked: u32,
+    pub limits: Limits,
+}
+
+impl Default for GameState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl GameState {
+    pub fn new() -> Self {
+        GameState {
+            board: None,
+            rule: Rule::Freestyle,
+            me: Color::Black,
+            moves_asked: 0,
+            limits: Limits::default(),
+        }
+    }
+
+    /// The board, once `START` succeeded.
+    pub fn board(&self) -> Option<&Board> {
+        self.board.as_ref()
+    }
+
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// The colour we play in the current game.
+    pub fn me(&self) -> Color {
+        self.me
+    }
+
+    /// How many moves we have been asked for in this game (1 while answering the first).
+    pub fn moves_asked(&self) -> u32 {
+        self.moves_asked
+    }
+
+    /// Whether `p` is a legal move for us: on the board, empty and, for black in renju, not forbidden.
+    pub fn is_legal(&self, p: Pos) -> bool {
+        let Some(b) = &self.board else {
+            return false;
+        };
+        b.size().contains(p.x as i64, p.y as i64)
+            && b.is_empty_at(p)
+            && !(self.rule == Rule::Renju
+                && self.me == Color::Black
+                && forbidden_kind(b, p).is_some())
+    }
+
+    /// Every legal move for us, in reading order.
+    pub fn legal_moves(&self) -> Vec<Pos> {
+        let Some(b) = &self.board else {
+            return Vec::new();
+        };
+        b.size().all().filter(|&p| self.is_legal(p)).collect()
+    }
+
+    /// Record our own move. Returns false (changing nothing) when the point is taken or off the board.
+    pub fn play_own(&mut self, p: Pos) -> bool {
+        let me = self.me;
+        match &mut self.board {
+            Some(b) if b.size().contains(p.x as i64, p.y as i64) => b.put(p, me),
+            _ => false,
+        }
+    }
+
+    fn new_board(&mut self, n: u32) -> Action {
+        match BoardSize::new(n) {
+            Ok(size) => {
+                self.board = Some(Board::new(size));
+                self.me = Color::Black;
+                self.moves_asked = 0;
+                Action::Reply("OK".into())
+            }
+            Err(e) => Action::Reply(format!("ERROR {e}")),
+        }
+    }
+
+    fn checked_pos(&self, x: i64, y: i64) -> Result<Pos, String> {
+        let b = self
+            .board
+            .as_ref()
+            .ok_or("no board yet: send START first")?;
+        b.size().pos(x, y).map_err(|e| e.to_string())
+    }
+
+    /// Update the state for `cmd` and say what to answer.
+    pub fn handle(&mut self, cmd: Command) -> Action {
+        match cmd {
+            Command::Start(n) => self.new_board(n),
+            Command::RectStart(w, h) if w == h => self.new_board(w),
+            Command::RectStart(w, h) => Action::Reply(format!(
+                "ERROR rectangular boards are not supported ({w}x{h})"
+            )),
+            Command::Restart => match &self.board {
+                Some(b) => {
+                    let n = b.size().get() as u32;
+                    self.new_board(n)
+                }
+                None => Action::Reply("ERROR no board yet: send START first".into()),
+            },
+            Command::Info { key, value } => {
+                self.info(&key, &value);
+                Action::Silent
+            }
+            Command::Begin => match &self.board {
+                Some(b) => {
+                    self.me = b.side_to_move();
+                    self.moves_asked += 1;
+                    Action::Think
+                }
+                None => Action::Reply("ERROR no board yet: send START first".into()),
+            },
+            Command::Turn(x, y) => {
+                let p = match self.checked_pos(x, y) {
+                    Ok(p) => p,
+                    Err(e) => return Action::Reply(format!("ERROR TURN {x},{y}: {e}")),
+                };
+                let b = self.board.as_mut().expect("checked_pos saw a board");
+                let them = b.side_to_move();
+                if !b.put(p, them) {
+                    return Action::Reply(format!("ERROR TURN {x},{y}: point is occupied"));
+                }
+                self.me = them.opponent();
+                self.moves_asked += 1;
+                Action::Think
+            }
+            Command::Board(stones) => self.set_board(&stones),
+            Command::Takeback(x, y) => match self.checked_pos(x, y) {
+                Ok(p) => {
+                    if let Some(b) = &mut self.board {
+                        b.remove(p);
+                    }
+                    Action::Reply("OK".into())
+                }
+                Err(e) => Action::Reply(format!("ERROR TAKEBACK {x},{y}: {e}")),
+            },
+            Command::Play(x, y) => match self.checked_pos(x, y) {
+                Ok(p) if self.play_own(p) => Action::Reply(format!("{x},{y}")),
+                Ok(_) => Action::Reply(format!("ERROR PLAY {x},{y}: point is occupied")),
+                Err(e) => Action::Reply(format!("ERROR PLAY {x},{y}: {e}")),
+            },
+            Command::About => Action::About,
+            Command::End => Action::Quit,
+            Command::Malformed { line, why } => Action::Reply(format!("ERROR {why}: {line:?}")),
+            Command::Unknown(line) => Action::Reply(format!("UNKNOWN command {line:?}")),
+        }
+    }
+
+    fn set_board(&mut self, stones: &[(i64, i64, u8)]) -> Action {
+        let Some(old) = &self.board else {
+            return Action::Reply("ERROR no board yet: send START first".into());
+        };
+        let size = old.size();
+        let own = stones.iter().filter(|s| s.2 == 1).count();
+        let theirs = stones.iter().filter(|s| s.2 == 2).count();
+        // Black is to move when both sides have as many stones; otherwise alternation decides.
+        self.me = if own == theirs {
+            Color::Black
+        } else if theirs == own + 1 {
+            Color::White
+        } else {
+            Color::of_ply(own + theirs)
+        };
+        let mut board = Board::new(size);
+        for &(x, y, f) in stones {
+            let p = match size.pos(x, y) {
+                Ok(p) => p,
+                Err(e) => return Action::Reply(format!("ERROR BOARD line {x},{y},{f}: {e}")),
+            };
+            let c = match f {
+                1 => self.me,
+                2 => self.me.opponent(),
+                // Field 3 only exists in continuous games, which we do not play: skip it.
+                _ => continue,
+            };
+            if !board.put(p, c) {
+                return Action::Reply(format!("ERROR BOARD line {x},{y},{f}: point is occupied"));
+            }
+        }
+        self.board = Some(board);
+        self.moves_asked += 1;
+        Action::Think
+    }
+
+    fn info(&mut self, key: &str, value: &str) {
+        let int = value.parse::<i64>().ok();
+        let uint = int.filter(|v| *v >= 0).map(|v| v as u64);
+        match key {
+            "timeout_turn" => self.limits.timeout_turn = uint,
+            "timeout_match" => self.limits.timeout_match = uint,
+            "time_left" => self.limits.time_left = int,
+            "max_memory" => self.limits.max_memory = uint,
+            "game_type" => self.limits.game_type = uint.map(|v| v as u32),
+            "max_depth" => self.limits.max_depth = uint.map(|v| v.min(u32::MAX as u64) as u32),
+            "max_node" => self.limits.max_node = uint,
+            "thread_num" => self.limits.thread_num = uint.map(|v| v.min(u32::MAX as u64) as u32),
+            "rule" => {
+                if let Some(v) = int {
+                    self.rule = rule_from_info(v);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The `ABOUT` answer.
+pub fn about_line(name: &str, version: &str, author: &str, country: &str) -> String {
+    format!("name=\"{name}\", version=\"{version}\", author=\"{author}\", country=\"{country}\"")
+}
+
+/// A move chooser.
+pub trait Brain {
+    /// The `ABOUT` line.
+    fn about(&self) -> String;
+    /// A legal move for `state.me()`, or `None` when there is none.
+    fn choose(&mut self, state: &GameState) -> Option<Pos>;
+}
+
+/// Serve the protocol until `END` or end of input.
+pub fn run<B: Brain, R: BufRead, W: Write>(brain: &mut B, input: R, output: W) -> io::Result<()> {
+    let mut input = Input::new(input);
+    let mut out = Output::new(output);
+    let mut state = GameState::new();
+    while let Some(cmd) = input.next_command()? {
+        match state.handle(cmd) {
+            Action::Reply(line) => out.line(&line)?,
+            Action::Think => match brain.choose(&state) {
+                Some(p) => {
+                    state.play_own(p);
+                    out.line(&p.to_string())?;
+                }
+                None => out.line("ERROR no legal move left")?,
+            },
+            Action::About => out.line(&brain.about())?,
+            Action::Quit => return Ok(()),
+            Action::Silent => {}
+        }
+    }
+    Ok(())
+}
+
+/// A random legal move, preferring points within two cells of a stone; the centre region on an
+/// empty board. `None` when nothing is legal.
+pub fn random_legal_move<R: Rng>(state: &GameState, rng: &mut R) -> Option<Pos> {
+    let board = state.board()?;
+    let size = board.size();
+    let n = size.get() as i64;
+    let near = |p: Pos| {
+        (-2..=2).any(|dy| (-2..=2).any(|dx| board.at(p.x as i64 + dx, p.y as i64 + dy).is_some()))
+    };
+    let empty: Vec<Pos> = size.all().filter(|&p| board.is_empty_at(p)).collect();
+    let mut preferred: Vec<Pos> = if board.stone_count() == 0 {
+        let c = n / 2;
+        empty
+            .iter()
+            .copied()
+            .filter(|p| (p.x as i64 - c).abs() <= 2 && (p.y as i64 - c).abs() <= 2)
+            .collect()
+    } else {
+        empty.iter().copied().filter(|&p| near(p)).collect()
+    };
+    // Try the preferred points in random order, then everything else; legality (renju forbidden
+    // points) is checked lazily because it is the expensive part.
+    preferred.shuffle(rng);
+    if let Some(p) = preferred.into_iter().find(|&p| state.is_legal(p)) {
+        return Some(p);
+    }
+    let mut rest = empty;
+    rest.shuffle(rng);
+    rest.into_iter().find(|&p| state.is_legal(p))
+}
+
+/// Parse `--name value` from the command line.
+pub fn arg_value(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+        .or_else(|| {
+            let prefix = format!("{name}=");
+            args.iter()
+                .find_map(|a| a.strip_prefix(&prefix).map(str::to_string))
+        })
+}
+
+/// A seed from `--seed N`, or from the clock and process id.
+pub fn seed_from_args(args: &[String]) -> Result<u64, String> {
+    match arg_value(args, "--seed") {
+        Some(s) => s
+            .parse()
+            .map_err(|_| format!("--seed expects a non-negative integer, got {s:?}")),
+        None => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0);
+            Ok(nanos ^ ((std::process::id() as u64) << 32))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_commands_with_odd_line_endings() {
+        let text =
+            "START 15\r\n\r\nINFO Rule 4 \rTURN 7, 8\nBOARD\r\n7,7,1\r\n8,8,2\r\nDONE\r\nfoo bar\n";
+        let mut input = Input::new(text.as_bytes());
+        assert_eq!(input.next_command().unwrap(), Some(Command::Start(15)));
+        assert_eq!(
+            input.next_command().unwrap(),
+            Some(Command::Info {
+                key: "rule".into(),
+                value: "4".into()
+            })
+        );
+        assert_eq!(input.next_command().unwrap(), Some(Command::Turn(7, 8)));
+        assert_eq!(
+            input.next_command().unwrap(),
+            Some(Command::Board(vec![(7, 7, 1), (8, 8, 2)]))
+        );
+        assert!(matches!(
+            input.next_command().unwrap(),
+            Some(Command::Unknown(_))
+        ));
+        assert_eq!(input.next_command().unwrap(), None);
+    }
+
+    #[test]
+    fn rule_bits() {
+        assert_eq!(rule_from_info(0), Rule::Freestyle);
+        assert_eq!(rule_from_info(1), Rule::ExactFive);
+        assert_eq!(rule_from_info(4), Rule::Renju);
+        assert_eq!(rule_from_info(8), Rule::Caro);
+        assert_eq!(rule_from_info(9), Rule::StandardCaro);
+        assert_eq!(rule_from_info(2), Rule::Freestyle);
+    }
+
+    #[test]
+    fn budget_takes_the_tighter_limit_minus_a_margin() {
+        let mut l = Limits::default();
+        assert_eq!(
+            l.move_budget(Duration::from_secs(2)),
+            Duration::from_secs(2)
+        );
+        l.timeout_turn = Some(1000);
+        assert_eq!(l.move_budget(Duration::ZERO), Duration::from_millis(750));
+        l.time_left = Some(2000);
+        assert_eq!(l.move_budget(Duration::ZERO), Duration::from_millis(150));
+        l.time_left = Some(UNLIMITED_TIME_LEFT);
+        assert_eq!(l.move_budget(Duration::ZERO), Duration::from_millis(750));
+        l.timeout_turn = Some(0);
+        assert_eq!(l.move_budget(Duration::from_secs(2)), Duration::ZERO);
+    }
+
+    #[test]
+    fn board_command_assigns_colours_from_counts() {
+        let mut s = GameState::new();
+        assert_eq!(s.handle(Command::Start(15)), Action::Reply("OK".into()));
+        assert_eq!(
+            s.handle(Command::Board(vec![(7, 7, 2), (8, 8, 1), (9, 9, 2)])),
+            Action::Think
+        );
+        assert_eq!(s.me(), Color::White);
+        let b = s.board().unwrap();
+        assert_eq!(b.get(Pos::new(7, 7)), Some(Color::Black));
+        assert_eq!(b.get(Pos::new(8, 8)), Some(Color::White));
+        assert!(!s.is_legal(Pos::new(9, 9)));
+        assert!(matches!(
+            s.handle(Command::Turn(9, 9)),
+            Action::Reply(r) if r.starts_with("ERROR")
+        ));
+        assert!(matches!(
+            s.handle(Command::Turn(15, 0)),
+            Action::Reply(r) if r.starts_with("ERROR")
+        ));
+        assert_eq!(
+            s.handle(Command::Takeback(9, 9)),
+            Action::Reply("OK".into())
+        );
+        assert!(s.is_legal(Pos::new(9, 9)));
+        assert_eq!(s.handle(Command::Start(4)).clone(), {
+            let e = gomoku_cli::board::BoardSize::new(4).unwrap_err();
+            Action::Reply(format!("ERROR {e}"))
+        });
+    }
+}

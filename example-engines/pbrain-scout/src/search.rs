@@ -1,0 +1,737 @@
+//! The scout's search: a padded board that keeps, for every empty point, colour and direction, the
+//! line shape a stone there would make (updated incrementally along the four lines of each move),
+//! a pattern evaluation summed from those shapes, and iterative-deepening alpha-beta over the most
+//! promising nearby points with immediate-win, must-block and open-four shortcuts.
+
+use std::time::{Duration, Instant};
+
+use gomoku_cli::board::{Board, Color, Pos};
+use gomoku_cli::rules::{forbidden_kind, Rule};
+
+use crate::pattern::{Shape, ShapeTable, BLOCK, EMPTY, OWN, POW3};
+
+/// Padding around the board: the shape window reaches 4 cells out and the move neighbourhood 2.
+const PAD: usize = 5;
+const WALL: u8 = 3;
+/// Score of a win on the spot; wins further away score `WIN - ply`.
+pub const WIN: i32 = 10_000_000;
+const WIN_MIN: i32 = WIN - 10_000;
+const INF: i32 = WIN + 1;
+/// Offsets of the 8 window cells, matching `pattern::POW3` order.
+const WINDOW: [isize; 8] = [-4, -3, -2, -1, 1, 2, 3, 4];
+/// Moves tried at the root and at inner nodes, best-ordered first.
+const ROOT_WIDTH: usize = 20;
+const NODE_WIDTH: usize = 12;
+
+/// Per-direction potential of an empty point, summed into the evaluation.
+const POTENTIAL: [i64; Shape::COUNT] = [0, 1, 4, 12, 14, 50, 60, 250, 1000];
+/// Per-direction value of a move for move ordering (combinations handled in `move_value`).
+const MOVE_VALUE: [i32; Shape::COUNT] = [0, 2, 6, 25, 30, 400, 500, 100_000, 1_000_000];
+
+/// The two shape tables: overline counts as five, or only exact five does.
+pub struct Tables {
+    free: ShapeTable,
+    exact: ShapeTable,
+}
+
+impl Tables {
+    pub fn new() -> Self {
+        Tables {
+            free: ShapeTable::new(false),
+            exact: ShapeTable::new(true),
+        }
+    }
+}
+
+impl Default for Tables {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Search limits for one move.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_depth: u32,
+    pub max_nodes: u64,
+    /// Wall-clock budget; the first iteration always completes.
+    pub time: Option<Duration>,
+}
+
+/// The outcome of a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchResult {
+    pub best: Pos,
+    pub score: i32,
+    /// Deepest completed iteration.
+    pub depth: u32,
+    pub nodes: u64,
+}
+
+fn ci(c: Color) -> usize {
+    match c {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}
+
+fn color_of(i: usize) -> Color {
+    if i == 0 {
+        Color::Black
+    } else {
+        Color::White
+    }
+}
+
+/// Window state of a cell value (0 empty, 1 black, 2 white, 3 wall) for colour index 0 or 1.
+const STATE: [[u8; 4]; 2] = [[EMPTY, OWN, BLOCK, BLOCK], [EMPTY, BLOCK, OWN, BLOCK]];
+
+pub struct Scout<'t> {
+    tables: &'t Tables,
+    rule: Rule,
+    n: usize,
+    w: usize,
+    dirs: [isize; 4],
+    cells: Vec<u8>,
+    /// `[cell][colour][direction]`: shape a stone of that colour on that empty cell makes.
+    shapes: Vec<[[Shape; 4]; 2]>,
+    /// Stones within two cells (Chebyshev) of each cell.
+    near: Vec<u16>,
+    potential: [i64; 2],
+    counts: [[i32; Shape::COUNT]; 2],
+    /// Mirror of the position for the library's renju forbidden-point detection.
+    board: Board,
+    nodes: u64,
+    deadline: Option<Instant>,
+    max_nodes: u64,
+    may_abort: bool,
+    aborted: bool,
+}
+
+impl<'t> Scout<'t> {
+    /// Set up the search on `board` (stones with their colours, in history order).
+    pub fn new(tables: &'t Tables, board: &Board, rule: Rule) -> Self {
+        let n = board.size().get() as usize;
+        let w = n + 2 * PAD;
+        let mut cells = vec![WALL; w * w];
+        for y in 0..n {
+            for x in 0..n {
+                cells[(y + PAD) * w + x + PAD] = 0;
+            }
+        }
+        let wi = w as isize;
+        let mut s = Scout {
+            tables,
+            rule,
+            n,
+            w,
+            dirs: [1, wi, wi + 1, 1 - wi],
+            cells,
+            shapes: vec![[[Shape::None; 4]; 2]; w * w],
+            near: vec![0; w * w],
+            potential: [0; 2],
+            counts: [[0; Shape::COUNT]; 2],
+            board: Board::new(board.size()),
+            nodes: 0,
+            deadline: None,
+            max_nodes: u64::MAX,
+            may_abort: false,
+            aborted: false,
+        };
+        for y in 0..n {
+            for x in 0..n {
+                let q = s.idx(Pos::new(x as u8, y as u8));
+                for d in 0..4 {
+                    s.recompute(q, d);
+                }
+            }
+        }
+        for &p in board.history() {
+            if let Some(c) = board.get(p) {
+                s.make(s.idx(p), c);
+            }
+        }
+        s
+    }
+
+    fn idx(&self, p: Pos) -> usize {
+        (p.y as usize + PAD) * self.w + p.x as usize + PAD
+    }
+
+    fn pos(&self, q: usize) -> Pos {
+        Pos::new((q % self.w - PAD) as u8, (q / self.w - PAD) as u8)
+    }
+
+    fn exact_for(&self, c: usize) -> bool {
+        match self.rule {
+            Rule::ExactFive | Rule::StandardCaro => true,
+            Rule::Renju => c == 0,
+            Rule::Freestyle | Rule::Caro => false,
+        }
+    }
+
+    fn shape_at(&self, q: usize, c: usize, d: usize) -> Shape {
+        let step = self.dirs[d];
+        let st = &STATE[c];
+        let mut code = 0;
+        for (k, off) in WINDOW.iter().enumerate() {
+            let r = (q as isize + off * step) as usize;
+            code += st[self.cells[r] as usize] as usize * POW3[k];
+        }
+        let table = if self.exact_for(c) {
+            &self.tables.exact
+        } else {
+            &self.tables.free
+        };
+        let shape = table.get(code);
+        if shape == Shape::Five && matches!(self.rule, Rule::Caro | Rule::StandardCaro) {
+            // Caro: a five (exact, for the Gomocup judge's caro) closed at both ends by the
+            // opponent does not win. The board edge is not a block.
+            let own = c as u8 + 1;
+            let opp = 2 - c as u8;
+            let mut a = q as isize - step;
+            while self.cells[a as usize] == own {
+                a -= step;
+            }
+            let mut b = q as isize + step;
+            while self.cells[b as usize] == own {
+                b += step;
+            }
+            let len = ((b - a) / step - 1) as usize;
+            let blocked = self.cells[a as usize] == opp && self.cells[b as usize] == opp;
+            if blocked && len == 5 {
+                return Shape::None;
+            }
+        }
+        shape
+    }
+
+    fn recompute(&mut self, q: usize, d: usize) {
+        for c in 0..2 {
+            let new = if self.cells[q] == 0 {
+                self.shape_at(q, c, d)
+            } else {
+                Shape::None
+            };
+            let old = self.shapes[q][c][d];
+            if old != new {
+                self.potential[c] += POTENTIAL[new as usize] - POTENTIAL[old as usize];
+                self.counts[c][old as usize] -= 1;
+                self.counts[c][new as usize] += 1;
+                self.shapes[q][c][d] = new;
+            }
+        }
+    }
+
+    fn update_lines(&mut self, q: usize) {
+        for d in 0..4 {
+            let step = self.dirs[d];
+            for k in -4..=4isize {
+                let r = (q as isize + k * step) as usize;
+                if self.cells[r] != WALL {
+                    self.recompute(r, d);
+                }
+            }
+        }
+    }
+
+    fn touch_near(&mut self, q: usize, add: bool) {
+        let w = self.w as isize;
+        for dy in -2..=2isize {
+            for dx in -2..=2isize {
+                let r = (q as isize + dy * w + dx) as usize;
+                if add {
+                    self.near[r] += 1;
+                } else {
+                    self.near[r] -= 1;
+                }
+            }
+        }
+    }
+
+    fn make(&mut self, q: usize, c: Color) {
+        self.cells[q] = ci(c) as u8 + 1;
+        let p = self.pos(q);
+        self.board.put(p, c);
+        self.touch_near(q, true);
+        self.update_lines(q);
+    }
+
+    fn unmake(&mut self, q: usize) {
+        self.cells[q] = 0;
+        let p = self.pos(q);
+        self.board.remove(p);
+        self.touch_near(q, false);
+        self.update_lines(q);
+    }
+
+    /// Whether black may not play `q` in renju. The library check is only consulted when the
+    /// shapes make it possible (two threes or fours, a four in one line, or a long run).
+    fn forbidden(&self, q: usize, c: usize) -> bool {
+        if self.rule != Rule::Renju || c != 0 {
+            return false;
+        }
+        let sh = &self.shapes[q][0];
+        let strong = sh.iter().filter(|&&s| s >= Shape::Three).count();
+        let mut possible = strong >= 2 || sh.contains(&Shape::OpenFour);
+        if !possible {
+            for &step in &self.dirs {
+                let mut len = 1;
+                let mut r = q as isize - step;
+                while self.cells[r as usize] == 1 {
+                    len += 1;
+                    r -= step;
+                }
+                let mut r = q as isize + step;
+                while self.cells[r as usize] == 1 {
+                    len += 1;
+                    r += step;
+                }
+                if len >= 6 {
+                    possible = true;
+                    break;
+                }
+            }
+        }
+        possible && forbidden_kind(&self.board, self.pos(q)).is_some()
+    }
+
+    fn move_value(&self, q: usize, c: usize) -> i32 {
+        let sh = &self.shapes[q][c];
+        let mut cnt = [0u8; Shape::COUNT];
+        let mut sum = 0;
+        for &s in sh {
+            cnt[s as usize] += 1;
+            sum += MOVE_VALUE[s as usize];
+        }
+        let four = cnt[Shape::Four as usize];
+        let open_three = cnt[Shape::OpenThree as usize];
+        if cnt[Shape::Five as usize] > 0 || cnt[Shape::OpenFour as usize] > 0 {
+            return sum;
+        }
+        if four >= 2 {
+            sum + 100_000
+        } else if four >= 1 && open_three >= 1 {
+            sum + 50_000
+        } else if open_three >= 2 {
+            sum + 20_000
+        } else {
+            sum
+        }
+    }
+
+    fn best_shape(&self, q: usize, c: usize) -> Shape {
+        *self.shapes[q][c].iter().max().unwrap_or(&Shape::None)
+    }
+
+    fn has(&self, c: usize, s: Shape) -> bool {
+        self.counts[c][s as usize] > 0
+    }
+
+    fn board_cells(&self) -> impl Iterator<Item = usize> + '_ {
+        let (n, w) = (self.n, self.w);
+        (0..n).flat_map(move |y| (0..n).map(move |x| (y + PAD) * w + x + PAD))
+    }
+
+    /// Empty cells where colour `c` has a shape `s` in some direction.
+    fn cells_with(&self, c: usize, s: Shape) -> Vec<usize> {
+        self.board_cells()
+            .filter(|&q| self.cells[q] == 0 && self.shapes[q][c].contains(&s))
+            .collect()
+    }
+
+    /// Candidate moves for `s`, best first: empty points near stones, narrowed to answers to an
+    /// opponent's open three when there is one.
+    fn ordered_moves(&self, s: usize) -> Vec<(i32, usize)> {
+        let o = 1 - s;
+        let must_answer_three = self.has(o, Shape::OpenFour) && !self.has(s, Shape::OpenFour);
+        let mut moves: Vec<(i32, usize)> = self
+            .board_cells()
+            .filter(|&q| self.cells[q] == 0 && self.near[q] > 0)
+            .filter(|&q| {
+                !must_answer_three
+                    || self.best_shape(q, s) >= Shape::Four
+                    || self.best_shape(q, o) >= Shape::Four
+            })
+            .map(|q| {
+                let att = self.move_value(q, s);
+                let def = self.move_value(q, o);
+                (att + att / 8 + def, q)
+            })
+            .collect();
+        moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        moves
+    }
+
+    fn evaluate(&self, s: usize) -> i32 {
+        let o = 1 - s;
+        // The side to move converts its threats first: weigh them a little more.
+        let v = self.potential[s] * 9 / 8 - self.potential[o];
+        v.clamp(-(WIN_MIN as i64) + 1, WIN_MIN as i64 - 1) as i32
+    }
+
+    fn check_limits(&mut self) {
+        if !self.may_abort {
+            return;
+        }
+        if self.nodes >= self.max_nodes {
+            self.aborted = true;
+        }
+        if self.nodes % 256 == 0 {
+            if let Some(d) = self.deadline {
+                if Instant::now() >= d {
+                    self.aborted = true;
+                }
+            }
+        }
+    }
+
+    fn negamax(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: i32, s: usize) -> i32 {
+        self.nodes += 1;
+        self.check_limits();
+        if self.aborted {
+            return 0;
+        }
+        let o = 1 - s;
+        if self.has(s, Shape::Five) {
+            return WIN - ply;
+        }
+        if self.board.stone_count() == self.n * self.n {
+            return 0;
+        }
+        if self.has(o, Shape::Five) {
+            let threats = self.cells_with(o, Shape::Five);
+            if threats.len() >= 2 || self.forbidden(threats[0], s) {
+                return -(WIN - ply - 1);
+            }
+            let q = threats[0];
+            self.make(q, color_of(s));
+            let v = -self.negamax(depth - 1, -beta, -alpha, ply + 1, o);
+            self.unmake(q);
+            return v;
+        }
+        // An open four the opponent cannot answer with a four of its own wins, even at a leaf.
+        let opp_fours = self.has(o, Shape::Four) || self.has(o, Shape::OpenFour);
+        if self.has(s, Shape::OpenFour) && !opp_fours {
+            let wins = self.cells_with(s, Shape::OpenFour);
+            if wins.iter().any(|&q| !self.forbidden(q, s)) {
+                return WIN - ply - 2;
+            }
+        }
+        if depth <= 0 {
+            return self.evaluate(s);
+        }
+        let moves = self.ordered_moves(s);
+        let mut best = -INF;
+        for &(_, q) in moves.iter().take(NODE_WIDTH) {
+            if self.forbidden(q, s) {
+                continue;
+            }
+            self.make(q, color_of(s));
+            let v = -self.negamax(depth - 1, -beta, -alpha, ply + 1, o);
+            self.unmake(q);
+            if self.aborted {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if best == -INF {
+            // No playable candidate (everything near is forbidden): judge the position as is.
+            return self.evaluate(s);
+        }
+        best
+    }
+
+    /// Pick a move for `me`. `None` only when no point on the board is legal.
+    pub fn choose(&mut self, me: Color, limits: Limits) -> Option<SearchResult> {
+        let start = Instant::now();
+        let s = ci(me);
+        let o = 1 - s;
+        self.nodes = 0;
+        self.aborted = false;
+        self.may_abort = false;
+        self.deadline = limits.time.map(|t| start + t);
+        self.max_nodes = limits.max_nodes.max(1);
+        let done = |best: usize, score: i32, depth: u32, nodes: u64, me: &Self| {
+            Some(SearchResult {
+                best: me.pos(best),
+                score,
+                depth,
+                nodes,
+            })
+        };
+
+        // Every legal point near the stones, checked with the library's forbidden-point rule.
+        let legal = |q: usize| {
+            self.cells[q] == 0
+                && !(self.rule == Rule::Renju
+                    && s == 0
+                    && forbidden_kind(&self.board, self.pos(q)).is_some())
+        };
+        let mut root: Vec<(i32, usize)> = self
+            .ordered_moves(s)
+            .into_iter()
+            .filter(|&(_, q)| legal(q))
+            .collect();
+        if root.is_empty() {
+            if self.board.stone_count() == 0 {
+                let c = self.n / 2;
+                let q = (c + PAD) * self.w + c + PAD;
+                if legal(q) {
+                    return done(q, 0, 0, 0, self);
+                }
+            }
+            // Nothing playable near the stones (or narrowed away): any legal point at all.
+            let q = self.board_cells().find(|&q| legal(q))?;
+            let all: Vec<(i32, usize)> = self
+                .board_cells()
+                .filter(|&q| self.cells[q] == 0 && self.near[q] > 0 && legal(q))
+                .map(|q| (0, q))
+                .collect();
+            if all.is_empty() {
+                return done(q, 0, 0, 0, self);
+            }
+            root = all;
+        }
+        if let Some(&(_, q)) = root
+            .iter()
+            .find(|&&(_, q)| self.shapes[q][s].contains(&Shape::Five))
+        {
+            return done(q, WIN, 1, 0, self);
+        }
+        let threats = self.cells_with(o, Shape::Five);
+        if !threats.is_empty() {
+            let q = threats
+                .iter()
+                .copied()
+                .find(|&q| legal(q))
+                .unwrap_or(root[0].1);
+            let score = if threats.len() >= 2 { -WIN } else { 0 };
+            return done(q, score, 1, 0, self);
+        }
+        root.truncate(ROOT_WIDTH);
+
+        let mut best = root[0].1;
+        let mut best_score = -INF;
+        let mut completed = 0;
+        for depth in 1..=limits.max_depth.max(1) {
+            self.may_abort = depth > 1;
+            let mut alpha = -INF;
+            let mut iter_best = None;
+            for &(_, q) in &root {
+                self.make(q, me);
+                let v = -self.negamax(depth as i32 - 1, -INF, -alpha, 1, o);
+                self.unmake(q);
+                if self.aborted {
+                    break;
+                }
+                if v > alpha {
+                    alpha = v;
+                    iter_best = Some(q);
+                }
+            }
+            if self.aborted {
+                break;
+            }
+            completed = depth;
+            if let Some(q) = iter_best {
+                best = q;
+                best_score = alpha;
+                // Search the best move first in the next iteration.
+                if let Some(i) = root.iter().position(|&(_, r)| r == q) {
+                    let m = root.remove(i);
+                    root.insert(0, m);
+                }
+            }
+            if best_score >= WIN_MIN || best_score <= -WIN_MIN {
+                break;
+            }
+            if let Some(t) = limits.time {
+                // The next iteration costs several times this one: do not start what cannot end.
+                if start.elapsed() * 3 > t {
+                    break;
+                }
+            }
+        }
+        done(best, best_score, completed, self.nodes, self)
+    }
+}
+
+/// Search limits from the announced protocol limits and the command-line defaults.
+pub fn limits_for(
+    announced: &pbrain_kit::Limits,
+    default_depth: u32,
+    default_nodes: Option<u64>,
+    default_time: Duration,
+) -> Limits {
+    let budget = announced.move_budget(default_time);
+    let mut max_depth = announced.max_depth.unwrap_or(default_depth).max(1);
+    if budget.is_zero() {
+        // `timeout_turn 0`: as fast as possible.
+        max_depth = max_depth.min(2);
+    }
+    Limits {
+        max_depth,
+        max_nodes: announced.max_node.or(default_nodes).unwrap_or(u64::MAX),
+        time: (!budget.is_zero()).then_some(budget),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gomoku_cli::board::BoardSize;
+
+    fn board_from(rows: &[&str]) -> Board {
+        let mut b = Board::new(BoardSize::new(rows.len() as u32).unwrap());
+        for (y, row) in rows.iter().enumerate() {
+            for (x, ch) in row.chars().enumerate() {
+                let c = match ch {
+                    'X' => Color::Black,
+                    'O' => Color::White,
+                    _ => continue,
+                };
+                b.put(Pos::new(x as u8, y as u8), c);
+            }
+        }
+        b
+    }
+
+    fn limits(depth: u32) -> Limits {
+        Limits {
+            max_depth: depth,
+            max_nodes: u64::MAX,
+            time: None,
+        }
+    }
+
+    #[test]
+    fn takes_a_win_and_blocks_a_five() {
+        let t = Tables::new();
+        let rows = [
+            ".........",
+            ".XXXX....",
+            ".........",
+            "..OOOO...",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+        ];
+        let b = board_from(&rows);
+        let mut s = Scout::new(&t, &b, Rule::Freestyle);
+        let r = s.choose(Color::Black, limits(3)).unwrap();
+        assert!(
+            r.best == Pos::new(0, 1) || r.best == Pos::new(5, 1),
+            "{r:?}"
+        );
+        let rows = [
+            ".........",
+            ".XXX.....",
+            ".........",
+            "..OOOO...",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+        ];
+        let b = board_from(&rows);
+        let mut s = Scout::new(&t, &b, Rule::Freestyle);
+        let r = s.choose(Color::Black, limits(3)).unwrap();
+        assert!(
+            r.best == Pos::new(1, 3) || r.best == Pos::new(6, 3),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn exact_five_does_not_chase_an_overline() {
+        let t = Tables::new();
+        // X at 0..=2 and 4..=5 on row 0: filling 3 makes six, which does not win under rule 1.
+        let rows = [
+            "XXX.XX...",
+            ".........",
+            ".........",
+            ".........",
+            "...O.O...",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+        ];
+        let b = board_from(&rows);
+        let mut free = Scout::new(&t, &b, Rule::Freestyle);
+        assert_eq!(
+            free.choose(Color::Black, limits(2)).unwrap().best,
+            Pos::new(3, 0)
+        );
+        let mut exact = Scout::new(&t, &b, Rule::ExactFive);
+        assert_ne!(
+            exact.choose(Color::Black, limits(2)).unwrap().best,
+            Pos::new(3, 0)
+        );
+    }
+
+    #[test]
+    fn incremental_shapes_match_a_fresh_build() {
+        let t = Tables::new();
+        let rows = [
+            ".........",
+            ".XX.O....",
+            "..XO.....",
+            "..OX.X...",
+            "....O....",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+        ];
+        let b = board_from(&rows);
+        let mut s = Scout::new(&t, &b, Rule::Renju);
+        let before = (s.shapes.clone(), s.potential, s.counts);
+        let q = s.idx(Pos::new(4, 4 - 1));
+        s.make(q, Color::Black);
+        s.unmake(q);
+        assert_eq!((s.shapes.clone(), s.potential, s.counts), before);
+    }
+
+    #[test]
+    fn finds_an_open_four_from_an_open_three() {
+        let t = Tables::new();
+        let rows = [
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+            "......O........",
+            ".....XXX.......",
+            "......O........",
+            "...............",
+            "....O..........",
+            "...............",
+            "...............",
+            "...............",
+            "...............",
+        ];
+        let b = board_from(&rows);
+        let mut s = Scout::new(&t, &b, Rule::Freestyle);
+        let r = s.choose(Color::Black, limits(3)).unwrap();
+        assert!(
+            r.best == Pos::new(4, 7) || r.best == Pos::new(8, 7),
+            "{r:?}"
+        );
+        assert!(r.score >= WIN_MIN, "{r:?}");
+    }
+}
