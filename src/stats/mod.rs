@@ -1,0 +1,57 @@
+//! Match statistics, pure and without I/O: result tallies, Elo estimates, the SPRT, and the text
+//! reports (results block, standings, crosstable) built from them.
+//!
+//! All counts are from the first (tested) engine's view: W means the first engine won, and a
+//! positive Elo or LLR favours it. The formulas follow fishtest's statistics code; see
+//! `shared/reference/sprt.md` and the reference vectors checked by `tests/sprt_reference.rs`.
+
+pub mod calculator;
+pub mod elo;
+pub mod report;
+pub mod sprt;
+pub mod tally;
+
+use thiserror::Error;
+
+pub use calculator::{parse_ptnml, parse_wld, sprt_calculator, Counts, SprtCalculation};
+pub use elo::{
+    cutechess_wdl, elo_to_score, fastchess_pentanomial, fastchess_wdl, fishtest_pentanomial,
+    fishtest_trinomial, score_to_elo, EloEstimate, Interval,
+};
+pub use report::{
+    crosstable, results_block, standings_table, MatchSummary, StandingRow, TournamentTally,
+};
+pub use sprt::{gsprt_llr, Sprt, SprtModel, Verdict};
+pub use tally::{pairs_ratio, GameOutcome, PairTally, Pentanomial, Wld};
+
+/// Invalid statistics input: an SPRT design or a count list typed by a user.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum StatsError {
+    #[error("unknown SPRT model {0:?} (expected normalized, logistic or gsprt)")]
+    UnknownModel(String),
+    #[error("{name} must be strictly between 0 and 1, got {value}")]
+    InvalidProbability { name: &'static str, value: f64 },
+    #[error("alpha + beta must be below 1 so that the bounds straddle 0, got alpha={alpha}, beta={beta}")]
+    ErrorRatesTooLarge { alpha: f64, beta: f64 },
+    #[error("elo0 must be finite and below elo1, got elo0={elo0}, elo1={elo1}")]
+    InvalidElo { elo0: f64, elo1: f64 },
+    #[error("{what} needs {expected} comma-separated counts, got {found} in {input:?}")]
+    CountArity {
+        what: &'static str,
+        input: String,
+        expected: usize,
+        found: usize,
+    },
+    #[error("{what}: {field:?} in {input:?} is not a non-negative integer")]
+    BadCount {
+        what: &'static str,
+        input: String,
+        field: String,
+    },
+    #[error("give exactly one of --wld W,L,D or --ptnml LL,LD,WL+DD,WD,WW")]
+    CountsChoice,
+    #[error("engine index {index} out of range: the tournament has {engines} engines")]
+    EngineIndex { index: usize, engines: usize },
+    #[error("engine {index} cannot play itself")]
+    SelfPairing { index: usize },
+}

@@ -1,0 +1,409 @@
+//! Text reports built from tallies: the head-to-head results block in fastchess's layout (so
+//! existing wrapper scripts parse it), the standings table and the crosstable of a tournament.
+//! Pure functions returning Strings; the runner decides where they go.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::elo::{fastchess_pentanomial, fastchess_wdl, EloEstimate, Interval};
+use super::sprt::Sprt;
+use super::tally::{GameOutcome, PairTally, Pentanomial, Wld};
+use super::StatsError;
+
+/// Formats like C++ `{fmt}` with `{:.Nf}`, which fastchess uses: `inf`, `-inf`, `nan` for
+/// non-finite values (Rust would print `NaN`).
+fn fixed(x: f64, decimals: usize) -> String {
+    if x.is_nan() {
+        "nan".to_string()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.to_string()
+    } else {
+        format!("{x:.decimals$}")
+    }
+}
+
+/// Everything the head-to-head results block shows.
+#[derive(Debug, Clone, Copy)]
+pub struct MatchSummary<'a> {
+    pub first: &'a str,
+    pub second: &'a str,
+    /// Free text for the header's parentheses (fastchess puts "tc, threads, hash, book" there);
+    /// the parentheses are left out when empty.
+    pub context: &'a str,
+    /// All games, first engine's view.
+    pub wld: Wld,
+    /// Game-pair counts when games are played in colour-swapped pairs. Then Elo, nElo and the LLR
+    /// come from the pentanomial, and the PairsRatio and Ptnml lines are printed.
+    pub pairs: Option<PairTally>,
+    /// Prints the LLR line when set.
+    pub sprt: Option<Sprt>,
+}
+
+impl MatchSummary<'_> {
+    /// The Elo figures the block prints: fastchess's, pentanomial when paired.
+    pub fn elo(&self) -> EloEstimate {
+        match &self.pairs {
+            Some(p) => fastchess_pentanomial(&p.pentanomial()),
+            None => fastchess_wdl(&self.wld),
+        }
+    }
+
+    /// The LLR the block prints, pentanomial when paired.
+    pub fn llr(&self) -> Option<f64> {
+        let sprt = self.sprt?;
+        Some(match &self.pairs {
+            Some(p) => sprt.llr_pentanomial(&p.pentanomial()),
+            None => sprt.llr_trinomial(&self.wld),
+        })
+    }
+}
+
+/// fastchess's share of the way to the bound the LLR is heading for, in percent: `llr/upper` when
+/// `llr ≥ 0`, else `-llr/lower` (so negative LLRs show negative percentages).
+pub fn llr_progress_percent(llr: f64, lower: f64, upper: f64) -> f64 {
+    if llr >= 0.0 {
+        llr / upper * 100.0
+    } else {
+        -llr / lower * 100.0
+    }
+}
+
+/// The results block of one pairing, in fastchess's layout:
+///
+/// ```text
+/// Results of A vs B (10+0.1, 1t, 16MB, openings.txt):
+/// Elo: 12.34 +/- 5.67, nElo: 15.01 +/- 6.89
+/// LOS: 99.99 %, DrawRatio: 35.00 %, PairsRatio: 1.23
+/// Games: 1000, Wins: 400, Losses: 300, Draws: 300, Points: 550.0 (55.00 %)
+/// Ptnml(0-2): [10, 100, 200, 150, 40], WL/DD Ratio: 1.50
+/// LLR: 2.95 (100.2%) (-2.94, 2.94) [0.00, 5.00]
+/// ```
+///
+/// PairsRatio and the Ptnml line only appear for paired games, the LLR line only with an SPRT.
+/// As in fastchess, DrawRatio is the share of WL+DD pairs when paired. Ends with a newline.
+pub fn results_block(m: &MatchSummary) -> String {
+    let e = m.elo();
+    let nelo = e.nelo.expect("fastchess estimates carry nElo");
+    let mut out = String::new();
+    let header = if m.context.is_empty() {
+        format!("Results of {} vs {}:", m.first, m.second)
+    } else {
+        format!("Results of {} vs {} ({}):", m.first, m.second, m.context)
+    };
+    let _ = writeln!(out, "{header}");
+    let _ = writeln!(
+        out,
+        "Elo: {} +/- {}, nElo: {} +/- {}",
+        fixed(e.elo.value, 2),
+        fixed(e.elo.error, 2),
+        fixed(nelo.value, 2),
+        fixed(nelo.error, 2)
+    );
+    let _ = write!(
+        out,
+        "LOS: {} %, DrawRatio: {} %",
+        fixed(e.los * 100.0, 2),
+        fixed(e.draw_ratio * 100.0, 2)
+    );
+    if let Some(p) = &m.pairs {
+        let _ = write!(out, ", PairsRatio: {}", fixed(p.pairs_ratio(), 2));
+    }
+    out.push('\n');
+    let games = m.wld.games();
+    let points = m.wld.points();
+    let _ = writeln!(
+        out,
+        "Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {} ({} %)",
+        games,
+        m.wld.wins,
+        m.wld.losses,
+        m.wld.draws,
+        fixed(points, 1),
+        fixed(points / games as f64 * 100.0, 2)
+    );
+    if let Some(p) = &m.pairs {
+        let [a, b, c, d, f] = p.pentanomial().0;
+        let _ = writeln!(
+            out,
+            "Ptnml(0-2): [{a}, {b}, {c}, {d}, {f}], WL/DD Ratio: {}",
+            fixed(p.wl_dd_ratio(), 2)
+        );
+    }
+    if let (Some(sprt), Some(llr)) = (m.sprt, m.llr()) {
+        let (lower, upper) = sprt.bounds();
+        let _ = writeln!(
+            out,
+            "LLR: {} ({}%) ({}, {}) [{}, {}]",
+            fixed(llr, 2),
+            fixed(llr_progress_percent(llr, lower, upper), 1),
+            fixed(lower, 2),
+            fixed(upper, 2),
+            fixed(sprt.elo0, 2),
+            fixed(sprt.elo1, 2)
+        );
+    }
+    out
+}
+
+/// Results of a tournament, engine by engine: the games and (if paired) the game pairs of every
+/// engine against every other, each from the row engine's view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TournamentTally {
+    names: Vec<String>,
+    games: Vec<Vec<Wld>>,
+    pairs: Vec<Vec<Pentanomial>>,
+    paired: bool,
+}
+
+/// One line of the standings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StandingRow {
+    pub rank: usize,
+    /// Index in [`TournamentTally::names`].
+    pub engine: usize,
+    pub name: String,
+    /// Games against all opponents together.
+    pub wld: Wld,
+    /// Pairs against all opponents together, when the tournament was played in pairs.
+    pub pairs: Option<Pentanomial>,
+    /// fastchess's Elo of the aggregated W/L/D against the field.
+    pub elo: Interval,
+    /// Mean score per game.
+    pub score: f64,
+    pub draw_ratio: f64,
+}
+
+impl TournamentTally {
+    pub fn new(names: Vec<String>) -> Self {
+        let n = names.len();
+        TournamentTally {
+            names,
+            games: vec![vec![Wld::default(); n]; n],
+            pairs: vec![vec![Pentanomial::default(); n]; n],
+            paired: false,
+        }
+    }
+
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    fn check(&self, a: usize, b: usize) -> Result<(), StatsError> {
+        let engines = self.names.len();
+        for index in [a, b] {
+            if index >= engines {
+                return Err(StatsError::EngineIndex { index, engines });
+            }
+        }
+        if a == b {
+            return Err(StatsError::SelfPairing { index: a });
+        }
+        Ok(())
+    }
+
+    /// Records one game between engines `a` and `b`, `outcome` from `a`'s view.
+    pub fn record_game(&mut self, a: usize, b: usize, outcome: GameOutcome) -> Result<(), StatsError> {
+        self.check(a, b)?;
+        self.games[a][b].add(outcome);
+        self.games[b][a].add(outcome.flipped());
+        Ok(())
+    }
+
+    /// Records a colour-swapped pair: both games and the pair itself, outcomes from `a`'s view.
+    pub fn record_pair(
+        &mut self,
+        a: usize,
+        b: usize,
+        first: GameOutcome,
+        second: GameOutcome,
+    ) -> Result<(), StatsError> {
+        self.check(a, b)?;
+        self.record_game(a, b, first)?;
+        self.record_game(a, b, second)?;
+        self.pairs[a][b].add_pair(first, second);
+        self.pairs[b][a].add_pair(first.flipped(), second.flipped());
+        self.paired = true;
+        Ok(())
+    }
+
+    /// Games of `a` against `b`, `a`'s view (zero for unknown indices).
+    pub fn head_to_head(&self, a: usize, b: usize) -> Wld {
+        self.games
+            .get(a)
+            .and_then(|r| r.get(b))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Games of `a` against everyone.
+    pub fn total(&self, a: usize) -> Wld {
+        let mut t = Wld::default();
+        for w in self.games.get(a).into_iter().flatten() {
+            t += *w;
+        }
+        t
+    }
+
+    /// Pairs of `a` against everyone.
+    pub fn total_pairs(&self, a: usize) -> Pentanomial {
+        let mut t = Pentanomial::default();
+        for p in self.pairs.get(a).into_iter().flatten() {
+            t += *p;
+        }
+        t
+    }
+
+    /// Engines ranked by mean score (equivalently Elo against the field); engines without games
+    /// last; ties keep the input order.
+    pub fn standings(&self) -> Vec<StandingRow> {
+        let mut rows: Vec<StandingRow> = (0..self.names.len())
+            .map(|i| {
+                let wld = self.total(i);
+                let e = fastchess_wdl(&wld);
+                StandingRow {
+                    rank: 0,
+                    engine: i,
+                    name: self.names[i].clone(),
+                    wld,
+                    pairs: self.paired.then(|| self.total_pairs(i)),
+                    elo: e.elo,
+                    score: e.score,
+                    draw_ratio: e.draw_ratio,
+                }
+            })
+            .collect();
+        let key = |r: &StandingRow| if r.score.is_nan() { -1.0 } else { r.score };
+        rows.sort_by(|a, b| key(b).total_cmp(&key(a)));
+        for (i, r) in rows.iter_mut().enumerate() {
+            r.rank = i + 1;
+        }
+        rows
+    }
+}
+
+/// Pads every column to its widest cell; column 1 (names) is left-aligned, the rest right-aligned.
+fn render_table(rows: &[Vec<String>], left_aligned: &[usize]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            if c > 0 {
+                line.push_str("  ");
+            }
+            let w = widths[c];
+            if left_aligned.contains(&c) {
+                let _ = write!(line, "{cell:<w$}");
+            } else {
+                let _ = write!(line, "{cell:>w$}");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The standings table: rank, name, Elo ± against the field, games, score, draws and, when the
+/// tournament was paired, the pentanomial.
+pub fn standings_table(t: &TournamentTally) -> String {
+    let rows = t.standings();
+    let paired = rows.iter().any(|r| r.pairs.is_some());
+    let mut table = vec![vec![
+        "Rank".to_string(),
+        "Name".to_string(),
+        "Elo".to_string(),
+        "+/-".to_string(),
+        "Games".to_string(),
+        "Score".to_string(),
+        "Draws".to_string(),
+    ]];
+    if paired {
+        table[0].push("Ptnml(0-2)".to_string());
+    }
+    for r in &rows {
+        let mut line = vec![
+            r.rank.to_string(),
+            r.name.clone(),
+            fixed(r.elo.value, 2),
+            fixed(r.elo.error, 2),
+            r.wld.games().to_string(),
+            format!("{}%", fixed(r.score * 100.0, 2)),
+            format!("{}%", fixed(r.draw_ratio * 100.0, 2)),
+        ];
+        if let Some(p) = &r.pairs {
+            let [a, b, c, d, e] = p.0;
+            line.push(format!("[{a}, {b}, {c}, {d}, {e}]"));
+        }
+        table.push(line);
+    }
+    render_table(&table, &[1, 7])
+}
+
+/// The crosstable: each row engine's points against each column engine as `points/games`
+/// (`-` on the diagonal, `.` for pairings without games), then its total; rows and columns in
+/// standings order.
+pub fn crosstable(t: &TournamentTally) -> String {
+    let order: Vec<usize> = t.standings().iter().map(|r| r.engine).collect();
+    let cell = |w: Wld| format!("{}/{}", fixed(w.points(), 1), w.games());
+    let mut header = vec![String::new()];
+    header.extend(order.iter().map(|&j| t.names[j].clone()));
+    header.push("Total".to_string());
+    let mut table = vec![header];
+    for &i in &order {
+        let mut line = vec![t.names[i].clone()];
+        for &j in &order {
+            let w = t.head_to_head(i, j);
+            line.push(if i == j {
+                "-".to_string()
+            } else if w.games() == 0 {
+                ".".to_string()
+            } else {
+                cell(w)
+            });
+        }
+        line.push(cell(t.total(i)));
+        table.push(line);
+    }
+    render_table(&table, &[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_percent_has_the_sign_of_the_llr() {
+        assert!((llr_progress_percent(1.4722, -2.9444, 2.9444) - 50.0).abs() < 1e-9);
+        assert!((llr_progress_percent(-1.4722, -2.9444, 2.9444) + 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn non_finite_values_print_like_fmt() {
+        assert_eq!(fixed(f64::NAN, 2), "nan");
+        assert_eq!(fixed(f64::NEG_INFINITY, 2), "-inf");
+        assert_eq!(fixed(1.005, 1), "1.0");
+    }
+
+    #[test]
+    fn tally_records_both_views_and_rejects_bad_indices() {
+        let mut t = TournamentTally::new(vec!["a".into(), "b".into()]);
+        t.record_pair(0, 1, GameOutcome::Win, GameOutcome::Draw).unwrap();
+        assert_eq!(t.head_to_head(0, 1), Wld::new(1, 0, 1));
+        assert_eq!(t.head_to_head(1, 0), Wld::new(0, 1, 1));
+        assert_eq!(t.total_pairs(1).0, [0, 1, 0, 0, 0]);
+        assert!(t.record_game(0, 2, GameOutcome::Win).is_err());
+        assert!(t.record_game(1, 1, GameOutcome::Win).is_err());
+        assert_eq!(t.total(0).games(), 2);
+    }
+}
