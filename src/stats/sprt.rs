@@ -231,7 +231,12 @@ fn secular_root(q: &[f64], phi: &[f64]) -> Option<f64> {
 fn mle_expected(q: &[f64], a: &[f64], s: f64) -> Option<Vec<f64>> {
     let phi: Vec<f64> = a.iter().map(|ai| ai - s).collect();
     let x = secular_root(q, &phi)?;
-    Some(q.iter().zip(&phi).map(|(qi, p)| qi / (1.0 + x * p)).collect())
+    Some(
+        q.iter()
+            .zip(&phi)
+            .map(|(qi, p)| qi / (1.0 + x * p))
+            .collect(),
+    )
 }
 
 /// Maximum-likelihood distribution under the constraint `(μ − 1/2)/σ = t` (fishtest's
@@ -274,7 +279,11 @@ fn t_value_fixed_point(q: &[f64], a: &[f64], t: f64, mut p: Vec<f64>) -> Option<
             .map(|ai| ai - 0.5 - t * sigma * (1.0 + ((mu - ai) / sigma).powi(2)) / 2.0)
             .collect();
         let x = secular_root(q, &phi)?;
-        let next: Vec<f64> = q.iter().zip(&phi).map(|(qi, f)| qi / (1.0 + x * f)).collect();
+        let next: Vec<f64> = q
+            .iter()
+            .zip(&phi)
+            .map(|(qi, f)| qi / (1.0 + x * f))
+            .collect();
         let change = p
             .iter()
             .zip(&next)
@@ -361,12 +370,11 @@ fn gsprt_llr_pentanomial(p: &Pentanomial, elo0: f64, elo1: f64) -> f64 {
     let n = p.pairs() as f64;
     let a = outcome_scores(5);
     let s: f64 = p.0.iter().zip(&a).map(|(&c, ai)| c as f64 / n * ai).sum();
-    let var: f64 = p
-        .0
-        .iter()
-        .zip(&a)
-        .map(|(&c, ai)| c as f64 / n * (ai - s).powi(2))
-        .sum();
+    let var: f64 =
+        p.0.iter()
+            .zip(&a)
+            .map(|(&c, ai)| c as f64 / n * (ai - s).powi(2))
+            .sum();
     let (s0, s1) = (gsprt_score(elo0), gsprt_score(elo1));
     (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var / n)
 }
@@ -439,7 +447,10 @@ mod tests {
             let p = mle_t_value(&q, &a, t).unwrap();
             let mu: f64 = p.iter().zip(&a).map(|(x, y)| x * y).sum();
             let var: f64 = p.iter().zip(&a).map(|(x, y)| x * (y - mu).powi(2)).sum();
-            assert!(((mu - 0.5) / var.sqrt() - t).abs() < 1e-9 * t.abs(), "t = {t}");
+            assert!(
+                ((mu - 0.5) / var.sqrt() - t).abs() < 1e-9 * t.abs(),
+                "t = {t}"
+            );
         }
         let s = sprt(SprtModel::Normalized, 0.0, 1000.0);
         let llr = s.llr_trinomial(&Wld::new(10, 10, 10));
