@@ -180,7 +180,8 @@ fn outcome_scores(cells: usize) -> Vec<f64> {
 ///
 /// Newton's method kept inside a shrinking bracket, falling back to bisection whenever a Newton
 /// step would leave the bracket or does not at least halve the previous step; it stops when the
-/// step is at the rounding level of x, far tighter than fishtest's 2e-12.
+/// step is at the rounding level of max(|x|, 1) (what matters is `x·φ_i`, with |φ_i| of order 1),
+/// far tighter than fishtest's 2e-12.
 fn secular_root(q: &[f64], phi: &[f64]) -> Option<f64> {
     let max = phi.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let min = phi.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -217,7 +218,7 @@ fn secular_root(q: &[f64], phi: &[f64]) -> Option<f64> {
             0.5 * (lo + hi)
         };
         let step = (next - x).abs();
-        if step <= 2.0 * f64::EPSILON * x.abs().max(f64::MIN_POSITIVE) || next == x {
+        if step <= 4.0 * f64::EPSILON * x.abs().max(1.0) || next == x {
             return Some(next);
         }
         prev_step = step;
