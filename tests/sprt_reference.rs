@@ -20,7 +20,10 @@ fn load() -> Option<Value> {
             if std::env::var("CI").as_deref() == Ok("true") {
                 panic!("reference data {} missing under CI: {e}", path.display());
             }
-            eprintln!("skipping: reference data {} not found ({e})", path.display());
+            eprintln!(
+                "skipping: reference data {} not found ({e})",
+                path.display()
+            );
             None
         }
     }
@@ -100,18 +103,15 @@ fn check_llr_case(ck: &mut Checker, case: &Value, label: &str) {
         "pentanomial" => sprt.llr_pentanomial(&Pentanomial([c[0], c[1], c[2], c[3], c[4]])),
         other => panic!("unknown stats {other}"),
     };
-    let tol = if model == SprtModel::Gsprt { 1e-12 } else { 1e-7 };
+    let tol = if model == SprtModel::Gsprt {
+        1e-12
+    } else {
+        1e-7
+    };
     let what = format!("llr {stats} {}", case["model"].as_str().unwrap());
     ck.check(&what, label, llr, num(&case["llr"]), tol, tol);
     if let Some(mp) = case["crosscheck"].get("llr_converged_mp40") {
-        ck.check(
-            &format!("{what} vs mp40"),
-            label,
-            llr,
-            num(mp),
-            1e-7,
-            1e-7,
-        );
+        ck.check(&format!("{what} vs mp40"), label, llr, num(mp), 1e-7, 1e-7);
     }
     let (lower, upper) = sprt.bounds();
     ck.check("bounds", label, lower, num(&case["lower"]), 1e-14, 1e-14);
@@ -188,7 +188,8 @@ fn check_elo_case(ck: &mut Checker, case: &Value, label: &str) {
     // Every quantity the reference gives must have been computed.
     for key in ["nelo", "nelo_error"] {
         if case.get(key).is_some() && e.nelo.is_none() {
-            ck.failures.push(format!("{label}: {imp} gives {key}, we do not"));
+            ck.failures
+                .push(format!("{label}: {imp} gives {key}, we do not"));
         }
     }
 }
@@ -224,7 +225,11 @@ fn every_reference_case_matches() {
             .entry(format!("{kind} {stats} {which}"))
             .or_default() += 1;
     }
-    println!("reference cases checked: {} ({} comparisons)", cases.len(), ck.compared);
+    println!(
+        "reference cases checked: {} ({} comparisons)",
+        cases.len(),
+        ck.compared
+    );
     for (k, n) in &per_kind {
         println!("  {k}: {n}");
     }
@@ -244,7 +249,10 @@ fn every_reference_case_matches() {
         "elo trinomial cutechess",
         "elo pentanomial fastchess",
     ] {
-        assert!(per_kind.contains_key(needed), "no {needed} cases in the file");
+        assert!(
+            per_kind.contains_key(needed),
+            "no {needed} cases in the file"
+        );
     }
     assert!(
         ck.failures.is_empty(),

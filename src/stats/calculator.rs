@@ -247,7 +247,7 @@ mod tests {
         assert!(v["elo"].is_null(), "NaN serializes as null");
         assert!(v["verdict"].is_null());
         let c = sprt_calculator(
-            Counts::Wld(Wld::new(300, 200, 500)),
+            Counts::Wld(Wld::new(3000, 2000, 5000)),
             &Sprt::new(0.0, 5.0, 0.05, 0.05, SprtModel::Logistic).unwrap(),
         );
         assert_eq!(c.verdict, Some(Verdict::H1));

@@ -203,7 +203,12 @@ impl TournamentTally {
     }
 
     /// Records one game between engines `a` and `b`, `outcome` from `a`'s view.
-    pub fn record_game(&mut self, a: usize, b: usize, outcome: GameOutcome) -> Result<(), StatsError> {
+    pub fn record_game(
+        &mut self,
+        a: usize,
+        b: usize,
+        outcome: GameOutcome,
+    ) -> Result<(), StatsError> {
         self.check(a, b)?;
         self.games[a][b].add(outcome);
         self.games[b][a].add(outcome.flipped());
@@ -398,7 +403,8 @@ mod tests {
     #[test]
     fn tally_records_both_views_and_rejects_bad_indices() {
         let mut t = TournamentTally::new(vec!["a".into(), "b".into()]);
-        t.record_pair(0, 1, GameOutcome::Win, GameOutcome::Draw).unwrap();
+        t.record_pair(0, 1, GameOutcome::Win, GameOutcome::Draw)
+            .unwrap();
         assert_eq!(t.head_to_head(0, 1), Wld::new(1, 0, 1));
         assert_eq!(t.head_to_head(1, 0), Wld::new(0, 1, 1));
         assert_eq!(t.total_pairs(1).0, [0, 1, 0, 0, 0]);

@@ -180,7 +180,8 @@ fn outcome_scores(cells: usize) -> Vec<f64> {
 ///
 /// Newton's method kept inside a shrinking bracket, falling back to bisection whenever a Newton
 /// step would leave the bracket or does not at least halve the previous step; it stops when the
-/// step is at the rounding level of x, far tighter than fishtest's 2e-12.
+/// step is at the rounding level of max(|x|, 1) (what matters is `x·φ_i`, with |φ_i| of order 1),
+/// far tighter than fishtest's 2e-12.
 fn secular_root(q: &[f64], phi: &[f64]) -> Option<f64> {
     let max = phi.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let min = phi.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -217,7 +218,7 @@ fn secular_root(q: &[f64], phi: &[f64]) -> Option<f64> {
             0.5 * (lo + hi)
         };
         let step = (next - x).abs();
-        if step <= 2.0 * f64::EPSILON * x.abs().max(f64::MIN_POSITIVE) || next == x {
+        if step <= 4.0 * f64::EPSILON * x.abs().max(1.0) || next == x {
             return Some(next);
         }
         prev_step = step;
@@ -231,7 +232,12 @@ fn secular_root(q: &[f64], phi: &[f64]) -> Option<f64> {
 fn mle_expected(q: &[f64], a: &[f64], s: f64) -> Option<Vec<f64>> {
     let phi: Vec<f64> = a.iter().map(|ai| ai - s).collect();
     let x = secular_root(q, &phi)?;
-    Some(q.iter().zip(&phi).map(|(qi, p)| qi / (1.0 + x * p)).collect())
+    Some(
+        q.iter()
+            .zip(&phi)
+            .map(|(qi, p)| qi / (1.0 + x * p))
+            .collect(),
+    )
 }
 
 /// Maximum-likelihood distribution under the constraint `(μ − 1/2)/σ = t` (fishtest's
@@ -274,7 +280,11 @@ fn t_value_fixed_point(q: &[f64], a: &[f64], t: f64, mut p: Vec<f64>) -> Option<
             .map(|ai| ai - 0.5 - t * sigma * (1.0 + ((mu - ai) / sigma).powi(2)) / 2.0)
             .collect();
         let x = secular_root(q, &phi)?;
-        let next: Vec<f64> = q.iter().zip(&phi).map(|(qi, f)| qi / (1.0 + x * f)).collect();
+        let next: Vec<f64> = q
+            .iter()
+            .zip(&phi)
+            .map(|(qi, f)| qi / (1.0 + x * f))
+            .collect();
         let change = p
             .iter()
             .zip(&next)
@@ -361,12 +371,11 @@ fn gsprt_llr_pentanomial(p: &Pentanomial, elo0: f64, elo1: f64) -> f64 {
     let n = p.pairs() as f64;
     let a = outcome_scores(5);
     let s: f64 = p.0.iter().zip(&a).map(|(&c, ai)| c as f64 / n * ai).sum();
-    let var: f64 = p
-        .0
-        .iter()
-        .zip(&a)
-        .map(|(&c, ai)| c as f64 / n * (ai - s).powi(2))
-        .sum();
+    let var: f64 =
+        p.0.iter()
+            .zip(&a)
+            .map(|(&c, ai)| c as f64 / n * (ai - s).powi(2))
+            .sum();
     let (s0, s1) = (gsprt_score(elo0), gsprt_score(elo1));
     (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var / n)
 }
@@ -439,7 +448,10 @@ mod tests {
             let p = mle_t_value(&q, &a, t).unwrap();
             let mu: f64 = p.iter().zip(&a).map(|(x, y)| x * y).sum();
             let var: f64 = p.iter().zip(&a).map(|(x, y)| x * (y - mu).powi(2)).sum();
-            assert!(((mu - 0.5) / var.sqrt() - t).abs() < 1e-9 * t.abs(), "t = {t}");
+            assert!(
+                ((mu - 0.5) / var.sqrt() - t).abs() < 1e-9 * t.abs(),
+                "t = {t}"
+            );
         }
         let s = sprt(SprtModel::Normalized, 0.0, 1000.0);
         let llr = s.llr_trinomial(&Wld::new(10, 10, 10));

@@ -247,7 +247,14 @@ mod tests {
         assert_eq!(p.0, [1, 1, 2, 1, 1]);
         assert_eq!(p.points(), 6.0);
         let mut q = PairTally::default();
-        for (a, b) in [(Loss, Loss), (Draw, Loss), (Win, Loss), (Draw, Draw), (Draw, Win), (Win, Win)] {
+        for (a, b) in [
+            (Loss, Loss),
+            (Draw, Loss),
+            (Win, Loss),
+            (Draw, Draw),
+            (Draw, Win),
+            (Win, Win),
+        ] {
             q.add_pair(a, b);
         }
         assert_eq!(q.pentanomial(), p);
