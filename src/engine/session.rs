@@ -378,21 +378,26 @@ impl EngineSession {
         Ok(())
     }
 
+    /// END (unless the engine is already dead), then the grace period counted from sending it,
+    /// then SIGKILL to the group; returns the described exit status.
     async fn end_process(&mut self) -> Option<String> {
+        let grace_end = deadline_at(Instant::now(), self.grace);
         if self.dead.is_none() {
-            // Best effort within the grace period: the engine may be gone or not reading.
-            let _ = timeout(self.grace, self.send(&Command::End)).await;
+            // Best effort: the engine may be gone or not reading its input.
+            let _ = timeout_at(grace_end, self.send(&Command::End)).await;
         }
         self.dead.get_or_insert_with(|| "ended".to_string());
         let status = match &mut self.process {
             Some(p) => {
-                let remaining = self.grace;
                 let status = match self.exited {
                     Some(s) => {
                         p.kill_group();
                         Some(s)
                     }
-                    None => p.terminate(remaining).await,
+                    None => {
+                        let left = grace_end.saturating_duration_since(Instant::now());
+                        p.terminate(left).await
+                    }
                 };
                 status.map(describe_status)
             }
