@@ -209,7 +209,7 @@ impl EngineSession {
     pub async fn about(&mut self, deadline: Duration) -> Result<String, EngineError> {
         self.check_alive()?;
         let start = Instant::now();
-        let outcome = timeout_at(start + deadline, async {
+        let outcome = timeout_at(deadline_at(start, deadline), async {
             self.send(&Command::About).await?;
             loop {
                 let line = self.read_line().await?;
@@ -276,7 +276,7 @@ impl EngineSession {
         self.started = Some(size);
         let infos = game_infos(&self.spec, rule);
         let start = Instant::now();
-        let outcome = timeout_at(start + startup_deadline, async {
+        let outcome = timeout_at(deadline_at(start, startup_deadline), async {
             for info in &infos {
                 self.send(info).await?;
             }
@@ -292,8 +292,9 @@ impl EngineSession {
     /// engine's reply to that is the move. Any other line is the answer, unparsable ones
     /// included (`coords: None`), so the referee can call it an illegal move.
     ///
-    /// Past `deadline` (counted from sending) the engine is killed and `Timeout` returned; if it
-    /// dies instead, `Crashed` with its exit status.
+    /// Past `deadline` (counted from sending; `Duration::MAX` = none, see
+    /// [`EngineSpec::move_deadline`]) the engine is killed and `Timeout` returned; if it dies
+    /// instead, `Crashed` with its exit status.
     pub async fn request_move(
         &mut self,
         req: MoveRequest,
@@ -308,7 +309,7 @@ impl EngineSession {
         });
         let command = req.command();
         let start = Instant::now();
-        let outcome = timeout_at(start + deadline, async {
+        let outcome = timeout_at(deadline_at(start, deadline), async {
             self.send(&Command::info("time_left", time_left_ms)).await?;
             let sent = Instant::now();
             self.send(&command).await?;
@@ -377,21 +378,26 @@ impl EngineSession {
         Ok(())
     }
 
+    /// END (unless the engine is already dead), then the grace period counted from sending it,
+    /// then SIGKILL to the group; returns the described exit status.
     async fn end_process(&mut self) -> Option<String> {
+        let grace_end = deadline_at(Instant::now(), self.grace);
         if self.dead.is_none() {
-            // Best effort within the grace period: the engine may be gone or not reading.
-            let _ = timeout(self.grace, self.send(&Command::End)).await;
+            // Best effort: the engine may be gone or not reading its input.
+            let _ = timeout_at(grace_end, self.send(&Command::End)).await;
         }
         self.dead.get_or_insert_with(|| "ended".to_string());
         let status = match &mut self.process {
             Some(p) => {
-                let remaining = self.grace;
                 let status = match self.exited {
                     Some(s) => {
                         p.kill_group();
                         Some(s)
                     }
-                    None => p.terminate(remaining).await,
+                    None => {
+                        let left = grace_end.saturating_duration_since(Instant::now());
+                        p.terminate(left).await
+                    }
                 };
                 status.map(describe_status)
             }
@@ -467,7 +473,7 @@ impl EngineSession {
     async fn handshake(&mut self, command: Command, deadline: Duration) -> Result<(), EngineError> {
         let what = command.lines().join(" ");
         let start = Instant::now();
-        let outcome = timeout_at(start + deadline, async {
+        let outcome = timeout_at(deadline_at(start, deadline), async {
             self.send(&command).await?;
             loop {
                 let line = self.read_line().await?;
@@ -560,6 +566,13 @@ async fn wait_leader(process: &mut Option<EngineProcess>) -> ExitStatus {
         }
     }
     std::future::pending().await
+}
+
+/// `start + after`, saturating far in the future so `Duration::MAX` means "no deadline".
+fn deadline_at(start: Instant, after: Duration) -> Instant {
+    start
+        .checked_add(after)
+        .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 86_400))
 }
 
 fn millis(d: Duration) -> u64 {
@@ -914,6 +927,25 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(r.coords, Some((6, 6)));
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn unlimited_deadline_waits_as_long_as_it_takes() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            e.recv().await;
+            e.recv().await;
+            tokio::time::sleep(Duration::from_secs(10 * 86_400)).await;
+            e.send("1,2\n").await;
+            e
+        });
+        let r = s
+            .request_move(MoveRequest::Begin, None, Duration::MAX)
+            .await
+            .unwrap();
+        assert_eq!(r.coords, Some((1, 2)));
+        assert_eq!(r.elapsed, Duration::from_secs(10 * 86_400));
         engine.await.unwrap();
     }
 

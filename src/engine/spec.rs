@@ -155,6 +155,19 @@ impl EngineSpec {
         }
     }
 
+    /// The hard deadline for one move: the tighter of the turn limit and the match time left,
+    /// plus the tolerance (Piskvork's rule: on time when `elapsed - tolerance` is within both).
+    /// `None` when neither limit applies. `time_left` is the caller's match clock.
+    pub fn move_deadline(&self, time_left: Option<Duration>) -> Option<Duration> {
+        let limit = match (self.tc.turn_time, time_left) {
+            (Some(t), Some(l)) => t.min(l),
+            (Some(t), None) => t,
+            (None, Some(l)) => l,
+            (None, None) => return None,
+        };
+        Some(limit.saturating_add(self.tolerance))
+    }
+
     /// The name to show before the engine has answered ABOUT: the user's name, else the
     /// program name.
     pub fn display_name(&self) -> String {
@@ -346,6 +359,30 @@ mod tests {
         assert_eq!(spec.max_memory, 367_001_600);
         assert_eq!(spec.tolerance, Duration::from_secs(3));
         assert_eq!(spec.tc, TimeControl::UNLIMITED);
+    }
+
+    #[test]
+    fn move_deadline_takes_the_tighter_limit_plus_tolerance() {
+        let mut spec = EngineSpec::new("x");
+        assert_eq!(spec.move_deadline(None), None);
+        assert_eq!(
+            spec.move_deadline(Some(Duration::from_secs(2))),
+            Some(Duration::from_secs(5))
+        );
+        spec.tc = TimeControl::parse("60/10").unwrap();
+        spec.tolerance = Duration::from_millis(500);
+        assert_eq!(
+            spec.move_deadline(None),
+            Some(Duration::from_millis(10_500))
+        );
+        assert_eq!(
+            spec.move_deadline(Some(Duration::from_secs(4))),
+            Some(Duration::from_millis(4_500))
+        );
+        assert_eq!(
+            spec.move_deadline(Some(Duration::from_secs(40))),
+            Some(Duration::from_millis(10_500))
+        );
     }
 
     #[test]
