@@ -157,3 +157,49 @@ fn legal_moves_in_many_games_for_every_rule() {
     black.finish();
     white.finish();
 }
+
+/// Black stones making (7,7) a double three; white stones out of the way. Black to move.
+const DOUBLE_THREE_BOARD: [&str; 8] = [
+    "7,5,1", "9,9,2", "7,6,1", "9,10,2", "5,7,1", "10,9,2", "6,7,1", "10,10,2",
+];
+
+/// How often black answers the double-three point (7,7) over `trials` fresh positions.
+fn double_three_hits(rule: Rule, trials: usize) -> usize {
+    let mut e = spawn(21);
+    e.send("START 15").unwrap();
+    assert_eq!(answer(&mut e), "OK");
+    e.send(&format!("INFO rule {}", rule.code())).unwrap();
+    let mut hits = 0;
+    for _ in 0..trials {
+        e.send("RESTART").unwrap();
+        assert_eq!(answer(&mut e), "OK");
+        e.send("BOARD").unwrap();
+        for l in DOUBLE_THREE_BOARD {
+            e.send(l).unwrap();
+        }
+        e.send("DONE").unwrap();
+        if move_of(&mut e, 15) == Pos::new(7, 7) {
+            hits += 1;
+        }
+    }
+    hits
+}
+
+#[test]
+fn renju_black_never_plays_a_forbidden_point() {
+    let size = BoardSize::STANDARD;
+    let mut r = gomoku_cli::rules::Referee::new(Rule::Renju, size);
+    for l in DOUBLE_THREE_BOARD {
+        let (x, y) = parse_xy(l.rsplit_once(',').unwrap().0).unwrap();
+        r.play_xy(x, y);
+    }
+    let forbidden = r.forbidden_at(Pos::new(7, 7)).is_some();
+    if !forbidden {
+        eprintln!("the library does not detect renju forbidden points yet: renju check skipped");
+    }
+    // The same trials reach (7,7) when it is allowed, so the renju result means something.
+    assert!(double_three_hits(Rule::Freestyle, 400) > 0);
+    if forbidden {
+        assert_eq!(double_three_hits(Rule::Renju, 400), 0);
+    }
+}

@@ -65,12 +65,13 @@ fn decode(code: usize) -> [u8; 9] {
 }
 
 fn encode(line: &[u8; 9]) -> usize {
-    let mut code = 0;
-    for k in 0..8 {
-        let i = if k < 4 { k } else { k + 1 };
-        code += line[i] as usize * POW3[k];
-    }
-    code
+    POW3.iter()
+        .enumerate()
+        .map(|(k, pow)| {
+            let i = if k < 4 { k } else { k + 1 };
+            line[i] as usize * pow
+        })
+        .sum()
 }
 
 /// Is the run of own stones through the centre a win? `exact`: only a run of exactly five.

@@ -377,7 +377,7 @@ impl<'t> Scout<'t> {
         if self.nodes >= self.max_nodes {
             self.aborted = true;
         }
-        if self.nodes % 256 == 0 {
+        if self.nodes.is_multiple_of(256) {
             if let Some(d) = self.deadline {
                 if Instant::now() >= d {
                     self.aborted = true;
