@@ -5,10 +5,13 @@
 
 pub mod board;
 pub mod cli;
+pub mod config;
 pub mod engine;
 pub mod game;
 pub mod judge;
+pub mod opening;
 pub mod record;
 pub mod rules;
+pub mod runner;
 pub mod schedule;
 pub mod stats;

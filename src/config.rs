@@ -1,0 +1,411 @@
+//! The checked run configuration: built once from the raw command line, so every later stage works
+//! with valid values only. All user-facing validation of options lives here.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use thiserror::Error;
+
+use crate::board::BoardSize;
+use crate::cli::{KeyValues, RawCli};
+use crate::engine::spec::{EngineSpec, TimeControl};
+use crate::opening::{OpeningFormat, OpeningOrder};
+use crate::rules::Rule;
+use crate::schedule::{Repeat, TournamentKind};
+
+/// A value on the command line that cannot be used.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("-{option}: {value:?} is not valid: {why}")]
+    BadValue {
+        option: String,
+        value: String,
+        why: String,
+    },
+    #[error("-{option}: unknown key {key:?} (known: {known})")]
+    UnknownKey {
+        option: String,
+        key: String,
+        known: &'static str,
+    },
+    #[error("at least two engines are needed (got {0}); add -engine cmd=... for each")]
+    TooFewEngines(usize),
+    #[error("engine {index} has no cmd=")]
+    MissingCmd { index: usize },
+    #[error("engine {index}: {source}")]
+    Engine {
+        index: usize,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("engine {index}: program {program:?} not found or not executable")]
+    MissingProgram { index: usize, program: PathBuf },
+    #[error("-openings needs file=")]
+    OpeningsWithoutFile,
+    #[error("-sprt works with exactly two engines (got {0})")]
+    SprtNeedsTwoEngines(usize),
+    #[error("rule {rule} cannot be played on a {size}x{size} board: {why}")]
+    RuleSize {
+        rule: Rule,
+        size: BoardSize,
+        why: &'static str,
+    },
+}
+
+/// Where the opening positions come from and how they are drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpeningsConfig {
+    pub file: PathBuf,
+    pub format: OpeningFormat,
+    pub order: OpeningOrder,
+    /// The seed in use (printed so a random order can be reproduced with `srand=`).
+    pub seed: u64,
+    pub transform: bool,
+}
+
+/// Logging of engine I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLevel {
+    Off,
+    /// `-log`: per-slot protocol logs.
+    Protocol,
+    /// `-debug`: protocol logs plus the board after each move.
+    Debug,
+}
+
+/// What to do when an engine misbehaves (crash, timeout, failed start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnEngineFailure {
+    /// Score the game, restart the engine, go on.
+    Continue,
+    /// `-fatalerror`: stop the run.
+    Stop,
+}
+
+/// Everything a run needs, checked.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub engines: Vec<EngineSpec>,
+    pub concurrency: usize,
+    pub games: u64,
+    pub rounds: u64,
+    pub kind: TournamentKind,
+    pub repeat: Repeat,
+    pub lose_only: bool,
+    pub rule: Rule,
+    pub size: BoardSize,
+    pub draw_after: usize,
+    pub send_by_board: bool,
+    pub openings: Option<OpeningsConfig>,
+    pub log: LogLevel,
+    pub log_dir: PathBuf,
+    pub on_failure: OnEngineFailure,
+    pub startup_timeout: Duration,
+    pub pgn: Option<PathBuf>,
+    pub sgf: Option<PathBuf>,
+    pub msg: Option<PathBuf>,
+    pub journal: Option<PathBuf>,
+    pub progress: bool,
+    pub quiet: bool,
+    /// Options accepted for compatibility that have no effect, with the reason (printed once).
+    pub warnings: Vec<String>,
+}
+
+fn bad(option: &str, value: &str, why: impl Into<String>) -> ConfigError {
+    ConfigError::BadValue {
+        option: option.to_string(),
+        value: value.to_string(),
+        why: why.into(),
+    }
+}
+
+fn parse_u64(option: &str, value: &str, min: u64) -> Result<u64, ConfigError> {
+    let n: u64 = value
+        .trim()
+        .parse()
+        .map_err(|_| bad(option, value, "expected a whole number"))?;
+    if n < min {
+        return Err(bad(option, value, format!("must be at least {min}")));
+    }
+    Ok(n)
+}
+
+fn parse_secs(option: &str, value: &str) -> Result<Duration, ConfigError> {
+    let v: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| bad(option, value, "expected a number of seconds"))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(bad(
+            option,
+            value,
+            "must be a non-negative number of seconds",
+        ));
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+const ENGINE_KEYS: &str = "cmd, name, tc, depth, nodes, maxmemory, thread, tolerance, option.K";
+
+/// Apply engine `key=value` settings onto a spec. Later keys win within one list.
+fn apply_engine_keys(
+    spec: &mut EngineSpec,
+    kvs: &KeyValues,
+    option: &str,
+    index: usize,
+) -> Result<(), ConfigError> {
+    for (k, v) in kvs {
+        match k.as_str() {
+            "cmd" => spec.cmd = v.clone(),
+            "name" => spec.name = Some(v.clone()),
+            "tc" => {
+                spec.tc = TimeControl::parse(v).map_err(|e| ConfigError::Engine {
+                    index,
+                    source: Box::new(e),
+                })?
+            }
+            "depth" => spec.depth = Some(parse_u64(option, v, 1)?),
+            "nodes" => spec.nodes = Some(parse_u64(option, v, 1)?),
+            "maxmemory" => spec.max_memory = parse_u64(option, v, 0)?,
+            "thread" => spec.threads = Some(parse_u64(option, v, 1)? as u32),
+            "tolerance" => spec.tolerance = parse_secs(option, v)?,
+            key if key.starts_with("option.") && key.len() > 7 => {
+                let name = key["option.".len()..].to_string();
+                spec.options.retain(|(n, _)| *n != name);
+                spec.options.push((name, v.clone()));
+            }
+            _ => {
+                return Err(ConfigError::UnknownKey {
+                    option: option.into(),
+                    key: k.clone(),
+                    known: ENGINE_KEYS,
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Find a program the way the OS will: a path with `/` relative to its working directory, else PATH.
+fn program_exists(program: &std::path::Path, cwd: Option<&std::path::Path>) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let is_exec = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
+    };
+    if program.components().count() > 1 || program.is_absolute() {
+        let full = match cwd {
+            Some(d) if !program.is_absolute() => d.join(program),
+            _ => program.to_path_buf(),
+        };
+        return is_exec(&full);
+    }
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|d| is_exec(&d.join(program))))
+        .unwrap_or(false)
+}
+
+impl Config {
+    /// Check every value of the raw command line.
+    pub fn from_raw(raw: &RawCli) -> Result<Config, ConfigError> {
+        let mut warnings = Vec::new();
+        let mut engines = Vec::new();
+        for (i, kvs) in raw.engines.iter().enumerate() {
+            let index = i + 1;
+            let mut spec = EngineSpec::new("");
+            // -each first, then the engine's own keys: a per-engine value wins.
+            apply_engine_keys(&mut spec, &raw.each, "each", index)?;
+            apply_engine_keys(&mut spec, kvs, "engine", index)?;
+            if spec.cmd.trim().is_empty() {
+                return Err(ConfigError::MissingCmd { index });
+            }
+            let (program, _args, cwd) =
+                spec.program_and_args().map_err(|e| ConfigError::Engine {
+                    index,
+                    source: Box::new(e),
+                })?;
+            if !program_exists(&program, cwd.as_deref()) {
+                return Err(ConfigError::MissingProgram { index, program });
+            }
+            engines.push(spec);
+        }
+        if engines.len() < 2 {
+            return Err(ConfigError::TooFewEngines(engines.len()));
+        }
+
+        let value_u64 = |name: &str, default: u64, min: u64| -> Result<u64, ConfigError> {
+            raw.value(name)
+                .map(|v| parse_u64(name, v, min))
+                .unwrap_or(Ok(default))
+        };
+        let concurrency = value_u64("concurrency", 1, 1)? as usize;
+        let games = value_u64("games", 1, 1)?;
+        let rounds = value_u64("rounds", 1, 1)?;
+        let size_n = value_u64("boardsize", 15, 0)?;
+        let size = BoardSize::new(size_n as u32).map_err(|e| {
+            bad(
+                "boardsize",
+                raw.value("boardsize").unwrap_or(""),
+                e.to_string(),
+            )
+        })?;
+        let rule = match raw.value("rule") {
+            None => Rule::Freestyle,
+            Some(v) => {
+                let code: i64 = v
+                    .trim()
+                    .parse()
+                    .map_err(|_| bad("rule", v, "expected a Gomocup rule code"))?;
+                Rule::from_code(code).map_err(|e| bad("rule", v, e.to_string()))?
+            }
+        };
+        if size.get() < 5 {
+            return Err(ConfigError::RuleSize {
+                rule,
+                size,
+                why: "a five needs at least 5 columns",
+            });
+        }
+        let draw_after = match raw.value("drawafter") {
+            None => 0,
+            Some(v) => {
+                let n: i64 = v
+                    .trim()
+                    .parse()
+                    .map_err(|_| bad("drawafter", v, "expected a whole number"))?;
+                n.max(0) as usize
+            }
+        };
+        let startup_timeout = match raw.value("startuptimeout") {
+            Some(v) => parse_secs("startuptimeout", v)?,
+            None => Duration::from_secs(10),
+        };
+        let ratinginterval = raw.value("ratinginterval");
+        if let Some(v) = ratinginterval {
+            parse_u64("ratinginterval", v, 0)?;
+        }
+
+        let openings = match &raw.openings {
+            None => None,
+            Some(kvs) => {
+                let mut file = None;
+                let mut format = OpeningFormat::Offset;
+                let mut order_random = false;
+                let mut seed = 0u64;
+                for (k, v) in kvs {
+                    match k.as_str() {
+                        "file" => file = Some(PathBuf::from(v)),
+                        "type" => {
+                            format = match v.as_str() {
+                                "offset" => OpeningFormat::Offset,
+                                "pos" => OpeningFormat::Pos,
+                                _ => return Err(bad("openings", v, "type is offset or pos")),
+                            }
+                        }
+                        "order" => {
+                            order_random = match v.as_str() {
+                                "random" => true,
+                                "sequential" => false,
+                                _ => {
+                                    return Err(bad("openings", v, "order is sequential or random"))
+                                }
+                            }
+                        }
+                        "srand" => {
+                            seed = v
+                                .trim()
+                                .parse()
+                                .map_err(|_| bad("openings", v, "srand is a whole number"))?
+                        }
+                        _ => {
+                            return Err(ConfigError::UnknownKey {
+                                option: "openings".into(),
+                                key: k.clone(),
+                                known: "file, type, order, srand",
+                            })
+                        }
+                    }
+                }
+                let file = file.ok_or(ConfigError::OpeningsWithoutFile)?;
+                if seed == 0 {
+                    seed = crate::opening::fresh_seed();
+                }
+                let order = if order_random {
+                    OpeningOrder::Random { seed }
+                } else {
+                    OpeningOrder::Sequential
+                };
+                Some(OpeningsConfig {
+                    file,
+                    format,
+                    order,
+                    seed,
+                    transform: raw.flag("transform"),
+                })
+            }
+        };
+        if raw.openings.is_none() && raw.flag("transform") {
+            warnings.push("-transform has no effect without -openings".into());
+        }
+
+        if raw.sprt.is_some() && engines.len() != 2 {
+            return Err(ConfigError::SprtNeedsTwoEngines(engines.len()));
+        }
+        for (name, _, _) in &raw.score_adjudication {
+            warnings.push(format!(
+                "-{name} is accepted for compatibility but has no effect: pbrain engines report no score"
+            ));
+        }
+        let kind = if raw.flag("gauntlet") {
+            TournamentKind::Gauntlet
+        } else {
+            TournamentKind::RoundRobin
+        };
+        let lose_only = raw.flag("loseonly");
+        if lose_only && kind != TournamentKind::Gauntlet {
+            warnings.push("-loseonly only has an effect with -gauntlet".into());
+        }
+        let log = if raw.flag("debug") {
+            LogLevel::Debug
+        } else if raw.flag("log") {
+            LogLevel::Protocol
+        } else {
+            LogLevel::Off
+        };
+        let path = |n: &str| raw.value(n).map(PathBuf::from);
+        Ok(Config {
+            engines,
+            concurrency,
+            games,
+            rounds,
+            kind,
+            repeat: if raw.flag("repeat") {
+                Repeat::Twice
+            } else {
+                Repeat::Once
+            },
+            lose_only,
+            rule,
+            size,
+            draw_after,
+            send_by_board: raw.flag("sendbyboard"),
+            openings,
+            log,
+            log_dir: path("logdir").unwrap_or_else(|| PathBuf::from(".")),
+            on_failure: if raw.flag("fatalerror") {
+                OnEngineFailure::Stop
+            } else {
+                OnEngineFailure::Continue
+            },
+            startup_timeout,
+            pgn: path("pgn"),
+            sgf: path("sgf"),
+            msg: path("msg"),
+            journal: path("journal"),
+            progress: !raw.flag("noprogress"),
+            quiet: raw.flag("quiet"),
+            warnings,
+        })
+    }
+}

@@ -1,0 +1,146 @@
+//! Helpers for the end-to-end tests: locate the built binaries, run the runner with a unique tag in
+//! its environment, and find any process that still carries the tag (a leaked engine).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The directory holding the workspace's binaries (same profile as the test).
+pub fn bin_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_gomoku-cli"))
+        .parent()
+        .expect("binary dir")
+        .to_path_buf()
+}
+
+pub fn runner() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_gomoku-cli"))
+}
+
+/// Path of an example engine; the README's test command builds them first.
+pub fn engine(name: &str) -> String {
+    let p = bin_dir().join(name);
+    assert!(
+        p.exists(),
+        "{} is missing: build the workspace first (cargo build --workspace --bins)",
+        p.display()
+    );
+    p.to_string_lossy().into_owned()
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A tag unique to one runner invocation, inherited by every process it starts.
+pub fn unique_tag() -> String {
+    format!(
+        "gctest-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+pub const TAG_VAR: &str = "GOMOKU_CLI_TEST_TAG";
+
+/// Processes (pid, cmdline) whose environment carries `tag`.
+pub fn tagged_processes(tag: &str) -> Vec<(u32, String)> {
+    let needle = format!("{TAG_VAR}={tag}");
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if pid == std::process::id() {
+            continue;
+        }
+        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()) {
+            // Zombies are already dead; only count live processes.
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            let state = stat
+                .rsplit_once(") ")
+                .and_then(|(_, rest)| rest.chars().next());
+            if state == Some('Z') {
+                continue;
+            }
+            let cmd = std::fs::read(entry.path().join("cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+                .unwrap_or_default();
+            out.push((pid, cmd));
+        }
+    }
+    out
+}
+
+/// Wait up to `within` for every tagged process to disappear; return the survivors.
+pub fn survivors_after(tag: &str, within: Duration) -> Vec<(u32, String)> {
+    let start = Instant::now();
+    loop {
+        let left = tagged_processes(tag);
+        if left.is_empty() || start.elapsed() > within {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Kill leftovers so one failing test does not leak into the machine.
+pub fn kill_tagged(tag: &str) {
+    for (pid, _) in tagged_processes(tag) {
+        let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+    }
+}
+
+pub struct Run {
+    pub output: Output,
+    pub stdout: String,
+    pub stderr: String,
+    pub tag: String,
+}
+
+impl Run {
+    pub fn code(&self) -> Option<i32> {
+        self.output.status.code()
+    }
+    pub fn lines_starting(&self, prefix: &str) -> Vec<&str> {
+        self.stdout
+            .lines()
+            .filter(|l| l.starts_with(prefix))
+            .collect()
+    }
+}
+
+/// Run the runner to completion in `dir` and check no engine survives it.
+pub fn run_in(dir: &Path, args: &[&str]) -> Run {
+    let tag = unique_tag();
+    let output = Command::new(runner())
+        .args(args)
+        .current_dir(dir)
+        .env(TAG_VAR, &tag)
+        .stdin(Stdio::null())
+        .output()
+        .expect("runner starts");
+    let left = survivors_after(&tag, Duration::from_secs(3));
+    kill_tagged(&tag);
+    assert!(
+        left.is_empty(),
+        "engine processes outlived the runner: {left:?}"
+    );
+    Run {
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        output,
+        tag,
+    }
+}

@@ -1,0 +1,532 @@
+//! End-to-end tests: the built `gomoku-cli` binary driving the bundled example engines.
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+fn journal(dir: &std::path::Path, name: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("journal line is JSON"))
+        .collect()
+}
+
+#[test]
+fn two_engine_match_with_repeat_and_openings() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = repo_root().join("openings/freestyle15.txt");
+    let scout = format!("cmd={} --depth 2", engine("pbrain-scout"));
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &scout,
+            "name=scout",
+            "-engine",
+            &random,
+            "name=random",
+            "-each",
+            "tc=10/2",
+            "-games",
+            "6",
+            "-repeat",
+            "-concurrency",
+            "2",
+            "-openings",
+            &format!("file={}", openings.display()),
+            "type=pos",
+            "-journal",
+            "games.jsonl",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr);
+    assert_eq!(run.lines_starting("Started game ").len(), 6);
+    assert_eq!(run.lines_starting("Finished game ").len(), 6);
+    let games = journal(dir.path(), "games.jsonl");
+    assert_eq!(games.len(), 6);
+    let mut by_number: Vec<u64> = games.iter().map(|g| g["game"].as_u64().unwrap()).collect();
+    by_number.sort();
+    assert_eq!(by_number, vec![1, 2, 3, 4, 5, 6]);
+    // Games 2k-1 and 2k share an opening with colours reversed.
+    let find = |n: u64| games.iter().find(|g| g["game"] == n).unwrap();
+    for k in [1u64, 3, 5] {
+        let (a, b) = (find(k), find(k + 1));
+        assert_eq!(a["opening"], b["opening"]);
+        assert_eq!(a["black"], b["white"]);
+        assert_eq!(a["white"], b["black"]);
+        assert!(!a["opening"].as_str().unwrap().is_empty());
+    }
+    // The searching engine beats the random one.
+    let scout_points: f64 = games
+        .iter()
+        .map(
+            |g| match (g["result"].as_str().unwrap(), g["black"] == "scout") {
+                ("1-0", true) | ("0-1", false) => 1.0,
+                ("1/2-1/2", _) => 0.5,
+                _ => 0.0,
+            },
+        )
+        .sum();
+    assert!(scout_points >= 5.0, "scout scored only {scout_points}/6");
+}
+
+fn random_engines(names: &[&str]) -> Vec<String> {
+    let mut args = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        args.push("-engine".to_string());
+        args.push(format!("cmd={} --seed {}", engine("pbrain-random"), i + 1));
+        args.push(format!("name={n}"));
+    }
+    args
+}
+
+fn pair_counts(games: &[serde_json::Value]) -> HashMap<(String, String), usize> {
+    let mut m = HashMap::new();
+    for g in games {
+        let mut p = [
+            g["black"].as_str().unwrap().to_string(),
+            g["white"].as_str().unwrap().to_string(),
+        ];
+        p.sort();
+        *m.entry((p[0].clone(), p[1].clone())).or_default() += 1;
+    }
+    m
+}
+
+#[test]
+fn four_engine_round_robin() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = random_engines(&["a", "b", "c", "d"]);
+    args.extend(
+        [
+            "-games",
+            "2",
+            "-rounds",
+            "2",
+            "-concurrency",
+            "3",
+            "-journal",
+            "rr.jsonl",
+            "-boardsize",
+            "9",
+        ]
+        .map(String::from),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = run_in(dir.path(), &args);
+    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr);
+    let games = journal(dir.path(), "rr.jsonl");
+    assert_eq!(games.len(), 6 * 2 * 2);
+    let pairs = pair_counts(&games);
+    assert_eq!(pairs.len(), 6);
+    assert!(pairs.values().all(|&n| n == 4), "{pairs:?}");
+    // Each engine plays black as often as white.
+    let mut blacks: HashMap<&str, usize> = HashMap::new();
+    for g in &games {
+        *blacks.entry(g["black"].as_str().unwrap()).or_default() += 1;
+    }
+    assert!(blacks.values().all(|&n| n == 6), "{blacks:?}");
+}
+
+#[test]
+fn gauntlet_pairs_the_first_engine_with_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = random_engines(&["hero", "x", "y", "z"]);
+    args.extend(
+        [
+            "-gauntlet",
+            "-games",
+            "2",
+            "-journal",
+            "g.jsonl",
+            "-concurrency",
+            "2",
+        ]
+        .map(String::from),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = run_in(dir.path(), &args);
+    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr);
+    let games = journal(dir.path(), "g.jsonl");
+    assert_eq!(games.len(), 6);
+    assert!(games
+        .iter()
+        .all(|g| g["black"] == "hero" || g["white"] == "hero"));
+    assert_eq!(pair_counts(&games).len(), 3);
+}
+
+/// Run a match between pbrain-faulty (with `flags`) and pbrain-random; return the journal.
+fn faulty_match(flags: &str, extra: &[&str]) -> (Run, Vec<serde_json::Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let faulty = format!("cmd={} {flags}", engine("pbrain-faulty"));
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let mut args = vec![
+        "-engine",
+        &faulty,
+        "name=faulty",
+        "-engine",
+        &random,
+        "name=random",
+        "-games",
+        "2",
+        "-journal",
+        "f.jsonl",
+        "-boardsize",
+        "15",
+    ];
+    args.extend_from_slice(extra);
+    let run = run_in(dir.path(), &args);
+    let games = journal(dir.path(), "f.jsonl");
+    (run, games)
+}
+
+fn assert_faulty_lost(games: &[serde_json::Value], termination: &str) {
+    assert_eq!(games.len(), 2, "both games are played and recorded");
+    for g in games {
+        let faulty_black = g["black"] == "faulty";
+        let expected = if faulty_black { "0-1" } else { "1-0" };
+        assert_eq!(g["result"], expected, "game {g}");
+        assert_eq!(g["termination"], termination, "game {g}");
+    }
+}
+
+#[test]
+fn faulty_engine_crash_loses_and_the_run_goes_on() {
+    let (run, games) = faulty_match("--crash-at 3", &["-each", "tc=5/1"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_faulty_lost(&games, "crash");
+    assert!(
+        games[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("exit status 3"),
+        "{}",
+        games[0]
+    );
+}
+
+#[test]
+fn faulty_engine_hang_loses_on_time_and_is_killed() {
+    let (run, games) = faulty_match("--hang-at 2", &["-each", "tc=0/0.2", "tolerance=0.3"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_faulty_lost(&games, "time_forfeit");
+}
+
+#[test]
+fn faulty_engine_illegal_offboard_and_garbage_moves_lose() {
+    for (flag, kind) in [
+        ("--illegal-at 2", "occupied"),
+        ("--offboard-at 2", "off the board"),
+        ("--garbage-at 2", "unparsable"),
+    ] {
+        let (run, games) = faulty_match(flag, &["-each", "tc=5/1"]);
+        assert_eq!(run.code(), Some(0), "{flag}: {}", run.stderr);
+        assert_faulty_lost(&games, "illegal_move");
+        assert!(
+            games[0]["reason"].as_str().unwrap().contains(kind),
+            "{flag}: {}",
+            games[0]["reason"]
+        );
+    }
+}
+
+#[test]
+fn faulty_engine_error_at_start_loses_whatever_its_colour() {
+    let (run, games) = faulty_match("--error-at-start", &["-each", "tc=5/1"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_faulty_lost(&games, "failed_start");
+}
+
+#[test]
+fn faulty_engine_exit_between_moves_is_a_crash_and_no_sigpipe() {
+    let (run, games) = faulty_match("--exit-between-moves-at 2", &["-each", "tc=5/1"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_faulty_lost(&games, "crash");
+}
+
+#[test]
+fn engines_that_ignore_end_or_spawn_children_do_not_survive() {
+    for flags in [
+        "--ignore-end",
+        "--spawn-child",
+        "--ignore-end --spawn-child",
+    ] {
+        let (run, games) = faulty_match(flags, &["-each", "tc=5/1", "-boardsize", "9"]);
+        assert_eq!(run.code(), Some(0), "{flags}: {}", run.stderr);
+        assert_eq!(games.len(), 2);
+        // run_in already asserted that no tagged process survived.
+    }
+}
+
+#[test]
+fn noisy_engines_banner_huge_lines_trailing_spaces_suggest() {
+    for flags in [
+        "--banner --message-every-move",
+        "--huge-line-at 2",
+        "--trailing-space",
+        "--suggest",
+    ] {
+        let (run, games) = faulty_match(flags, &["-each", "tc=5/1", "-boardsize", "9"]);
+        assert_eq!(run.code(), Some(0), "{flags}: {}", run.stderr);
+        assert_eq!(games.len(), 2);
+        for g in &games {
+            assert!(
+                ["five", "full_board"].contains(&g["termination"].as_str().unwrap()),
+                "{flags}: a well-formed game ends normally: {g}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fatalerror_stops_the_run() {
+    let (run, games) = faulty_match(
+        "--crash-at 2",
+        &["-each", "tc=5/1", "-fatalerror", "-games", "6"],
+    );
+    assert_eq!(run.code(), Some(4), "{}", run.stdout);
+    assert!(games.len() < 6);
+    assert!(run.stdout.contains("-fatalerror"));
+}
+
+fn expect_error(args: &[&str], code: i32, needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_in(dir.path(), args);
+    assert_eq!(run.code(), Some(code), "{args:?}: {}", run.stderr);
+    assert!(
+        run.stderr.contains(needle),
+        "{args:?}: stderr was {:?}",
+        run.stderr
+    );
+    assert!(run.lines_starting("Started game").is_empty());
+}
+
+#[test]
+fn invalid_command_lines_fail_before_any_game() {
+    let r = format!("cmd={}", engine("pbrain-random"));
+    expect_error(
+        &["-engine", &r, "-engine", &r, "-concurrency", "0"],
+        1,
+        "concurrency",
+    );
+    expect_error(
+        &["-engine", &r, "-engine", &r, "-bogus"],
+        2,
+        "unknown option",
+    );
+    expect_error(
+        &["-engine", &r, "-engine", &r, "-concurrency"],
+        2,
+        "needs a value",
+    );
+    expect_error(&["-engine", &r], 1, "two engines");
+    expect_error(
+        &["-engine", &r, "-engine", "cmd=/no/such/engine"],
+        1,
+        "not found",
+    );
+    expect_error(&["-engine", &r, "-engine", &r, "-rule", "3"], 1, "rule");
+    expect_error(
+        &["-engine", &r, "-engine", &r, "-boardsize", "40"],
+        1,
+        "boardsize",
+    );
+    expect_error(
+        &["-engine", &r, "-engine", &r, "-each", "tc=abc"],
+        1,
+        "time control",
+    );
+    expect_error(
+        &[
+            "-engine",
+            &r,
+            "-engine",
+            &r,
+            "-openings",
+            "file=/no/such/file",
+        ],
+        1,
+        "/no/such/file",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "h8i9\nh8zz\n").unwrap();
+    expect_error(
+        &[
+            "-engine",
+            &r,
+            "-engine",
+            &r,
+            "-openings",
+            &format!("file={}", bad.display()),
+            "type=pos",
+        ],
+        1,
+        ":2",
+    );
+}
+
+#[test]
+fn each_does_not_override_per_engine_values() {
+    // tolerance per engine must survive -each; a hang with a long per-engine tolerance would
+    // take long, so check the weaker observable: a per-engine tc wins over -each's.
+    let dir = tempfile::tempdir().unwrap();
+    let faulty = format!("cmd={} --late-at 1 --late-ms 400", engine("pbrain-faulty"));
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let run = run_in(
+        dir.path(),
+        &[
+            "-each",
+            "tc=0/0.1",
+            "tolerance=0.1",
+            "-engine",
+            &faulty,
+            "name=faulty",
+            "tc=0/5",
+            "-engine",
+            &random,
+            "name=random",
+            "-games",
+            "1",
+            "-journal",
+            "j.jsonl",
+            "-boardsize",
+            "9",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let games = journal(dir.path(), "j.jsonl");
+    assert_ne!(games[0]["termination"], "time_forfeit", "{}", games[0]);
+}
+
+#[test]
+fn ctrl_c_abandons_games_ends_engines_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let tag = unique_tag();
+    let scout = format!("cmd={} --spawn-child", engine("pbrain-faulty"));
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let child = Command::new(runner())
+        .args([
+            "-engine",
+            &scout,
+            "name=faulty",
+            "-engine",
+            &random,
+            "name=random",
+            "-games",
+            "100000",
+            "-concurrency",
+            "2",
+            "-journal",
+            "int.jsonl",
+            "-each",
+            "tc=5/1",
+        ])
+        .current_dir(dir.path())
+        .env(TAG_VAR, &tag)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until some games are recorded.
+    let start = Instant::now();
+    while journal(dir.path(), "int.jsonl").len() < 3 && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let left = survivors_after(&tag, Duration::from_secs(3));
+    kill_tagged(&tag);
+    assert!(left.is_empty(), "leaked: {left:?}");
+    assert_eq!(out.status.code(), Some(130));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let finished = stdout
+        .lines()
+        .filter(|l| l.starts_with("Finished game "))
+        .count();
+    // Every game announced as finished is in the journal, and nothing else.
+    assert_eq!(journal(dir.path(), "int.jsonl").len(), finished);
+    assert!(stdout.contains("interrupted"));
+}
+
+#[test]
+fn predecessor_readme_example_runs_unchanged() {
+    // The README's example with our engines in place of Wine and Rapfi, unchanged otherwise
+    // (4000 games x 2 rounds would take hours: stop it with Ctrl-C once it is well under way).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("example-engine")).unwrap();
+    std::fs::create_dir_all(dir.path().join("opening_examples")).unwrap();
+    std::fs::copy(
+        engine("pbrain-random"),
+        dir.path().join("example-engine/pbrain-wine"),
+    )
+    .unwrap();
+    std::fs::copy(
+        engine("pbrain-scout"),
+        dir.path().join("example-engine/pbrain-rapfi1"),
+    )
+    .unwrap();
+    let shared =
+        repo_root().join("../shared/testdata/openings/cgomokucli_offset_freestyle_20x20.txt");
+    let opening_text = if shared.exists() {
+        std::fs::read_to_string(&shared).unwrap()
+    } else {
+        "8,-3, 6,-4, 5,-4, 4,-3, 2,-8, -1,-5\r\n6,6, 4,6, 6,4, 4,4, 6,2, 4,2".to_string()
+    };
+    std::fs::write(
+        dir.path()
+            .join("opening_examples/offset_freestyle_20x20.txt"),
+        opening_text,
+    )
+    .unwrap();
+    let tag = unique_tag();
+    let line = "-each tc=180/30 \
+        -engine name=Wine cmd=./example-engine/pbrain-wine \
+        -engine name=Rapfi cmd=./example-engine/pbrain-rapfi1 \
+        -rule 0 -boardsize 20 -rounds 2 -games 4000 -debug -repeat \
+        -concurrency 8 -drawafter 200 \
+        -pgn my_games.pgn -sgf my_games.sgf -msg my_games.txt \
+        -openings file=opening_examples/offset_freestyle_20x20.txt order=random";
+    let child = Command::new(runner())
+        .args(line.split_whitespace())
+        .current_dir(dir.path())
+        .env(TAG_VAR, &tag)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let games_in = |p: &str| {
+        std::fs::read_to_string(dir.path().join(p))
+            .map(|t| t.matches("[Result ").count())
+            .unwrap_or(0)
+    };
+    while games_in("my_games.pgn") < 4 && start.elapsed() < Duration::from_secs(90) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let left = survivors_after(&tag, Duration::from_secs(3));
+    kill_tagged(&tag);
+    assert!(left.is_empty(), "leaked: {left:?}");
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = games_in("my_games.pgn");
+    assert!(n >= 4, "only {n} games in 90 s");
+    let sgf = std::fs::read_to_string(dir.path().join("my_games.sgf")).unwrap();
+    assert_eq!(sgf.matches("(;").count(), n);
+    assert!(dir.path().join("my_games.txt").exists());
+    assert!(
+        dir.path().join("gomoku-cli.1.log").exists(),
+        "-debug turns on -log"
+    );
+}
