@@ -189,7 +189,8 @@ fn referee_agrees_with_every_forbidden_test_position() -> Result<()> {
     let mut tally = Tally::default();
     for path in &files {
         let file = path.file_name().unwrap_or_default().to_string_lossy();
-        let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text =
+            fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         tally.files += 1;
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
