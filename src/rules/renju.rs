@@ -72,18 +72,15 @@ struct Grid<'a> {
 impl Grid<'_> {
     #[inline]
     fn cell(&self, x: i32, y: i32) -> u8 {
-        match self.board.at(x as i64, y as i64) {
+        let n = self.board.size().get() as i32;
+        if x < 0 || y < 0 || x >= n || y >= n {
+            return WALL;
+        }
+        match self.board.get(Pos::new(x as u8, y as u8)) {
             Some(Color::Black) => BLACK,
             Some(Color::White) => WALL,
-            None => {
-                if !self.board.size().contains(x as i64, y as i64) {
-                    WALL
-                } else if !self.extra.is_empty() && self.extra.contains(&(x, y)) {
-                    BLACK
-                } else {
-                    EMPTY
-                }
-            }
+            None if !self.extra.is_empty() && self.extra.contains(&(x, y)) => BLACK,
+            None => EMPTY,
         }
     }
 
