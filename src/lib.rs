@@ -4,4 +4,5 @@
 //! layers drive processes with tokio.
 
 pub mod board;
+pub mod opening;
 pub mod rules;
