@@ -15,7 +15,7 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
 
-use crate::board::{Board, BoardError, BoardSize, Color, Pos, Symmetry};
+use crate::board::{BoardError, BoardSize, Color, Pos, Symmetry};
 use crate::rules::{standing_winner, ForbiddenKind, MoveOutcome, Referee, Rule};
 
 /// How the stones of one opening are written on a line.
@@ -465,12 +465,7 @@ fn validate(stones: &[Pos], size: BoardSize, rule: Rule) -> Result<(), LineProbl
     }
     // The referee judges each stone as it lands; a final look at the whole position guards against
     // a five that no single placement was judged to complete.
-    let board = Board::from_moves(size, stones).map_err(|p| LineProblem::Duplicate {
-        stone: stones.len(),
-        text: stone_text(p, size),
-        first: 0,
-    })?;
-    if let Some((color, _)) = standing_winner(&board, rule) {
+    if let Some((color, _)) = standing_winner(referee.board(), rule) {
         return Err(LineProblem::StandingFive { color, rule });
     }
     Ok(())
