@@ -4,7 +4,13 @@
 //! layers drive processes with tokio.
 
 pub mod board;
+pub mod cli;
+pub mod config;
+pub mod engine;
+pub mod game;
+pub mod judge;
 pub mod opening;
+pub mod record;
 pub mod rules;
 pub mod runner;
 pub mod schedule;
