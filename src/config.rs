@@ -12,6 +12,7 @@ use crate::engine::spec::{EngineSpec, TimeControl};
 use crate::opening::{OpeningFormat, OpeningOrder};
 use crate::rules::Rule;
 use crate::schedule::{Repeat, TournamentKind};
+use crate::stats::{Sprt, SprtModel};
 
 /// A value on the command line that cannot be used.
 #[derive(Debug, Error)]
@@ -107,6 +108,10 @@ pub struct Config {
     pub journal: Option<PathBuf>,
     pub progress: bool,
     pub quiet: bool,
+    /// `-sprt`: stop when the test decides (two engines only).
+    pub sprt: Option<Sprt>,
+    /// Print the results block every this many finished games (two engines).
+    pub rating_interval: u64,
     /// Options accepted for compatibility that have no effect, with the reason (printed once).
     pub warnings: Vec<String>,
 }
@@ -206,6 +211,47 @@ fn program_exists(program: &std::path::Path, cwd: Option<&std::path::Path>) -> b
         .unwrap_or(false)
 }
 
+/// `-sprt [elo0=E0] elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic|gsprt]`.
+fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
+    let (mut elo0, mut elo1, mut alpha, mut beta) = (0.0, None, 0.05, 0.05);
+    let mut model = SprtModel::Normalized;
+    let num = |v: &str| -> Result<f64, ConfigError> {
+        v.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| bad("sprt", v, "expected a number"))
+    };
+    for (k, v) in kvs {
+        match k.as_str() {
+            "elo0" => elo0 = num(v)?,
+            "elo1" => elo1 = Some(num(v)?),
+            "alpha" => alpha = num(v)?,
+            "beta" => beta = num(v)?,
+            "model" => {
+                model = v
+                    .parse()
+                    .map_err(|e: crate::stats::StatsError| bad("sprt", v, e.to_string()))?
+            }
+            _ => {
+                return Err(ConfigError::UnknownKey {
+                    option: "sprt".into(),
+                    key: k.clone(),
+                    known: "elo0, elo1, alpha, beta, model",
+                })
+            }
+        }
+    }
+    let elo1 = elo1.ok_or_else(|| bad("sprt", "", "elo1= is required"))?;
+    Sprt::new(elo0, elo1, alpha, beta, model).map_err(|e| {
+        bad(
+            "sprt",
+            &format!("elo0={elo0} elo1={elo1} alpha={alpha} beta={beta}"),
+            e.to_string(),
+        )
+    })
+}
+
 impl Config {
     /// Check every value of the raw command line.
     pub fn from_raw(raw: &RawCli) -> Result<Config, ConfigError> {
@@ -281,10 +327,7 @@ impl Config {
             Some(v) => parse_secs("startuptimeout", v)?,
             None => Duration::from_secs(10),
         };
-        let ratinginterval = raw.value("ratinginterval");
-        if let Some(v) = ratinginterval {
-            parse_u64("ratinginterval", v, 0)?;
-        }
+        let rating_interval = value_u64("ratinginterval", 10, 0)?;
 
         let openings = match &raw.openings {
             None => None,
@@ -352,6 +395,10 @@ impl Config {
         if raw.sprt.is_some() && engines.len() != 2 {
             return Err(ConfigError::SprtNeedsTwoEngines(engines.len()));
         }
+        let sprt = match &raw.sprt {
+            None => None,
+            Some(kvs) => Some(parse_sprt(kvs)?),
+        };
         for (name, _, _) in &raw.score_adjudication {
             warnings.push(format!(
                 "-{name} is accepted for compatibility but has no effect: pbrain engines report no score"
@@ -404,6 +451,8 @@ impl Config {
             msg: path("msg"),
             journal: path("journal"),
             progress: !raw.flag("noprogress"),
+            sprt,
+            rating_interval,
             quiet: raw.flag("quiet"),
             warnings,
         })

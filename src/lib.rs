@@ -15,3 +15,4 @@ pub mod rules;
 pub mod runner;
 pub mod schedule;
 pub mod stats;
+pub mod tracker;

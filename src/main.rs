@@ -1,8 +1,8 @@
 //! The `gomoku-cli` binary: parse the command line, run, and map the outcome to an exit code.
 //!
 //! Exit codes are decided here and only here (documented in README.md):
-//! 0 run completed; 1 error in the input or an output file; 2 command-line usage error;
-//! 4 stopped by `-fatalerror` after an engine failure; 130 interrupted (Ctrl-C / SIGTERM).
+//! 0 run completed (or SPRT accepted H1); 1 error in the input or an output file; 2 command-line
+//! usage error; 3 SPRT accepted H0; 4 stopped by `-fatalerror` after an engine failure; 130 interrupted (Ctrl-C / SIGTERM).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -20,6 +20,7 @@ mod exit {
     pub const OK: u8 = 0;
     pub const ERROR: u8 = 1;
     pub const USAGE: u8 = 2;
+    pub const SPRT_H0: u8 = 3;
     pub const ENGINE_FAILURE: u8 = 4;
     pub const INTERRUPTED: u8 = 130;
 }
@@ -48,6 +49,8 @@ enum Tool {
         /// Files to read (standard input when none).
         files: Vec<std::path::PathBuf>,
     },
+    /// SPRT and Elo calculator: from pentanomial or W/L/D counts, or from journal files of a run.
+    Sprt(SprtArgs),
 }
 
 const HELP: &str = "\
@@ -107,7 +110,7 @@ fn main() -> ExitCode {
             println!("gomoku-cli {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::from(exit::OK);
         }
-        Some("judge") => return tools(),
+        Some("judge") | Some("sprt") => return tools(),
         _ => {}
     }
     legacy(&args)
@@ -126,6 +129,7 @@ fn tools() -> ExitCode {
         }
     };
     match tools.command {
+        Tool::Sprt(args) => sprt_tool(args),
         Tool::Judge {
             rule,
             boardsize,
@@ -185,6 +189,109 @@ fn tools() -> ExitCode {
     }
 }
 
+#[derive(clap::Args, Debug)]
+struct SprtArgs {
+    /// Pair counts by half-points of the first engine: LL,LD,WL+DD,WD,WW.
+    #[arg(long, conflicts_with = "wld")]
+    ptnml: Option<String>,
+    /// Game counts of the first engine: W,L,D.
+    #[arg(long)]
+    wld: Option<String>,
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    elo0: f64,
+    #[arg(long, default_value_t = 5.0, allow_negative_numbers = true)]
+    elo1: f64,
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    #[arg(long, default_value_t = 0.05)]
+    beta: f64,
+    /// normalized (fishtest's default), logistic, or gsprt (c-gomoku-cli's approximation).
+    #[arg(long, default_value = "normalized")]
+    model: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Journal files (`-journal`) of one run, possibly split over shards.
+    journals: Vec<std::path::PathBuf>,
+}
+
+fn sprt_tool(a: SprtArgs) -> ExitCode {
+    use gomoku_cli::stats::{sprt_calculator, Counts, Sprt, SprtModel};
+    let model: SprtModel = match a.model.parse() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: --model: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let sprt = match Sprt::new(a.elo0, a.elo1, a.alpha, a.beta, model) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let counts = if a.journals.is_empty() {
+        match Counts::from_args(a.wld.as_deref(), a.ptnml.as_deref()) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(exit::USAGE);
+            }
+        }
+    } else {
+        if a.wld.is_some() || a.ptnml.is_some() {
+            eprintln!("error: give counts or journal files, not both");
+            return ExitCode::from(exit::USAGE);
+        }
+        match counts_from_journals(&a.journals) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(exit::ERROR);
+            }
+        }
+    };
+    let calc = sprt_calculator(counts, &sprt);
+    if a.json {
+        match serde_json::to_string(&calc) {
+            Ok(j) => println!("{j}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(exit::ERROR);
+            }
+        }
+    } else {
+        print!("{}", calc.to_text());
+    }
+    ExitCode::from(exit::OK)
+}
+
+/// The counts a run would use for its SPRT, from its journal files.
+fn counts_from_journals(files: &[std::path::PathBuf]) -> Result<gomoku_cli::stats::Counts, String> {
+    use gomoku_cli::record::journal;
+    let mut entries = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let read = journal::parse(&text, &f.display().to_string()).map_err(|e| e.to_string())?;
+        for w in read.warnings {
+            eprintln!("warning: {w}");
+        }
+        entries.extend(read.entries);
+    }
+    let t = gomoku_cli::tracker::from_journal(&entries).map_err(|e| e.to_string())?;
+    if t.pairs().len() != 1 {
+        return Err(format!(
+            "the journals hold {} engine pairs; the SPRT compares two engines",
+            t.pairs().len()
+        ));
+    }
+    Ok(match t.pair_tally(0) {
+        Some(p) => gomoku_cli::stats::Counts::Ptnml(p.pentanomial()),
+        None => gomoku_cli::stats::Counts::Wld(t.wld(0)),
+    })
+}
+
 fn legacy(args: &[String]) -> ExitCode {
     let raw = match cli::parse_legacy(args) {
         Ok(r) => r,
@@ -224,7 +331,6 @@ fn legacy(args: &[String]) -> ExitCode {
             ExitCode::from(exit::ERROR)
         }
         Ok(summary) => {
-            println!();
             println!(
                 "Finished {} of {} games{}",
                 summary.finished,
@@ -233,25 +339,14 @@ fn legacy(args: &[String]) -> ExitCode {
                     StopReason::Completed => "",
                     StopReason::Interrupted => " (interrupted)",
                     StopReason::EngineFailure => " (stopped: engine failure)",
+                    StopReason::SprtH0 => " (SPRT: H0 accepted)",
+                    StopReason::SprtH1 => " (SPRT: H1 accepted)",
                 }
             );
-            for ((a, b), s) in &summary.pairs {
-                if s.games() > 0 {
-                    println!(
-                        "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
-                        summary.names[a.0],
-                        summary.names[b.0],
-                        s.wins,
-                        s.losses,
-                        s.draws,
-                        (s.wins as f64 + s.draws as f64 / 2.0) / s.games() as f64,
-                        s.games()
-                    );
-                }
-            }
             let _ = std::io::stdout().flush();
             ExitCode::from(match summary.reason {
-                StopReason::Completed => exit::OK,
+                StopReason::Completed | StopReason::SprtH1 => exit::OK,
+                StopReason::SprtH0 => exit::SPRT_H0,
                 StopReason::Interrupted => exit::INTERRUPTED,
                 StopReason::EngineFailure => exit::ENGINE_FAILURE,
             })

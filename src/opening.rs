@@ -833,7 +833,7 @@ mod tests {
     }
 
     #[test]
-    
+
     fn renju_forbidden_black_stone_is_rejected() {
         // Black g8 h8 | i9 i10, then i8 makes two open threes (row 8: g8 h8 i8; column i: i8 i9 i10)
         // with every neighbouring point empty: a plain double-three. White sits far away on column a.

@@ -24,6 +24,8 @@ use crate::game::{self, Failure, GameOutcome, GameSetup, Player, Reply, Request}
 use crate::opening::{OpeningBook, OpeningError, OpeningSequence};
 use crate::record::{journal, pgn, sgf, GameRecord};
 use crate::schedule::{EngineId, GameId, Pairing, Schedule};
+use crate::stats::{GameOutcome as StatOutcome, Verdict};
+use crate::tracker::{ScoredGame, Tracker};
 
 /// Effectively "no deadline" for engines without a time limit.
 const NO_DEADLINE: Duration = Duration::from_secs(365 * 24 * 3600);
@@ -50,6 +52,37 @@ pub enum StopReason {
     Interrupted,
     /// `-fatalerror` and an engine failed.
     EngineFailure,
+    /// The SPRT accepted H0 (the first engine is not stronger by elo1).
+    SprtH0,
+    /// The SPRT accepted H1.
+    SprtH1,
+}
+
+/// Whether the dispatcher already stopped starting games (so an abort needs no new handling).
+fn stops_seen(stop_new: &CancellationToken, reason: StopReason) -> bool {
+    stop_new.is_cancelled() && reason != StopReason::SprtH0 && reason != StopReason::SprtH1
+}
+
+/// The parenthesised part of the results block header: time controls, rule, board, openings.
+fn match_context(config: &Config) -> String {
+    let mut parts = Vec::new();
+    let tcs: Vec<String> = config.engines.iter().map(|e| e.tc.to_string()).collect();
+    if tcs.windows(2).all(|w| w[0] == w[1]) {
+        parts.push(tcs[0].clone());
+    } else {
+        parts.push(tcs.join(" vs "));
+    }
+    parts.push(format!("rule {}", config.rule.code()));
+    parts.push(format!("{}x{}", config.size, config.size));
+    if let Some(o) = &config.openings {
+        parts.push(
+            o.file
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+    }
+    parts.join(", ")
 }
 
 /// Per engine pair, from the first engine's point of view.
@@ -536,10 +569,22 @@ struct Console {
 }
 
 impl Console {
-    fn line(&self, text: &str) {
-        if self.quiet {
-            return;
+    /// Several lines at once (a block ending with a newline).
+    fn block(&self, text: &str) {
+        for l in text.lines() {
+            self.always(l);
         }
+    }
+
+    /// A per-game line: suppressed by `-quiet`.
+    fn line(&self, text: &str) {
+        if !self.quiet {
+            self.always(text);
+        }
+    }
+
+    /// A line that `-quiet` keeps (reports, stop decisions).
+    fn always(&self, text: &str) {
         let print = || {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{text}");
@@ -637,13 +682,20 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     drop(tx);
 
     // The dispatcher: the single owner of results.
-    let mut pair_scores: Vec<PairScore> = vec![PairScore::default(); schedule.pairs().len()];
+    let mut tracker = Tracker::new(
+        names.clone(),
+        schedule.pairs().iter().map(|(a, b)| (a.0, b.0)).collect(),
+        schedule.repeat() == crate::schedule::Repeat::Twice,
+    );
+    let context = match_context(&shared.config);
+    let sprt = shared.config.sprt;
+    let two_engines = schedule.pairs().len() == 1;
     let mut finished = 0u64;
     let mut reason = StopReason::Completed;
     loop {
         let ev = tokio::select! {
             ev = rx.recv() => ev,
-            _ = stops.abort.cancelled(), if !stop_new.is_cancelled() => {
+            _ = stops.abort.cancelled(), if !stops_seen(&stop_new, reason) => {
                 stop_new.cancel();
                 reason = StopReason::Interrupted;
                 continue;
@@ -669,20 +721,28 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
                 } else {
                     Color::White
                 };
-                let score = &mut pair_scores[rec.pair];
-                match o.result.half_points_for(first_color) {
-                    2 => score.wins += 1,
-                    0 => score.losses += 1,
-                    _ => score.draws += 1,
-                }
-                let n = score.games();
-                let pct = (score.wins as f64 + score.draws as f64 / 2.0) / n as f64;
+                let first_outcome = match o.result.half_points_for(first_color) {
+                    2 => StatOutcome::Win,
+                    0 => StatOutcome::Loss,
+                    _ => StatOutcome::Draw,
+                };
+                tracker.record(ScoredGame {
+                    pair: rec.pair,
+                    pair_game: rec.pair_game,
+                    first: first_outcome,
+                });
+                let score = tracker.wld(rec.pair);
                 console.line(&format!(
                     "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
-                    names[first.0], names[second.0], score.wins, score.losses, score.draws, pct, n
+                    names[first.0],
+                    names[second.0],
+                    score.wins,
+                    score.losses,
+                    score.draws,
+                    score.score(),
+                    score.games()
                 ));
-                // -loseonly (gauntlet): keep only games the first engine did not win... as the
-                // predecessor documents it: games the first engine loses.
+                // -loseonly (gauntlet): records only for games the first engine loses.
                 let save = !shared.config.lose_only
                     || shared.config.kind != crate::schedule::TournamentKind::Gauntlet
                     || o.result.winner().is_some_and(|w| {
@@ -697,11 +757,32 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
                 if let Some(b) = &console.bar {
                     b.inc(1);
                 }
+                if two_engines
+                    && shared.config.rating_interval > 0
+                    && finished % shared.config.rating_interval == 0
+                {
+                    console.block(&tracker.results_block(0, &context, sprt));
+                }
+                if let (Some(sprt), StopReason::Completed, true) = (sprt, reason, two_engines) {
+                    if let Some(verdict) = tracker.verdict(0, &sprt) {
+                        let llr = tracker.llr(0, &sprt);
+                        console.always(&format!(
+                            "SPRT ({}, elo0={}, elo1={}, alpha={}, beta={}): {} accepted, LLR {:.2} after {} games; no new games start",
+                            sprt.model, sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, verdict, llr, finished
+                        ));
+                        reason = match verdict {
+                            Verdict::H0 => StopReason::SprtH0,
+                            Verdict::H1 => StopReason::SprtH1,
+                        };
+                        // Games in flight finish and are counted.
+                        stop_new.cancel();
+                    }
+                }
                 if o.faulty.is_some()
                     && shared.config.on_failure == OnEngineFailure::Stop
                     && reason == StopReason::Completed
                 {
-                    console.line(&format!(
+                    console.always(&format!(
                         "Stopping: engine failure in game {} ({}) and -fatalerror is set",
                         rec.game, o.reason
                     ));
@@ -725,11 +806,31 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
             eprintln!("warning: protocol log: {e}");
         }
     }
+    if finished > 0 {
+        console.always("");
+        if two_engines {
+            console.block(&tracker.results_block(0, &context, sprt));
+        } else {
+            console.block(&crate::stats::standings_table(tracker.tally()));
+            console.always("");
+            console.block(&crate::stats::crosstable(tracker.tally()));
+        }
+    }
     let pairs = schedule
         .pairs()
         .iter()
-        .copied()
-        .zip(pair_scores)
+        .enumerate()
+        .map(|(i, &p)| {
+            let w = tracker.wld(i);
+            (
+                p,
+                PairScore {
+                    wins: w.wins,
+                    losses: w.losses,
+                    draws: w.draws,
+                },
+            )
+        })
         .collect::<Vec<_>>();
     Ok(RunSummary {
         reason,

@@ -226,6 +226,19 @@ impl TournamentTally {
         self.check(a, b)?;
         self.record_game(a, b, first)?;
         self.record_game(a, b, second)?;
+        self.add_pair(a, b, first, second)
+    }
+
+    /// Records only the pair (its games were recorded one by one with [`record_game`](Self::record_game)
+    /// as they finished), outcomes from `a`'s view.
+    pub fn add_pair(
+        &mut self,
+        a: usize,
+        b: usize,
+        first: GameOutcome,
+        second: GameOutcome,
+    ) -> Result<(), StatsError> {
+        self.check(a, b)?;
         self.pairs[a][b].add_pair(first, second);
         self.pairs[b][a].add_pair(first.flipped(), second.flipped());
         self.paired = true;

@@ -1,0 +1,271 @@
+//! End-to-end statistics: SPRT runs that stop on their own, the results block, standings, and the
+//! `sprt` calculator reading a run's journal.
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+
+fn scout(depth: u32) -> String {
+    format!("cmd={} --depth {depth}", engine("pbrain-scout"))
+}
+
+fn openings() -> String {
+    format!(
+        "file={}",
+        repo_root().join("openings/freestyle15.txt").display()
+    )
+}
+
+fn finished_count(stdout: &str) -> usize {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Finished "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The LLR of the last results block printed.
+fn last_llr(stdout: &str) -> f64 {
+    let line = stdout
+        .lines()
+        .rfind(|l| l.starts_with("LLR: "))
+        .expect("an LLR line");
+    line["LLR: ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn sprt_between_two_depths_accepts_h1_and_the_calculator_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d4, d2, op) = (scout(4), scout(2), openings());
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &d4,
+            "name=deep",
+            "-engine",
+            &d2,
+            "name=shallow",
+            "-each",
+            "tc=0/5",
+            "-games",
+            "3000",
+            "-repeat",
+            "-concurrency",
+            "2",
+            "-openings",
+            &op,
+            "type=pos",
+            "-sprt",
+            "elo0=0",
+            "elo1=20",
+            "-journal",
+            "h1.jsonl",
+            "-quiet",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("H1 accepted"), "{}", run.stdout);
+    let n = finished_count(&run.stdout);
+    eprintln!("SPRT depth 4 vs depth 2 accepted H1 after {n} games");
+    assert!((10..3000).contains(&n));
+    // Games in flight when the test decided are finished and counted.
+    let journal = std::fs::read_to_string(dir.path().join("h1.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), n);
+    assert!(run.stdout.contains("Ptnml(0-2): ["));
+    let llr = last_llr(&run.stdout);
+    assert!(llr > 2.94);
+    // The calculator reads the journal and prints the same numbers.
+    let out = Command::new(runner())
+        .args(["sprt", "--elo0", "0", "--elo1", "20", "--json"])
+        .arg(dir.path().join("h1.jsonl"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "H1");
+    assert_eq!(v["stats"], "pentanomial");
+    assert!(
+        (v["llr"].as_f64().unwrap() - llr).abs() < 0.006,
+        "{v} vs {llr}"
+    );
+    assert_eq!(v["games"].as_u64().unwrap() as usize / 2 * 2, n / 2 * 2);
+}
+
+#[test]
+fn sprt_of_an_engine_against_itself_accepts_h0_with_exit_code_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = format!("cmd={}", engine("pbrain-random"));
+    let op = openings();
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &r,
+            "name=one",
+            "-engine",
+            &r,
+            "name=two",
+            "-games",
+            "20000",
+            "-repeat",
+            "-concurrency",
+            "2",
+            "-openings",
+            &op,
+            "type=pos",
+            "-sprt",
+            "elo0=0",
+            "elo1=20",
+            // Under H0 the test accepts H1 with probability alpha: keep it tiny so the test is
+            // not flaky (H0 is decided by the lower bound, which alpha barely moves).
+            "alpha=0.001",
+            "-quiet",
+            "-ratinginterval",
+            "0",
+        ],
+    );
+    assert_eq!(run.code(), Some(3), "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("H0 accepted"), "{}", run.stdout);
+    let n = finished_count(&run.stdout);
+    eprintln!("SPRT of pbrain-random against itself accepted H0 after {n} games");
+    assert!(n < 20000);
+    assert!(last_llr(&run.stdout) < -2.94);
+}
+
+#[test]
+fn results_block_in_fastchess_layout_every_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = format!("cmd={}", engine("pbrain-random"));
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &r,
+            "name=A",
+            "-engine",
+            &r,
+            "name=B",
+            "-games",
+            "6",
+            "-ratinginterval",
+            "2",
+            "-boardsize",
+            "9",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    // Three interval blocks plus the final one.
+    assert_eq!(
+        run.lines_starting("Results of A vs B (").len(),
+        4,
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.lines_starting("Elo: ").len(), 4);
+    assert_eq!(run.lines_starting("LOS: ").len(), 4);
+    let games: Vec<&str> = run.lines_starting("Games: ");
+    assert!(
+        games.last().unwrap().starts_with("Games: 6, Wins: "),
+        "{games:?}"
+    );
+    // No -repeat: no pentanomial line; no -sprt: no LLR line.
+    assert!(run.lines_starting("Ptnml").is_empty());
+    assert!(run.lines_starting("LLR").is_empty());
+}
+
+#[test]
+fn round_robin_prints_standings_and_crosstable() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = format!("cmd={}", engine("pbrain-random"));
+    let s = scout(2);
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &s,
+            "name=scout",
+            "-engine",
+            &r,
+            "name=rand1",
+            "-engine",
+            &r,
+            "name=rand2",
+            "-games",
+            "4",
+            "-repeat",
+            "-concurrency",
+            "2",
+            "-each",
+            "tc=0/5",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let table_start = run
+        .stdout
+        .lines()
+        .position(|l| l.starts_with("Rank"))
+        .expect("standings header");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines[table_start].contains("Ptnml"),
+        "paired: pentanomial column"
+    );
+    assert!(
+        lines[table_start + 1].contains("scout"),
+        "scout ranks first: {}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.lines().any(|l| l.contains("Total")),
+        "crosstable"
+    );
+}
+
+#[test]
+fn sprt_calculator_inputs_and_errors() {
+    let ok = Command::new(runner())
+        .args(["sprt", "--ptnml", "10,20,30,25,15", "--elo1", "5", "--json"])
+        .output()
+        .unwrap();
+    assert!(ok.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    for key in [
+        "llr",
+        "lower",
+        "upper",
+        "elo",
+        "elo_error",
+        "nelo",
+        "nelo_error",
+        "los",
+        "verdict",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}: {v}");
+    }
+    assert!(v["verdict"].is_null());
+    let bad = Command::new(runner())
+        .args(["sprt", "--wld", "1,2"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("3 comma-separated counts"));
+    let missing = Command::new(runner())
+        .args(["sprt", "/no/such/journal.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/journal.jsonl"));
+}
