@@ -252,6 +252,31 @@ fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
     })
 }
 
+/// The journal is on by default: `-journal FILE` names it, `-journal off` turns it off, otherwise
+/// it goes next to the first other output (or into the current directory) with a timestamped name,
+/// so separate runs never mix in one file.
+fn journal_path(raw: &RawCli) -> Option<PathBuf> {
+    match raw.value("journal") {
+        Some("off") | Some("none") => None,
+        Some(p) => Some(PathBuf::from(p)),
+        None => {
+            let dir = ["pgn", "sgf", "msg"]
+                .iter()
+                .filter_map(|o| raw.value(o))
+                .map(|p| {
+                    std::path::Path::new(p)
+                        .parent()
+                        .map(|d| d.to_path_buf())
+                        .unwrap_or_default()
+                })
+                .next()
+                .unwrap_or_default();
+            let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+            Some(dir.join(format!("gomoku-cli-{stamp}.journal.jsonl")))
+        }
+    }
+}
+
 impl Config {
     /// Check every value of the raw command line.
     pub fn from_raw(raw: &RawCli) -> Result<Config, ConfigError> {
@@ -449,7 +474,7 @@ impl Config {
             pgn: path("pgn"),
             sgf: path("sgf"),
             msg: path("msg"),
-            journal: path("journal"),
+            journal: journal_path(raw),
             progress: !raw.flag("noprogress"),
             sprt,
             rating_interval,

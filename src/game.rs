@@ -65,6 +65,9 @@ pub trait Player {
 
     /// `MESSAGE` lines received since the last call.
     fn take_messages(&mut self) -> Vec<String>;
+
+    /// Called after this player's move was placed (for `-debug` board printing).
+    fn after_move(&mut self, _board: &crate::board::Board) {}
 }
 
 /// A player's time control, with the tolerance that absorbs pipe and scheduling latency.
@@ -470,6 +473,10 @@ pub async fn play_game<B: Player, W: Player>(
             pos: Pos::new(x as u8, y as u8),
             time: reply.elapsed,
         });
+        match color {
+            Color::Black => black.after_move(referee.board()),
+            Color::White => white.after_move(referee.board()),
+        }
         let stones = referee.board().stone_count();
         if setup.draw_after > 0 && stones >= setup.draw_after {
             out.reason = format!("draw after {stones} stones");

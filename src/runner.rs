@@ -131,6 +131,8 @@ enum Event {
 struct SessionPlayer<'a> {
     session: &'a mut EngineSession,
     startup: Duration,
+    /// `-debug`: the board goes to the protocol log after each of this player's moves.
+    board_log: Option<(&'a LogSink, usize)>,
 }
 
 fn failure_of(e: EngineError) -> Failure {
@@ -192,6 +194,14 @@ impl Player for SessionPlayer<'_> {
 
     fn take_messages(&mut self) -> Vec<String> {
         self.session.take_messages()
+    }
+
+    fn after_move(&mut self, board: &crate::board::Board) {
+        if let Some((log, slot)) = self.board_log {
+            for row in board.to_rows() {
+                log.emit(slot, self.session.name(), Direction::Note, row);
+            }
+        }
     }
 }
 
@@ -308,13 +318,17 @@ async fn slot_task(slot: usize, shared: Arc<Shared>, events: mpsc::UnboundedSend
             let mut white_s = sessions.remove(&pairing.white);
             let result = match (&mut black_s, &mut white_s) {
                 (Some(b), Some(w)) => {
+                    let board_log =
+                        (shared.config.log == LogLevel::Debug).then_some((&shared.log, slot));
                     let mut bp = SessionPlayer {
                         session: b,
                         startup: shared.config.startup_timeout,
+                        board_log,
                     };
                     let mut wp = SessionPlayer {
                         session: w,
                         startup: shared.config.startup_timeout,
+                        board_log,
                     };
                     game::play_game(&setup, &mut bp, &mut wp, &shared.stops.abort).await
                 }
@@ -644,6 +658,9 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
         }
     }
 
+    if let (Some(j), false) = (&config.journal, config.quiet) {
+        eprintln!("Journal: {}", j.display());
+    }
     let names = resolve_names(&config).await;
     let bar = if config.progress && !config.quiet && std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(total);

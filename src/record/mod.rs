@@ -117,3 +117,61 @@ pub(crate) mod fixtures {
         }
     }
 }
+
+#[cfg(test)]
+mod snapshots {
+    //! Snapshots of every renderer on fixed games (the fixtures' times and dates are fixed, so
+    //! nothing needs redacting but the version number in SGF's AP property).
+    use super::fixtures::sample_record;
+    use super::*;
+    use crate::game::{GameResult, Termination};
+    use crate::rules::ForbiddenKind;
+
+    fn forbidden_record() -> GameRecord {
+        let mut r = sample_record();
+        r.rule = Rule::Renju;
+        r.outcome.moves.truncate(4);
+        r.outcome.result = GameResult::WhiteWins;
+        r.outcome.forbidden_move = Some(Pos::new(9, 9));
+        r.outcome.termination = Termination::Forbidden {
+            kind: ForbiddenKind::DoubleThree,
+            at: Pos::new(9, 9),
+        };
+        r.outcome.reason = "black played a forbidden move (double-three) at 9,9".into();
+        r
+    }
+
+    fn redact_version(s: String) -> String {
+        s.replace(env!("CARGO_PKG_VERSION"), "[version]")
+    }
+
+    #[test]
+    fn sgf_snapshots() {
+        insta::assert_snapshot!(
+            "sgf_five",
+            redact_version(sgf::render(&sample_record(), "test"))
+        );
+        insta::assert_snapshot!(
+            "sgf_forbidden",
+            redact_version(sgf::render(&forbidden_record(), "test"))
+        );
+    }
+
+    #[test]
+    fn pgn_snapshots() {
+        insta::assert_snapshot!("pgn_five", pgn::render(&sample_record(), "test"));
+        insta::assert_snapshot!("pgn_forbidden", pgn::render(&forbidden_record(), "test"));
+    }
+
+    #[test]
+    fn journal_snapshots() {
+        insta::assert_snapshot!(
+            "journal_five",
+            journal::render_line(&sample_record(), "0123456789abcdef")
+        );
+        insta::assert_snapshot!(
+            "journal_forbidden",
+            journal::render_line(&forbidden_record(), "0123456789abcdef")
+        );
+    }
+}

@@ -1,0 +1,216 @@
+//! Round trips of game records: games played by the example engines → journal, SGF, PGN and
+//! message files → parsed back by independent parsers (sgf-parse from crates.io, python-chess
+//! from PyPI) → the same moves, players and results.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+use gomoku_cli::board::{parse_pos_sequence, BoardSize, Pos};
+
+fn journal(dir: &Path, name: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join(name))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Play a small renju match with every record enabled; return the directory and the journal.
+fn play(rule: &str, openings: &str, size: &str) -> (tempfile::TempDir, Vec<serde_json::Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let scout = format!("cmd={} --depth 2", engine("pbrain-scout"));
+    let faulty = format!(
+        "cmd={} --message-every-move --crash-at 30",
+        engine("pbrain-faulty")
+    );
+    let op = format!("file={}", repo_root().join(openings).display());
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &scout,
+            "name=scout",
+            "-engine",
+            &faulty,
+            "name=faulty [x]",
+            "-each",
+            "tc=0/5",
+            "-games",
+            "6",
+            "-repeat",
+            "-concurrency",
+            "2",
+            "-rule",
+            rule,
+            "-boardsize",
+            size,
+            "-openings",
+            &op,
+            "type=pos",
+            "-journal",
+            "games.jsonl",
+            "-sgf",
+            "games.sgf",
+            "-pgn",
+            "games.pgn",
+            "-msg",
+            "games.txt",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let games = journal(dir.path(), "games.jsonl");
+    assert_eq!(games.len(), 6);
+    (dir, games)
+}
+
+fn prop_value(
+    node: &sgf_parse::SgfNode<sgf_parse::unknown_game::Prop>,
+    id: &str,
+) -> Option<String> {
+    node.get_property(id).map(|p| {
+        let s = p.to_string();
+        s[id.len() + 1..s.len() - 1].to_string()
+    })
+}
+
+#[test]
+fn sgf_parses_with_a_real_parser_and_matches_the_journal() {
+    let (dir, games) = play("4", "openings/renju15.txt", "15");
+    let text = std::fs::read_to_string(dir.path().join("games.sgf")).unwrap();
+    let trees = sgf_parse::parse(&text).expect("the SGF file parses");
+    assert_eq!(trees.len(), games.len());
+    let size = BoardSize::new(15).unwrap();
+    for (tree, g) in trees.iter().zip(&games) {
+        let sgf_parse::GameTree::Unknown(root) = tree else {
+            panic!("GM[4] is not Go");
+        };
+        assert_eq!(prop_value(root, "GM").as_deref(), Some("4"));
+        // The parser normalises SZ[15] to its square form.
+        assert!(matches!(
+            prop_value(root, "SZ").as_deref(),
+            Some("15") | Some("15:15")
+        ));
+        use sgf_parse::unknown_game::Prop;
+        let (Some(Prop::PB(pb)), Some(Prop::PW(pw))) =
+            (root.get_property("PB"), root.get_property("PW"))
+        else {
+            panic!("no player names");
+        };
+        // Names come back unescaped ("faulty [x]" needs an escaped bracket in SGF).
+        assert_eq!(Some(pb.text.as_str()), g["black"].as_str());
+        assert_eq!(Some(pw.text.as_str()), g["white"].as_str());
+        let re = prop_value(root, "RE").unwrap();
+        let expect_re = match (
+            g["result"].as_str().unwrap(),
+            g["termination"].as_str().unwrap(),
+        ) {
+            ("1/2-1/2", _) => "0".to_string(),
+            (r, t) => {
+                let w = if r == "1-0" { "B" } else { "W" };
+                let suffix = match t {
+                    "five" => "",
+                    "time_forfeit" => "T",
+                    _ => "F",
+                };
+                format!("{w}+{suffix}")
+            }
+        };
+        assert_eq!(re, expect_re);
+        // Stones in played order, colours alternating from black.
+        let mut stones: Vec<Pos> = Vec::new();
+        for (i, node) in root.main_variation().skip(1).enumerate() {
+            let (id, other) = if i % 2 == 0 { ("B", "W") } else { ("W", "B") };
+            assert!(node.get_property(other).is_none());
+            let v = prop_value(node, id).expect("a move node");
+            stones.push(Pos::parse_sgf(&v, size).unwrap());
+        }
+        let mut expect = parse_pos_sequence(g["opening"].as_str().unwrap(), size).unwrap();
+        expect.extend(parse_pos_sequence(g["moves"].as_str().unwrap(), size).unwrap());
+        assert_eq!(stones, expect, "game {}", g["game"]);
+    }
+}
+
+#[test]
+fn pgn_parses_with_python_chess_with_players_and_results() {
+    let (dir, games) = play("0", "openings/freestyle15.txt", "15");
+    let script = r#"
+import json, sys, chess.pgn
+out = []
+with open(sys.argv[1]) as f:
+    while True:
+        g = chess.pgn.read_game(f)
+        if g is None:
+            break
+        if g.errors:
+            raise SystemExit(f"parse errors: {g.errors}")
+        h = g.headers
+        out.append({"white": h["White"], "black": h["Black"], "result": h["Result"],
+                    "date": h["Date"], "round": h["Round"], "plies": h["PlyCount"],
+                    "termination": h["Termination"]})
+print(json.dumps(out))
+"#;
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(dir.path().join("games.pgn"))
+        .output()
+        .expect("python3 runs");
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        if err.contains("No module named 'chess'") && std::env::var("CI").as_deref() != Ok("true") {
+            eprintln!("skipping: python-chess is not installed (pip install -r tests/python-requirements.txt)");
+            return;
+        }
+        panic!("python-chess failed: {err}");
+    }
+    let parsed: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(parsed.len(), games.len());
+    for (p, g) in parsed.iter().zip(&games) {
+        // The first mover (gomoku black) is PGN's White.
+        assert_eq!(p["white"], g["black"]);
+        assert_eq!(p["black"], g["white"]);
+        assert_eq!(p["result"], g["result"]);
+        assert_eq!(p["round"], g["round"].to_string());
+        let plies = g["times_ms"].as_array().unwrap().len()
+            + parse_pos_sequence(g["opening"].as_str().unwrap(), BoardSize::new(15).unwrap())
+                .unwrap()
+                .len();
+        assert_eq!(p["plies"], plies.to_string());
+        assert!(
+            p["date"].as_str().unwrap().len() == 10 && p["date"].as_str().unwrap().contains('.')
+        );
+    }
+}
+
+#[test]
+fn messages_are_grouped_per_game_in_order() {
+    let (dir, games) = play("0", "openings/freestyle15.txt", "15");
+    let text = std::fs::read_to_string(dir.path().join("games.txt")).unwrap();
+    for g in &games {
+        let header = format!(
+            "Game {} ({} vs {})",
+            g["game"],
+            g["black"].as_str().unwrap(),
+            g["white"].as_str().unwrap()
+        );
+        let start = text
+            .find(&header)
+            .unwrap_or_else(|| panic!("no block {header}"));
+        let block = &text[start..];
+        let block = &block[..block.find("\n\n").unwrap_or(block.len())];
+        // pbrain-faulty says `MESSAGE move N` before each of its moves.
+        let numbers: Vec<u64> = block
+            .lines()
+            .filter_map(|l| l.split("move ").nth(1))
+            .filter_map(|n| n.trim().parse().ok())
+            .collect();
+        assert!(!numbers.is_empty(), "{block}");
+        assert!(
+            numbers.windows(2).all(|w| w[0] < w[1]),
+            "in order: {numbers:?}"
+        );
+    }
+}
