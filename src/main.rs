@@ -59,6 +59,7 @@ gomoku-cli — tournament runner for gomoku/renju engines speaking the Gomocup (
 USAGE:
   gomoku-cli [-each OPTIONS] -engine OPTIONS -engine OPTIONS ... [options]
   gomoku-cli judge --rule R [--boardsize N] [FILE...]
+  gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
   cmd=COMMAND        command to run; with a '/', it runs in that directory
@@ -87,12 +88,16 @@ RUN OPTIONS:
   -fatalerror        stop the run when an engine crashes, hangs or fails to start
   -log               protocol logs gomoku-cli.<slot>.log (in -logdir DIR, default .)
   -debug             like -log
-  -journal FILE      one JSON line per finished game
+  -journal FILE      one JSON line per finished game (default: a timestamped file; off = none)
+  -sprt [elo0=E0] elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic|gsprt]
+                     stop when the SPRT decides (two engines)
+  -ratinginterval N  results block every N games (default 10; 0 = at the end only)
   -pgn FILE -sgf FILE -msg FILE   game records
   -quiet -noprogress less output
   -draw C S, -resign C S  accepted for compatibility; no effect (pbrain engines report no score)
 
-EXIT CODES: 0 done, 1 error, 2 usage error, 4 stopped by -fatalerror, 130 interrupted.
+EXIT CODES: 0 done (or SPRT H1), 1 error, 2 usage error, 3 SPRT H0, 4 stopped by -fatalerror,
+130 interrupted.
 ";
 
 fn main() -> ExitCode {
