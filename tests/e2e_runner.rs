@@ -406,51 +406,11 @@ fn each_does_not_override_per_engine_values() {
 
 #[test]
 fn ctrl_c_abandons_games_ends_engines_and_exits_130() {
-    let dir = tempfile::tempdir().unwrap();
-    let tag = unique_tag();
-    let scout = format!("cmd={} --spawn-child", engine("pbrain-faulty"));
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let child = Command::new(runner())
-        .args([
-            "-engine",
-            &scout,
-            "name=faulty",
-            "-engine",
-            &random,
-            "name=random",
-            "-games",
-            "100000",
-            "-concurrency",
-            "2",
-            "-journal",
-            "int.jsonl",
-            "-each",
-            "tc=5/1",
-        ])
-        .current_dir(dir.path())
-        .env(TAG_VAR, &tag)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait until some games are recorded.
-    let start = Instant::now();
-    while journal(dir.path(), "int.jsonl").len() < 3 && start.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let left = survivors_after(&tag, Duration::from_secs(3));
-    kill_tagged(&tag);
-    assert!(left.is_empty(), "leaked: {left:?}");
-    assert_eq!(out.status.code(), Some(130));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let finished = stdout
-        .lines()
-        .filter(|l| l.starts_with("Finished game "))
-        .count();
-    // Every game announced as finished is in the journal, and nothing else.
-    assert_eq!(journal(dir.path(), "int.jsonl").len(), finished);
+    // interrupt_run checks that every game announced as finished is in the journal and nothing
+    // else, and that no engine (nor the child it started) survives.
+    let (code, stdout, finished) = interrupt_run("--spawn-child", &[libc::SIGINT], 3);
+    assert_eq!(code, Some(130));
+    assert!(finished >= 3);
     assert!(stdout.contains("interrupted"));
 }
 
@@ -529,4 +489,78 @@ fn predecessor_readme_example_runs_unchanged() {
         dir.path().join("gomoku-cli.1.log").exists(),
         "-debug turns on -log"
     );
+}
+
+/// Start a long run, wait for `games` recorded games, send `signals` (with a pause between), and
+/// return the exit status, stdout and the journal.
+fn interrupt_run(flags: &str, signals: &[i32], games: usize) -> (Option<i32>, String, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let tag = unique_tag();
+    let faulty = format!("cmd={} {flags}", engine("pbrain-faulty"));
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let child = Command::new(runner())
+        .args([
+            "-engine",
+            &faulty,
+            "name=faulty",
+            "-engine",
+            &random,
+            "name=random",
+            "-games",
+            "100000",
+            "-concurrency",
+            "2",
+            "-journal",
+            "sig.jsonl",
+            "-each",
+            "tc=5/1",
+        ])
+        .current_dir(dir.path())
+        .env(TAG_VAR, &tag)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while journal(dir.path(), "sig.jsonl").len() < games
+        && start.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for (i, &sig) in signals.iter().enumerate() {
+        if i > 0 {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        unsafe { libc::kill(child.id() as i32, sig) };
+    }
+    let out = child.wait_with_output().unwrap();
+    let left = survivors_after(&tag, Duration::from_secs(3));
+    kill_tagged(&tag);
+    assert!(left.is_empty(), "leaked: {left:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let finished = stdout
+        .lines()
+        .filter(|l| l.starts_with("Finished game "))
+        .count();
+    assert_eq!(journal(dir.path(), "sig.jsonl").len(), finished);
+    (out.status.code(), stdout, finished)
+}
+
+#[test]
+fn sigterm_stops_like_ctrl_c() {
+    let (code, stdout, finished) = interrupt_run("--spawn-child", &[libc::SIGTERM], 2);
+    assert_eq!(code, Some(130));
+    assert!(finished >= 2);
+    assert!(stdout.contains("interrupted"));
+}
+
+#[test]
+fn second_ctrl_c_kills_engines_that_ignore_end() {
+    let (code, _, finished) = interrupt_run(
+        "--ignore-end --spawn-child",
+        &[libc::SIGINT, libc::SIGINT],
+        2,
+    );
+    assert_eq!(code, Some(130));
+    assert!(finished >= 2);
 }
