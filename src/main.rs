@@ -100,11 +100,18 @@ EXIT CODES: 0 done (or SPRT H1), 1 error, 2 usage error, 3 SPRT H0, 4 stopped by
 130 interrupted.
 ";
 
+/// Write to standard output, ignoring a closed pipe (`gomoku-cli ... | head` must not panic).
+fn say(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         None | Some("-h") | Some("--help") | Some("-help") | Some("help") => {
-            print!("{HELP}");
+            say(HELP);
             return ExitCode::from(if args.is_empty() {
                 exit::USAGE
             } else {
@@ -112,7 +119,7 @@ fn main() -> ExitCode {
             });
         }
         Some("-V") | Some("--version") | Some("-version") => {
-            println!("gomoku-cli {}", env!("CARGO_PKG_VERSION"));
+            say(&format!("gomoku-cli {}\n", env!("CARGO_PKG_VERSION")));
             return ExitCode::from(exit::OK);
         }
         Some("judge") | Some("sprt") => return tools(),
@@ -260,14 +267,14 @@ fn sprt_tool(a: SprtArgs) -> ExitCode {
     let calc = sprt_calculator(counts, &sprt);
     if a.json {
         match serde_json::to_string(&calc) {
-            Ok(j) => println!("{j}"),
+            Ok(j) => say(&format!("{j}\n")),
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(exit::ERROR);
             }
         }
     } else {
-        print!("{}", calc.to_text());
+        say(&calc.to_text());
     }
     ExitCode::from(exit::OK)
 }
@@ -336,8 +343,8 @@ fn legacy(args: &[String]) -> ExitCode {
             ExitCode::from(exit::ERROR)
         }
         Ok(summary) => {
-            println!(
-                "Finished {} of {} games{}",
+            say(&format!(
+                "Finished {} of {} games{}\n",
                 summary.finished,
                 summary.total,
                 match summary.reason {
@@ -347,7 +354,7 @@ fn legacy(args: &[String]) -> ExitCode {
                     StopReason::SprtH0 => " (SPRT: H0 accepted)",
                     StopReason::SprtH1 => " (SPRT: H1 accepted)",
                 }
-            );
+            ));
             let _ = std::io::stdout().flush();
             ExitCode::from(match summary.reason {
                 StopReason::Completed | StopReason::SprtH1 => exit::OK,

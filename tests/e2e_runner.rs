@@ -564,3 +564,39 @@ fn second_ctrl_c_kills_engines_that_ignore_end() {
     assert_eq!(code, Some(130));
     assert!(finished >= 2);
 }
+
+#[test]
+fn a_closed_stdout_does_not_kill_the_runner() {
+    // `gomoku-cli ... | head -1`: later writes hit a broken pipe; the run still completes.
+    let dir = tempfile::tempdir().unwrap();
+    let tag = unique_tag();
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let mut child = Command::new(runner())
+        .args([
+            "-engine",
+            &random,
+            "-engine",
+            &random,
+            "-games",
+            "20",
+            "-boardsize",
+            "9",
+            "-journal",
+            "j.jsonl",
+        ])
+        .current_dir(dir.path())
+        .env(TAG_VAR, &tag)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let left = survivors_after(&tag, Duration::from_secs(3));
+    kill_tagged(&tag);
+    assert!(left.is_empty(), "leaked: {left:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(journal(dir.path(), "j.jsonl").len(), 20);
+}
