@@ -666,9 +666,15 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
         let b = indicatif::ProgressBar::new(total);
         b.set_style(
             indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
+                "{bar:30} {pos}/{len} games  {rate}  ETA {eta}  {msg}",
             )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.1} games/min", state.per_sec() * 60.0);
+                },
+            ),
         );
         Some(b)
     } else {
