@@ -189,7 +189,7 @@ impl SampleConfig {
         };
         let file = match seen.get("file") {
             None => PathBuf::from(format.default_file()),
-            Some(v) if v.is_empty() => return Err(SampleConfigError::EmptyFile),
+            Some(&"") => return Err(SampleConfigError::EmptyFile),
             Some(v) => PathBuf::from(v),
         };
         Ok(SampleConfig { freq, format, file })
@@ -577,15 +577,17 @@ pub enum SampleReadError {
 const LZ4_MAGIC: u32 = 0x184D_2204;
 const LZ4_LEGACY_MAGIC: u32 = 0x184C_2102;
 
-/// Walk the frames of an LZ4 file without decoding them, so that a cut or damaged file is reported
-/// with the offset of the frame it breaks in (the decoder itself treats a cut as a clean end).
-/// Skippable frames are allowed; the legacy format is not.
-fn check_lz4_frames(bytes: &[u8]) -> Result<(), (u64, String)> {
+/// Walk the frames of an LZ4 file without decoding them and return where each data frame starts, so
+/// that a cut or damaged file is reported with the offset of the frame it breaks in (the decoder
+/// itself treats a cut as a clean end). Skippable frames are passed over; the legacy format is not
+/// supported.
+fn lz4_frame_starts(bytes: &[u8]) -> Result<Vec<usize>, (u64, String)> {
     let u32_at = |at: usize| -> Option<u32> {
         bytes
             .get(at..at + 4)
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
     };
+    let mut starts = Vec::new();
     let mut at = 0usize;
     while at < bytes.len() {
         let start = at;
@@ -615,6 +617,7 @@ fn check_lz4_frames(bytes: &[u8]) -> Result<(), (u64, String)> {
                 format!("not an LZ4 frame (magic number {magic:#010x})"),
             ));
         }
+        starts.push(start);
         let flg = *bytes.get(at + 4).ok_or_else(|| cut("frame descriptor"))?;
         if flg >> 6 != 1 {
             return Err((
@@ -649,7 +652,50 @@ fn check_lz4_frames(bytes: &[u8]) -> Result<(), (u64, String)> {
             }
         }
     }
-    Ok(())
+    Ok(starts)
+}
+
+/// The decompressed stream of a whole LZ4 file, one frame after the other. (`FrameDecoder` reports
+/// the end of each frame as the end of the stream, so every frame gets its own decoder.)
+struct Lz4Stream {
+    /// Start offsets of the frames not yet begun.
+    next: std::vec::IntoIter<usize>,
+    /// The decoder of the current frame; `None` only before the first frame.
+    current: Option<FrameDecoder<io::Cursor<Vec<u8>>>>,
+    /// The file contents while no decoder holds them.
+    idle: Option<io::Cursor<Vec<u8>>>,
+}
+
+impl Lz4Stream {
+    fn new(bytes: Vec<u8>, starts: Vec<usize>) -> Lz4Stream {
+        Lz4Stream {
+            next: starts.into_iter(),
+            current: None,
+            idle: Some(io::Cursor::new(bytes)),
+        }
+    }
+}
+
+impl Read for Lz4Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if let Some(dec) = self.current.as_mut() {
+                let n = dec.read(buf)?;
+                if n > 0 || buf.is_empty() {
+                    return Ok(n);
+                }
+            }
+            let Some(start) = self.next.next() else {
+                return Ok(0);
+            };
+            let mut cursor = match self.current.take() {
+                Some(dec) => dec.into_inner(),
+                None => self.idle.take().expect("file bytes held by the stream"),
+            };
+            cursor.set_position(start as u64);
+            self.current = Some(FrameDecoder::new(cursor));
+        }
+    }
 }
 
 /// A reader of bytes that counts what it has handed out (the offset of the next bin entry).
@@ -724,15 +770,15 @@ pub fn open_samples(path: &Path, format: SampleFormat) -> Result<SampleReader, S
         },
         SampleFormat::BinLz4 => {
             let bytes = std::fs::read(path).map_err(io_err)?;
-            check_lz4_frames(&bytes).map_err(|(offset, why)| SampleReadError::Lz4 {
-                path: path.to_path_buf(),
-                offset,
-                why,
-            })?;
-            // The decoder runs on through concatenated frames by itself.
+            let starts =
+                lz4_frame_starts(&bytes).map_err(|(offset, why)| SampleReadError::Lz4 {
+                    path: path.to_path_buf(),
+                    offset,
+                    why,
+                })?;
             Source::Bin {
                 reader: Counting {
-                    inner: Box::new(FrameDecoder::new(io::Cursor::new(bytes))),
+                    inner: Box::new(Lz4Stream::new(bytes, starts)),
                     read: 0,
                 },
                 compressed: true,
@@ -1173,15 +1219,15 @@ mod tests {
         w.write_game(&samples_of(&r, 1.0, &mut game_rng(0, 0)))
             .unwrap();
         let bytes = w.finish().unwrap();
-        assert!(check_lz4_frames(&bytes).is_ok());
+        assert!(lz4_frame_starts(&bytes).is_ok());
         let mut two = bytes.clone();
         two.extend_from_slice(&bytes);
-        assert!(check_lz4_frames(&two).is_ok());
+        assert!(lz4_frame_starts(&two).is_ok());
         let cut = &two[..bytes.len() + 9];
-        let (offset, why) = check_lz4_frames(cut).unwrap_err();
+        let (offset, why) = lz4_frame_starts(cut).unwrap_err();
         assert_eq!(offset, bytes.len() as u64);
         assert!(why.contains("ends inside"), "{why}");
-        let (offset, _) = check_lz4_frames(b"garbage!").unwrap_err();
+        let (offset, _) = lz4_frame_starts(b"garbage!").unwrap_err();
         assert_eq!(offset, 0);
     }
 
