@@ -419,7 +419,8 @@ pub struct SampleWriter<W: Write = File> {
 
 impl SampleWriter<File> {
     /// Open `config.file` for appending (created if missing), whatever the format: an existing
-    /// bin_lz4 file simply gets more frames.
+    /// bin_lz4 file simply gets more frames. (A file left cut mid-game by a kill during a write
+    /// stays cut: new games are appended after the damaged tail, which the reader reports.)
     pub fn open(config: &SampleConfig) -> Result<SampleWriter<File>, SampleWriteError> {
         let name = config.file.display().to_string();
         let file = OpenOptions::new()
@@ -595,7 +596,8 @@ fn lz4_frame_starts(bytes: &[u8]) -> Result<Vec<usize>, (u64, String)> {
             (
                 start as u64,
                 format!(
-                    "the file ends inside this frame ({what}); was the writer killed mid-write?"
+                    "the file ends inside the frame that starts here ({what}), as when the writer \
+                     is killed mid-write; the bytes before it hold every finished game"
                 ),
             )
         };
