@@ -3,6 +3,7 @@
 
 pub mod journal;
 pub mod pgn;
+pub mod samples;
 pub mod sgf;
 
 use chrono::{DateTime, Utc};

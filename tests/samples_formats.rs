@@ -1,0 +1,559 @@
+//! Training sample files: selection rules, exact csv and bin encodings, round trips through the
+//! writer and reader for every format, and bin_lz4 files checked with the real `lz4` tool and
+//! python's `lz4.frame`, including files whose writer was never finished or was cut mid-write.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use chrono::{TimeZone, Utc};
+use gomoku_cli::board::{parse_pos_sequence, BoardSize, Pos, Symmetry};
+use gomoku_cli::game::{GameOutcome, GameResult, IllegalMoveKind, PlayedMove, Termination};
+use gomoku_cli::record::samples::{
+    game_rng, read_samples, samples_of, samples_stats_command, Sample, SampleConfig,
+    SampleEncodeError, SampleFormat, SampleReadError, SampleResult, SampleWriteError, SampleWriter,
+    StoredSample,
+};
+use gomoku_cli::record::GameRecord;
+use gomoku_cli::rules::{ForbiddenKind, Rule};
+use gomoku_cli::schedule::{EngineId, GameId};
+
+fn size(n: u32) -> BoardSize {
+    BoardSize::new(n).unwrap()
+}
+
+fn seq(text: &str, n: u32) -> Vec<Pos> {
+    parse_pos_sequence(text, size(n)).unwrap()
+}
+
+/// A finished game on a `n`×`n` board: `opening` and `moves` in pos notation.
+fn record(
+    n: u32,
+    rule: Rule,
+    opening: &str,
+    moves: &str,
+    result: GameResult,
+    termination: Termination,
+) -> GameRecord {
+    GameRecord {
+        game: GameId(1),
+        round: 0,
+        pair: 0,
+        pair_game: 0,
+        black: EngineId(0),
+        white: EngineId(1),
+        black_name: "a".into(),
+        white_name: "b".into(),
+        size: size(n),
+        rule,
+        opening: seq(opening, n),
+        opening_line: None,
+        transform: Symmetry::Identity,
+        outcome: GameOutcome {
+            result,
+            termination,
+            reason: String::new(),
+            moves: seq(moves, n)
+                .into_iter()
+                .map(|pos| PlayedMove {
+                    pos,
+                    time: Duration::from_millis(5),
+                })
+                .collect(),
+            forbidden_move: None,
+            messages: vec![],
+            faulty: None,
+        },
+        started: Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap(),
+        ended: Utc.with_ymd_and_hms(2026, 1, 1, 0, 1, 0).unwrap(),
+    }
+}
+
+fn five(line: &str, n: u32) -> Termination {
+    Termination::Five { line: seq(line, n) }
+}
+
+/// Black wins on 15×15 freestyle after the opening h8 i9.
+fn black_five() -> GameRecord {
+    record(
+        15,
+        Rule::Freestyle,
+        "h8i9",
+        "h9i10h10i11h11i12h12",
+        GameResult::BlackWins,
+        five("h8h9h10h11h12", 15),
+    )
+}
+
+/// A renju game black loses by playing a forbidden point (not part of `moves`).
+fn renju_forbidden() -> GameRecord {
+    let mut r = record(
+        15,
+        Rule::Renju,
+        "h8",
+        "a1i9a2j10",
+        GameResult::WhiteWins,
+        Termination::Forbidden {
+            kind: ForbiddenKind::DoubleThree,
+            at: seq("g8", 15)[0],
+        },
+    );
+    r.outcome.forbidden_move = Some(seq("g8", 15)[0]);
+    r
+}
+
+/// A draw with no opening and an odd board, so the first sample has an empty position.
+fn empty_start_draw() -> GameRecord {
+    record(
+        19,
+        Rule::ExactFive,
+        "",
+        "j10a1s19k11",
+        GameResult::Draw,
+        Termination::DrawAfter { stones: 4 },
+    )
+}
+
+fn games() -> Vec<GameRecord> {
+    vec![black_five(), renju_forbidden(), empty_start_draw()]
+}
+
+fn all_samples(r: &GameRecord) -> Vec<Sample> {
+    samples_of(r, 1.0, &mut game_rng(1, r.game.0))
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Write `batches` (one per game) to a fresh file and finish the writer.
+fn write_file(dir: &Path, format: SampleFormat, batches: &[Vec<Sample>]) -> PathBuf {
+    let file = dir.join(format.default_file());
+    let cfg = SampleConfig {
+        freq: 1.0,
+        format,
+        file: file.clone(),
+    };
+    let mut w = SampleWriter::open(&cfg).unwrap();
+    for b in batches {
+        w.write_game(b).unwrap();
+    }
+    w.finish().unwrap();
+    file
+}
+
+fn stored(samples: &[Sample], format: SampleFormat) -> Vec<StoredSample> {
+    samples
+        .iter()
+        .map(|s| StoredSample::stored_as(s, format))
+        .collect()
+}
+
+/// Whether an external tool is usable; absent tools skip the test except on CI.
+fn have(tool: &str, probe: &[&str]) -> bool {
+    let ok = Command::new(tool)
+        .args(probe)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{tool} {probe:?} is required on CI");
+        }
+        eprintln!("skipping: {tool} {probe:?} is not available");
+    }
+    ok
+}
+
+fn lz4_cli_decode(path: &Path) -> Vec<u8> {
+    let out = Command::new("lz4")
+        .args(["-d", "-c"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "lz4 -d failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Python's `lz4.frame.decompress` stops after the first frame, so decode frame by frame with
+/// `LZ4FrameDecompressor` and its `unused_data`, as a trainer reading our files would.
+const PY_DECODE: &str = r#"
+import sys, lz4.frame
+data = open(sys.argv[1], 'rb').read()
+out = b''
+while data:
+    d = lz4.frame.LZ4FrameDecompressor()
+    out += d.decompress(data)
+    if not d.eof:
+        sys.exit('truncated frame')
+    data = d.unused_data
+sys.stdout.buffer.write(out)
+"#;
+
+fn python_decode(path: &Path) -> Vec<u8> {
+    let out = Command::new("python3")
+        .args(["-c", PY_DECODE])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "python lz4.frame failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn selection_follows_the_rules() {
+    // Every played move once, the winning move last; opening stones are never moves.
+    let r = black_five();
+    let s = all_samples(&r);
+    assert_eq!(s.len(), 7);
+    assert_eq!(s.last().unwrap().mv, seq("h12", 15)[0]);
+    assert_eq!(s[0].position, seq("h8i9", 15));
+    // Black moved at even plies and won.
+    let results: Vec<_> = s.iter().map(|x| x.result).collect();
+    use SampleResult::*;
+    assert_eq!(results, [Win, Loss, Win, Loss, Win, Loss, Win]);
+
+    // freq 0: nothing; freq in between: a subset, in order.
+    assert!(samples_of(&r, 0.0, &mut game_rng(9, 9)).is_empty());
+    let some = samples_of(&r, 0.5, &mut game_rng(9, 9));
+    assert!(some.iter().all(|x| s.contains(x)));
+
+    // Odd opening: white moves first among the played moves.
+    let mut odd = black_five();
+    odd.opening = seq("h8", 15);
+    odd.outcome.moves.insert(
+        0,
+        PlayedMove {
+            pos: seq("i9", 15)[0],
+            time: Duration::ZERO,
+        },
+    );
+    let s = all_samples(&odd);
+    assert_eq!(s.len(), 8);
+    assert_eq!(s[0].result, Loss, "white to move at ply 1, black won");
+    assert_eq!(s[0].position, seq("h8", 15));
+}
+
+#[test]
+fn forbidden_move_is_not_a_sample_but_the_game_is() {
+    let r = renju_forbidden();
+    let s = all_samples(&r);
+    assert_eq!(s.len(), 4);
+    let g8 = seq("g8", 15)[0];
+    assert!(s.iter().all(|x| x.mv != g8 && !x.position.contains(&g8)));
+    assert_eq!(s.last().unwrap().mv, seq("j10", 15)[0]);
+    // Opening h8 is black's; a1 (ply 1) is white's: white won.
+    let results: Vec<_> = s.iter().map(|x| x.result).collect();
+    use SampleResult::*;
+    assert_eq!(results, [Win, Loss, Win, Loss]);
+}
+
+#[test]
+fn forfeits_crashes_and_illegal_moves_give_no_samples() {
+    let base = black_five();
+    for t in [
+        Termination::TimeForfeit {
+            elapsed: Duration::from_secs(6),
+            limit: Duration::from_secs(5),
+        },
+        Termination::Crash {
+            status: "exit 1".into(),
+        },
+        Termination::IllegalMove {
+            kind: IllegalMoveKind::Occupied,
+            text: "7,7".into(),
+        },
+        Termination::FailedStart {
+            text: "ERROR".into(),
+        },
+    ] {
+        let mut r = base.clone();
+        r.outcome.termination = t.clone();
+        assert!(all_samples(&r).is_empty(), "{t:?}");
+    }
+    // And a writer given such a game leaves the file empty (no empty LZ4 frame either).
+    let dir = tmp();
+    let file = write_file(dir.path(), SampleFormat::BinLz4, &[vec![]]);
+    assert_eq!(std::fs::metadata(file).unwrap().len(), 0);
+}
+
+#[test]
+fn csv_lines_are_exact() {
+    let mut out = Vec::new();
+    let w = {
+        let mut w = SampleWriter::new(SampleFormat::Csv, &mut out, "mem");
+        w.write_game(&all_samples(&black_five())[..2]).unwrap();
+        w.write_game(&all_samples(&empty_start_draw())[..2])
+            .unwrap();
+        w.samples_written()
+    };
+    assert_eq!(w, 4);
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "h8i9,h9,2\nh8i9h9,i10,0\n,j10,1\nj10,a1,1\n"
+    );
+}
+
+#[test]
+fn bin_entry_bytes_match_the_format() {
+    // First sample of black_five: position h8 i9 (x=7,y=7; x=8,y=8), move h9 (x=7,y=8),
+    // black to move and black won: result 2, ply 2, size 15, freestyle (0).
+    //   word0 = 2 | 2<<2 | 15<<11 = 0x780A
+    //   word1 = 0 | ((7<<5)|8)<<3 = 232<<3 = 0x0740
+    //   stones: (7<<5)|7 = 0x00E7, (8<<5)|8 = 0x0108
+    let mut out = Vec::new();
+    let mut w = SampleWriter::new(SampleFormat::Bin, &mut out, "mem");
+    w.write_game(&all_samples(&black_five())[..1]).unwrap();
+    drop(w);
+    assert_eq!(out, [0x0A, 0x78, 0x40, 0x07, 0xE7, 0x00, 0x08, 0x01]);
+
+    // Renju sets the rule bits (4); white to move after h8 and white won: result 2, ply 1.
+    //   word0 = 2 | 1<<2 | 15<<11 = 0x7806, word1 = 4 | ((0<<5)|0)<<3 = 0x0004 (a1 = 0,0)
+    let mut out = Vec::new();
+    let mut w = SampleWriter::new(SampleFormat::Bin, &mut out, "mem");
+    w.write_game(&all_samples(&renju_forbidden())[..1]).unwrap();
+    drop(w);
+    assert_eq!(out, [0x06, 0x78, 0x04, 0x00, 0xE7, 0x00]);
+}
+
+#[test]
+fn every_format_round_trips() {
+    let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
+    let all: Vec<Sample> = batches.concat();
+    assert_eq!(all.len(), 7 + 4 + 4);
+    for format in SampleFormat::ALL {
+        let dir = tmp();
+        let file = write_file(dir.path(), format, &batches);
+        let back = read_samples(&file, format).unwrap();
+        assert_eq!(back, stored(&all, format), "{format}");
+    }
+}
+
+#[test]
+fn writers_append_to_existing_files() {
+    let a = all_samples(&black_five());
+    let b = all_samples(&renju_forbidden());
+    for format in SampleFormat::ALL {
+        let dir = tmp();
+        write_file(dir.path(), format, std::slice::from_ref(&a));
+        let file = write_file(dir.path(), format, std::slice::from_ref(&b));
+        let back = read_samples(&file, format).unwrap();
+        assert_eq!(
+            back,
+            stored(&[a.clone(), b.clone()].concat(), format),
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn lz4_file_decodes_with_the_lz4_tool_to_the_bin_bytes() {
+    if !have("lz4", &["--version"]) {
+        return;
+    }
+    let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
+    let dir = tmp();
+    let bin = std::fs::read(write_file(dir.path(), SampleFormat::Bin, &batches)).unwrap();
+    let lz4 = write_file(dir.path(), SampleFormat::BinLz4, &batches);
+    assert_eq!(lz4_cli_decode(&lz4), bin);
+}
+
+#[test]
+fn lz4_file_decodes_with_python_lz4_frame_to_the_bin_bytes() {
+    if !have("python3", &["-c", "import lz4.frame"]) {
+        return;
+    }
+    let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
+    let dir = tmp();
+    let bin = std::fs::read(write_file(dir.path(), SampleFormat::Bin, &batches)).unwrap();
+    let lz4 = write_file(dir.path(), SampleFormat::BinLz4, &batches);
+    assert_eq!(python_decode(&lz4), bin);
+}
+
+#[test]
+fn unfinished_writer_leaves_a_valid_file() {
+    // Two games written, then the writer is dropped without finish() (as when the runner dies).
+    let a = all_samples(&black_five());
+    let b = all_samples(&empty_start_draw());
+    let dir = tmp();
+    let file = dir.path().join("crash.bin.lz4");
+    {
+        let cfg = SampleConfig {
+            freq: 1.0,
+            format: SampleFormat::BinLz4,
+            file: file.clone(),
+        };
+        let mut w = SampleWriter::open(&cfg).unwrap();
+        w.write_game(&a).unwrap();
+        w.write_game(&b).unwrap();
+        // No finish(), not even the destructor, as when the process is killed.
+        std::mem::forget(w);
+    }
+    let want = stored(&[a, b].concat(), SampleFormat::BinLz4);
+    assert_eq!(read_samples(&file, SampleFormat::BinLz4).unwrap(), want);
+    if have("lz4", &["--version"]) {
+        let decoded = lz4_cli_decode(&file);
+        let plain = std::fs::read(write_file(
+            dir.path(),
+            SampleFormat::Bin,
+            &[all_samples(&black_five()), all_samples(&empty_start_draw())],
+        ))
+        .unwrap();
+        assert_eq!(decoded, plain);
+    }
+}
+
+#[test]
+fn a_file_cut_mid_frame_is_reported_at_the_frame() {
+    let a = all_samples(&black_five());
+    let b = all_samples(&renju_forbidden());
+    let dir = tmp();
+    let file = write_file(dir.path(), SampleFormat::BinLz4, std::slice::from_ref(&a));
+    let first_len = std::fs::metadata(&file).unwrap().len();
+    let file = write_file(dir.path(), SampleFormat::BinLz4, &[b]);
+    let full = std::fs::read(&file).unwrap();
+    // Cut inside the second game's frame, as a kill during its write would.
+    std::fs::write(&file, &full[..full.len() - 3]).unwrap();
+    let err = read_samples(&file, SampleFormat::BinLz4).unwrap_err();
+    match &err {
+        SampleReadError::Lz4 { offset, path, .. } => {
+            assert_eq!(*offset, first_len);
+            assert_eq!(path, &file);
+        }
+        other => panic!("unexpected error {other}"),
+    }
+    assert!(
+        err.to_string().contains(&format!("byte {first_len}")),
+        "{err}"
+    );
+    // Cutting back to the frame boundary recovers every finished game.
+    std::fs::write(&file, &full[..first_len as usize]).unwrap();
+    assert_eq!(
+        read_samples(&file, SampleFormat::BinLz4).unwrap(),
+        stored(&a, SampleFormat::BinLz4)
+    );
+}
+
+#[test]
+fn unencodable_games_are_refused_whole() {
+    // Caro's rule code 8 does not fit the 3-bit rule field: refused, nothing written.
+    let mut caro = black_five();
+    caro.rule = Rule::Caro;
+    let mut out = Vec::new();
+    let mut w = SampleWriter::new(SampleFormat::Bin, &mut out, "caro.bin");
+    let err = w.write_game(&all_samples(&caro)).unwrap_err();
+    assert!(matches!(
+        err,
+        SampleWriteError::Encode {
+            source: SampleEncodeError::RuleDoesNotFit { code: 8, .. },
+            ..
+        }
+    ));
+    assert!(err.to_string().contains("caro.bin"), "{err}");
+    assert_eq!(w.samples_written(), 0);
+    drop(w);
+    assert!(out.is_empty());
+    // csv has no rule field and takes it.
+    let mut out = Vec::new();
+    SampleWriter::new(SampleFormat::Csv, &mut out, "caro.csv")
+        .write_game(&all_samples(&caro))
+        .unwrap();
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 7);
+
+    // 27×27: beyond pos notation, fine for bin.
+    // (Pos notation cannot even spell its points, so build the moves from coordinates.)
+    let mut big = record(
+        15,
+        Rule::Freestyle,
+        "",
+        "",
+        GameResult::Draw,
+        Termination::FullBoard,
+    );
+    big.size = size(27);
+    big.outcome.moves = [Pos::new(26, 0), Pos::new(0, 26)]
+        .into_iter()
+        .map(|pos| PlayedMove {
+            pos,
+            time: Duration::ZERO,
+        })
+        .collect();
+    let mut out = Vec::new();
+    let err = SampleWriter::new(SampleFormat::Csv, &mut out, "big.csv")
+        .write_game(&all_samples(&big))
+        .unwrap_err();
+    assert!(err.to_string().contains("27x27"), "{err}");
+    let mut out = Vec::new();
+    SampleWriter::new(SampleFormat::Bin, &mut out, "big.bin")
+        .write_game(&all_samples(&big))
+        .unwrap();
+    assert_eq!(out.len(), 4 + 6);
+}
+
+#[test]
+fn reader_errors_name_the_place() {
+    let dir = tmp();
+    let csv = dir.path().join("bad.csv");
+    std::fs::write(&csv, "h8,i9,2\nh8,i9,7\n").unwrap();
+    let err = read_samples(&csv, SampleFormat::Csv).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("{}:2:", csv.display())),
+        "{err}"
+    );
+
+    // A bin file whose second entry is cut short.
+    let s = all_samples(&black_five());
+    let bin = write_file(dir.path(), SampleFormat::Bin, &[s[..2].to_vec()]);
+    let bytes = std::fs::read(&bin).unwrap();
+    std::fs::write(&bin, &bytes[..bytes.len() - 1]).unwrap();
+    let err = read_samples(&bin, SampleFormat::Bin).unwrap_err();
+    match err {
+        SampleReadError::Bin { offset, .. } => assert_eq!(offset, 4 + 2 * 2),
+        other => panic!("unexpected error {other}"),
+    }
+}
+
+#[test]
+fn stats_command_guesses_the_format() {
+    let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
+    let dir = tmp();
+    let lz4 = write_file(dir.path(), SampleFormat::BinLz4, &batches);
+    let text = samples_stats_command(&lz4, None).unwrap();
+    assert!(text.contains("(bin_lz4)"), "{text}");
+    assert!(text.contains("samples: 15\n"), "{text}");
+    // Wins: 4 (black_five) + 2 (white in renju_forbidden); draws: 4.
+    assert!(
+        text.contains("loss 5 (33.3%), draw 4 (26.7%), win 6 (40.0%)"),
+        "{text}"
+    );
+    assert!(text.contains("board sizes: 15x15 11, 19x19 4"), "{text}");
+    assert!(
+        text.contains("rules: freestyle (0) 7, exact five (1) 4, renju (4) 4"),
+        "{text}"
+    );
+
+    let csv = write_file(dir.path(), SampleFormat::Csv, &batches);
+    let text = samples_stats_command(&csv, None).unwrap();
+    assert!(text.contains("not recorded (csv)"), "{text}");
+
+    let odd = dir.path().join("samples.dat");
+    std::fs::copy(&lz4, &odd).unwrap();
+    assert!(matches!(
+        samples_stats_command(&odd, None),
+        Err(SampleReadError::UnknownFormat { .. })
+    ));
+    assert!(samples_stats_command(&odd, Some(SampleFormat::BinLz4))
+        .unwrap()
+        .contains("samples: 15"));
+}
