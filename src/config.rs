@@ -10,6 +10,7 @@ use crate::board::BoardSize;
 use crate::cli::{KeyValues, RawCli};
 use crate::engine::spec::{EngineSpec, TimeControl};
 use crate::opening::{OpeningFormat, OpeningOrder};
+use crate::record::samples::{SampleConfig, SampleConfigError, SampleEncodeError};
 use crate::rules::Rule;
 use crate::schedule::{Repeat, TournamentKind};
 use crate::stats::{Sprt, SprtModel};
@@ -41,6 +42,10 @@ pub enum ConfigError {
     },
     #[error("engine {index}: program {program:?} not found or not executable")]
     MissingProgram { index: usize, program: PathBuf },
+    #[error("{0}")]
+    Sample(#[from] SampleConfigError),
+    #[error("-sample: {0}")]
+    SampleFormat(#[from] SampleEncodeError),
     #[error("-openings needs file=")]
     OpeningsWithoutFile,
     #[error("-sprt works with exactly two engines (got {0})")]
@@ -112,6 +117,11 @@ pub struct Config {
     pub sprt: Option<Sprt>,
     /// Print the results block every this many finished games (two engines).
     pub rating_interval: u64,
+    /// `-sample`: training samples.
+    pub sample: Option<SampleConfig>,
+    /// The run's seed: the openings' `srand` when given, else fresh. Decides which positions
+    /// become samples, so a replay with the same seed writes the same samples.
+    pub seed: u64,
     /// Options accepted for compatibility that have no effect, with the reason (printed once).
     pub warnings: Vec<String>,
 }
@@ -429,6 +439,18 @@ impl Config {
                 "-{name} is accepted for compatibility but has no effect: pbrain engines report no score"
             ));
         }
+        let sample = match &raw.sample {
+            None => None,
+            Some(kvs) => {
+                let sc = SampleConfig::parse(kvs)?;
+                sc.format.check(size, rule)?;
+                Some(sc)
+            }
+        };
+        let seed = openings
+            .as_ref()
+            .map(|o| o.seed)
+            .unwrap_or_else(crate::opening::fresh_seed);
         let kind = if raw.flag("gauntlet") {
             TournamentKind::Gauntlet
         } else {
@@ -478,6 +500,8 @@ impl Config {
             progress: !raw.flag("noprogress"),
             sprt,
             rating_interval,
+            sample,
+            seed,
             quiet: raw.flag("quiet"),
             warnings,
         })

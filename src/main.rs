@@ -51,6 +51,23 @@ enum Tool {
     },
     /// SPRT and Elo calculator: from pentanomial or W/L/D counts, or from journal files of a run.
     Sprt(SprtArgs),
+    /// Training sample files (-sample): check what a file holds.
+    Samples {
+        #[command(subcommand)]
+        command: SamplesTool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum SamplesTool {
+    /// Counts, result distribution, board sizes, rules and a histogram of stones per sample.
+    Stats {
+        /// The sample file.
+        file: std::path::PathBuf,
+        /// csv, bin or bin_lz4 (default: from the extension .csv / .bin / .lz4).
+        #[arg(long)]
+        format: Option<String>,
+    },
 }
 
 const HELP: &str = "\
@@ -60,6 +77,7 @@ USAGE:
   gomoku-cli [-each OPTIONS] -engine OPTIONS -engine OPTIONS ... [options]
   gomoku-cli judge --rule R [--boardsize N] [FILE...]
   gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
+  gomoku-cli samples stats FILE [--format csv|bin|bin_lz4]
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
   cmd=COMMAND        command to run; with a '/', it runs in that directory
@@ -93,6 +111,7 @@ RUN OPTIONS:
                      stop when the SPRT decides (two engines)
   -ratinginterval N  results block every N games (default 10; 0 = at the end only)
   -pgn FILE -sgf FILE -msg FILE   game records
+  -sample [freq=F] [format=csv|bin|bin_lz4] [file=F]   training samples
   -quiet -noprogress less output
   -draw C S, -resign C S  accepted for compatibility; no effect (pbrain engines report no score)
 
@@ -122,7 +141,7 @@ fn main() -> ExitCode {
             say(&format!("gomoku-cli {}\n", env!("CARGO_PKG_VERSION")));
             return ExitCode::from(exit::OK);
         }
-        Some("judge") | Some("sprt") => return tools(),
+        Some("judge") | Some("sprt") | Some("samples") => return tools(),
         _ => {}
     }
     legacy(&args)
@@ -142,6 +161,29 @@ fn tools() -> ExitCode {
     };
     match tools.command {
         Tool::Sprt(args) => sprt_tool(args),
+        Tool::Samples {
+            command: SamplesTool::Stats { file, format },
+        } => {
+            use gomoku_cli::record::samples::{samples_stats_command, SampleFormat};
+            let format = match format.as_deref().map(str::parse::<SampleFormat>) {
+                None => None,
+                Some(Ok(f)) => Some(f),
+                Some(Err(e)) => {
+                    eprintln!("error: --format: {e}");
+                    return ExitCode::from(exit::USAGE);
+                }
+            };
+            match samples_stats_command(&file, format) {
+                Ok(text) => {
+                    say(&text);
+                    ExitCode::from(exit::OK)
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(exit::ERROR)
+                }
+            }
+        }
         Tool::Judge {
             rule,
             boardsize,

@@ -22,6 +22,7 @@ use crate::config::{Config, LogLevel, OnEngineFailure};
 use crate::engine::{Direction, EngineError, EngineSession, LogEvent, LogSink, MoveRequest};
 use crate::game::{self, Failure, GameOutcome, GameSetup, Player, Reply, Request};
 use crate::opening::{OpeningBook, OpeningError, OpeningSequence};
+use crate::record::samples::{self, SampleWriteError, SampleWriter};
 use crate::record::{journal, pgn, sgf, GameRecord};
 use crate::schedule::{EngineId, GameId, Pairing, Schedule};
 use crate::stats::{GameOutcome as StatOutcome, Verdict};
@@ -35,6 +36,8 @@ const NO_DEADLINE: Duration = Duration::from_secs(365 * 24 * 3600);
 pub enum RunError {
     #[error("{0}")]
     Openings(#[from] OpeningError),
+    #[error("{0}")]
+    Samples(#[from] SampleWriteError),
     #[error("cannot open output file {path}: {source}")]
     Output {
         path: PathBuf,
@@ -435,6 +438,8 @@ struct Outputs {
     pgn: Option<std::fs::File>,
     sgf: Option<std::fs::File>,
     msg: Option<std::fs::File>,
+    samples: Option<(SampleWriter, f64)>,
+    seed: u64,
     fingerprint: String,
 }
 
@@ -465,6 +470,11 @@ impl Outputs {
             pgn: open(&config.pgn)?,
             sgf: open(&config.sgf)?,
             msg: open(&config.msg)?,
+            samples: match &config.sample {
+                Some(sc) => Some((SampleWriter::open(sc)?, sc.freq)),
+                None => None,
+            },
+            seed: config.seed,
             fingerprint: fingerprint(config),
         })
     }
@@ -498,6 +508,22 @@ impl Outputs {
             }
             block.push('\n');
             write(&mut self.msg, block);
+        }
+        if let Some((w, freq)) = &mut self.samples {
+            let mut rng = samples::game_rng(self.seed, r.game.0);
+            let batch = samples::samples_of(r, *freq, &mut rng);
+            if let Err(e) = w.write_game(&batch) {
+                eprintln!("warning: game {}: {e}", r.game);
+            }
+        }
+    }
+
+    /// Close what needs closing (the samples writer's last frame).
+    fn finish(&mut self) {
+        if let Some((w, _)) = self.samples.take() {
+            if let Err(e) = w.finish() {
+                eprintln!("warning: {e}");
+            }
         }
     }
 }
@@ -819,6 +845,7 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     for s in slots {
         let _ = s.await;
     }
+    outputs.finish();
     if let Some(b) = &console.bar {
         b.finish_and_clear();
     }

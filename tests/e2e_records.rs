@@ -214,3 +214,168 @@ fn messages_are_grouped_per_game_in_order() {
         );
     }
 }
+
+#[test]
+fn samples_csv_freq_one_has_every_move_of_every_clean_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let scout = format!("cmd={} --depth 2", engine("pbrain-scout"));
+    let faulty = format!("cmd={} --crash-at 12", engine("pbrain-faulty"));
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &scout,
+            "-engine",
+            &faulty,
+            "-games",
+            "6",
+            "-each",
+            "tc=0/5",
+            "-journal",
+            "j.jsonl",
+            "-sample",
+            "freq=1",
+            "format=csv",
+            "file=out.csv",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let games = journal(dir.path(), "j.jsonl");
+    let expected: usize = games
+        .iter()
+        .filter(|g| {
+            !["crash", "time_forfeit", "illegal_move", "failed_start"]
+                .contains(&g["termination"].as_str().unwrap())
+        })
+        .map(|g| g["times_ms"].as_array().unwrap().len())
+        .sum();
+    let csv = std::fs::read_to_string(dir.path().join("out.csv")).unwrap_or_default();
+    assert_eq!(csv.lines().count(), expected);
+    // The predecessor's documented example line runs unchanged.
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &scout,
+            "-engine",
+            &faulty,
+            "-games",
+            "2",
+            "-each",
+            "tc=0/5",
+            "-sample",
+            "freq=0.25",
+            "format=csv",
+            "file=out2.csv",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+}
+
+#[test]
+fn bin_lz4_samples_stay_valid_after_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let tag = unique_tag();
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let child = Command::new(runner())
+        .args([
+            "-engine",
+            &random,
+            "-engine",
+            &random,
+            "-rule",
+            "4",
+            "-games",
+            "100000",
+            "-concurrency",
+            "2",
+            "-journal",
+            "j.jsonl",
+            "-sample",
+            "format=bin_lz4",
+            "file=s.bin.lz4",
+        ])
+        .current_dir(dir.path())
+        .env(TAG_VAR, &tag)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(dir.path().join("j.jsonl"))
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+        < 5
+        && start.elapsed() < std::time::Duration::from_secs(60)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait_with_output().unwrap().status;
+    kill_tagged(&tag);
+    assert_eq!(status.code(), Some(130));
+    let file = dir.path().join("s.bin.lz4");
+    // The real lz4 tool decodes the whole file (concatenated frames).
+    let lz4 = Command::new("lz4").args(["-d", "-c"]).arg(&file).output();
+    let bin = match lz4 {
+        Ok(out) => {
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out.stdout
+        }
+        Err(_) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("skipping the lz4 tool check: lz4 is not installed");
+            return;
+        }
+        Err(e) => panic!("lz4 tool: {e}"),
+    };
+    // Every entry is well formed: 4 + 2·ply bytes, board 15, rule 4, result 0..2.
+    let mut off = 0;
+    let mut entries = 0;
+    while off < bin.len() {
+        let w0 = u16::from_le_bytes([bin[off], bin[off + 1]]);
+        let w1 = u16::from_le_bytes([bin[off + 2], bin[off + 3]]);
+        assert!(w0 & 3 <= 2);
+        assert_eq!(w0 >> 11, 15);
+        assert_eq!(w1 & 7, 4);
+        let ply = ((w0 >> 2) & 0x1ff) as usize;
+        off += 4 + 2 * ply;
+        entries += 1;
+    }
+    assert_eq!(off, bin.len());
+    assert!(entries > 0);
+    // Python's lz4.frame, frame after frame, gives the same bytes.
+    let script = r#"
+import sys, lz4.frame
+data = open(sys.argv[1], "rb").read()
+out = b""
+while data:
+    d = lz4.frame.LZ4FrameDecompressor()
+    out += d.decompress(data)
+    data = d.unused_data
+sys.stdout.buffer.write(out)
+"#;
+    let py = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&file)
+        .output()
+        .unwrap();
+    if py.status.success() {
+        assert_eq!(py.stdout, bin);
+    } else if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("python lz4: {}", String::from_utf8_lossy(&py.stderr));
+    }
+    // And the stats command counts the same entries.
+    let stats = Command::new(runner())
+        .args(["samples", "stats"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(stats.status.success());
+    let text = String::from_utf8_lossy(&stats.stdout);
+    assert!(text.contains(&format!("samples: {entries}")), "{text}");
+}
