@@ -368,6 +368,8 @@ async fn slot_task(slot: usize, shared: Arc<Shared>, events: mpsc::UnboundedSend
             white: pairing.white,
             black_name,
             white_name,
+            black_cmd: shared.config.engines[pairing.black.0].cmd.clone(),
+            white_cmd: shared.config.engines[pairing.white.0].cmd.clone(),
             size: shared.config.size,
             rule: shared.config.rule,
             opening,

@@ -485,9 +485,19 @@ fn predecessor_readme_example_runs_unchanged() {
     let sgf = std::fs::read_to_string(dir.path().join("my_games.sgf")).unwrap();
     assert_eq!(sgf.matches("(;").count(), n);
     assert!(dir.path().join("my_games.txt").exists());
+    let log =
+        std::fs::read_to_string(dir.path().join("gomoku-cli.1.log")).expect("-debug turns on -log");
+    // Both directions, with timestamps, and the board after moves.
     assert!(
-        dir.path().join("gomoku-cli.1.log").exists(),
-        "-debug turns on -log"
+        log.contains("< START 20"),
+        "{}",
+        &log[..log.len().min(2000)]
+    );
+    assert!(log.contains("> OK"));
+    assert!(log.lines().all(|l| l.starts_with('[')));
+    assert!(
+        log.contains(" # ...................."),
+        "board rows in the log"
     );
 }
 

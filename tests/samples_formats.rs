@@ -43,6 +43,8 @@ fn record(
         black: EngineId(0),
         white: EngineId(1),
         black_name: "a".into(),
+        black_cmd: "a".into(),
+        white_cmd: "b".into(),
         white_name: "b".into(),
         size: size(n),
         rule,

@@ -23,6 +23,11 @@ pub struct JournalEntry {
     /// Engine indices (order of `-engine` options, 0-based).
     pub black_engine: usize,
     pub white_engine: usize,
+    /// The engines' commands as given with `cmd=`.
+    #[serde(default)]
+    pub black_cmd: String,
+    #[serde(default)]
+    pub white_cmd: String,
     pub size: u8,
     pub rule: u8,
     /// Opening stones in pos notation (after the transform).
@@ -60,6 +65,8 @@ impl JournalEntry {
             white: r.white_name.clone(),
             black_engine: r.black.0,
             white_engine: r.white.0,
+            black_cmd: r.black_cmd.clone(),
+            white_cmd: r.white_cmd.clone(),
             size: r.size.get(),
             rule: r.rule.code(),
             opening: moves_text(&r.opening, r.size),

@@ -25,6 +25,9 @@ pub struct GameRecord {
     pub white: EngineId,
     pub black_name: String,
     pub white_name: String,
+    /// The engines' `cmd=` as given: the identity of what played.
+    pub black_cmd: String,
+    pub white_cmd: String,
     pub size: BoardSize,
     pub rule: Rule,
     /// Opening stones as played (after the transform), black first.
@@ -90,6 +93,8 @@ pub(crate) mod fixtures {
             white: EngineId(0),
             black_name: "scout".into(),
             white_name: "random".into(),
+            black_cmd: "./pbrain-scout --depth 4".into(),
+            white_cmd: "./pbrain-random".into(),
             size,
             rule: Rule::Freestyle,
             opening,
