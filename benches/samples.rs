@@ -31,6 +31,8 @@ fn game(moves: usize, seed: u64) -> GameRecord {
         black: EngineId(0),
         white: EngineId(1),
         black_name: "a".into(),
+        black_cmd: String::new(),
+        white_cmd: String::new(),
         white_name: "b".into(),
         size,
         rule: Rule::Renju,
