@@ -501,8 +501,8 @@ impl EngineSession {
     }
 
     /// Sends several commands with a single write, so the engine wakes up once for all of them
-    /// (`INFO time_left` and the move request, the INFO block): a separate write per line costs
-    /// the engine a wake-up each, which is most of the runner's overhead per move.
+    /// (`INFO time_left` and the move request, the INFO block): a separate write per line can
+    /// cost the engine a wake-up each, and per move the runner's cost is mostly such wake-ups.
     async fn send_all(&mut self, commands: &[Command]) -> Result<(), Broken> {
         let mut bytes = String::with_capacity(64);
         for command in commands {
