@@ -11,7 +11,7 @@ use tokio::time::{timeout, timeout_at, Instant};
 
 use super::process::{describe_status, EngineProcess, LineReader};
 use super::protocol::{
-    parse_about, parse_engine_line, About, Command, EngineLine, UNLIMITED_TIME_LEFT_MS,
+    parse_about, parse_engine_line, About, Command, EngineLine, EOL, UNLIMITED_TIME_LEFT_MS,
 };
 use super::spec::EngineSpec;
 use super::{Direction, EngineError, LogSink};
@@ -276,13 +276,7 @@ impl EngineSession {
         self.started = Some(size);
         let infos = game_infos(&self.spec, rule);
         let start = Instant::now();
-        let outcome = timeout_at(deadline_at(start, startup_deadline), async {
-            for info in &infos {
-                self.send(info).await?;
-            }
-            Ok(())
-        })
-        .await;
+        let outcome = timeout_at(deadline_at(start, startup_deadline), self.send_all(&infos)).await;
         self.settle(outcome, "INFO", start).await
     }
 
@@ -310,9 +304,9 @@ impl EngineSession {
         let command = req.command();
         let start = Instant::now();
         let outcome = timeout_at(deadline_at(start, deadline), async {
-            self.send(&Command::info("time_left", time_left_ms)).await?;
             let sent = Instant::now();
-            self.send(&command).await?;
+            self.send_all(&[Command::info("time_left", time_left_ms), command])
+                .await?;
             loop {
                 let line = self.read_line().await?;
                 let (raw, coords) = match parse_engine_line(&line) {
@@ -340,7 +334,11 @@ impl EngineSession {
             }
         })
         .await;
-        self.settle(outcome, &req.describe(), start).await
+        match outcome {
+            // The hot path: no description of the request to build.
+            Ok(Ok(reply)) => Ok(reply),
+            other => self.settle(other, &req.describe(), start).await,
+        }
     }
 
     /// Kills the engine's process group now (e.g. after a time loss) and ends the conversation.
@@ -499,11 +497,22 @@ impl EngineSession {
     }
 
     async fn send(&mut self, command: &Command) -> Result<(), Broken> {
-        for line in command.lines() {
-            self.log
-                .emit(self.slot, &self.name, Direction::ToEngine, line);
+        self.send_all(std::slice::from_ref(command)).await
+    }
+
+    /// Sends several commands with a single write, so the engine wakes up once for all of them
+    /// (`INFO time_left` and the move request, the INFO block): a separate write per line can
+    /// cost the engine a wake-up each, and per move the runner's cost is mostly such wake-ups.
+    async fn send_all(&mut self, commands: &[Command]) -> Result<(), Broken> {
+        let mut bytes = String::with_capacity(64);
+        for command in commands {
+            for line in command.lines() {
+                bytes.push_str(&line);
+                bytes.push_str(EOL);
+                self.log
+                    .emit(self.slot, &self.name, Direction::ToEngine, line);
+            }
         }
-        let bytes = command.encode();
         let written = async {
             self.writer.write_all(bytes.as_bytes()).await?;
             self.writer.flush().await
