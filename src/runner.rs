@@ -726,9 +726,27 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
         config,
     });
     let (tx, mut rx) = mpsc::unbounded_channel();
+    // Each slot runs on its own OS thread with a single-threaded runtime: a game is a chain of
+    // pipe round trips, and keeping each chain on one thread with its own I/O driver avoids
+    // queueing the slots' wake-ups behind one shared event loop.
     let mut slots = Vec::new();
     for slot in 0..shared.config.concurrency {
-        slots.push(tokio::spawn(slot_task(slot, shared.clone(), tx.clone())));
+        let (shared, tx) = (shared.clone(), tx.clone());
+        let spawned = std::thread::Builder::new()
+            .name(format!("slot-{}", slot + 1))
+            .spawn(move || {
+                match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt.block_on(slot_task(slot, shared, tx)),
+                    Err(e) => eprintln!("error: game slot {}: no runtime: {e}", slot + 1),
+                }
+            });
+        match spawned {
+            Ok(handle) => slots.push(handle),
+            Err(e) => eprintln!("error: cannot start game slot {}: {e}", slot + 1),
+        }
     }
     drop(tx);
 
@@ -845,7 +863,7 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
         }
     }
     for s in slots {
-        let _ = s.await;
+        let _ = tokio::task::spawn_blocking(move || s.join()).await;
     }
     outputs.finish();
     if let Some(b) = &console.bar {
