@@ -53,7 +53,7 @@ run() {
             -journal "$dir/journal.jsonl")
         if [ "$mode" = outputs ]; then
             cmd+=(-pgn "$dir/games.pgn" -sgf "$dir/games.sgf" -msg "$dir/games.msg"
-                -log -logdir "$dir")
+                -log -logdir "$dir" -sample format=bin_lz4 "file=$dir/samples.bin.lz4")
         fi
         ;;
     esac
