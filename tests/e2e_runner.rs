@@ -485,9 +485,18 @@ fn predecessor_readme_example_runs_unchanged() {
     let sgf = std::fs::read_to_string(dir.path().join("my_games.sgf")).unwrap();
     assert_eq!(sgf.matches("(;").count(), n);
     assert!(dir.path().join("my_games.txt").exists());
-    let log =
-        std::fs::read_to_string(dir.path().join("gomoku-cli.1.log")).expect("-debug turns on -log");
-    // Both directions, with timestamps, and the board after moves.
+    // -debug turns on -log: one file per slot. Slots may be interrupted before their first
+    // move, so look at all of them together.
+    assert!(
+        dir.path().join("gomoku-cli.1.log").exists(),
+        "-debug turns on -log"
+    );
+    let mut log = String::new();
+    for slot in 1..=8 {
+        log += &std::fs::read_to_string(dir.path().join(format!("gomoku-cli.{slot}.log")))
+            .unwrap_or_default();
+    }
+    // Both directions, with timestamps, and the board after moves (4 games were finished).
     assert!(
         log.contains("< START 20"),
         "{}",
