@@ -507,3 +507,63 @@ impl Config {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::parse_legacy;
+
+    fn config(args: &str) -> Result<Config, ConfigError> {
+        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
+        Config::from_raw(&parse_legacy(&args).unwrap())
+    }
+
+    #[test]
+    fn per_engine_values_win_over_each_in_any_order() {
+        let c = config(
+            "-each maxmemory=1 tolerance=7 tc=10 -engine cmd=/bin/sh maxmemory=2 tolerance=0.5 \
+             -engine cmd=/bin/sh -each depth=3",
+        )
+        .unwrap();
+        assert_eq!(c.engines[0].max_memory, 2);
+        assert_eq!(c.engines[0].tolerance, Duration::from_millis(500));
+        assert_eq!(c.engines[1].max_memory, 1);
+        assert_eq!(c.engines[1].tolerance, Duration::from_secs(7));
+        // -each given after the engines still applies to both.
+        assert_eq!(c.engines[0].depth, Some(3));
+        assert_eq!(c.engines[1].tc.turn_time, Some(Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -games x").unwrap_err();
+        assert!(
+            e.to_string().contains("-games") && e.to_string().contains("\"x\""),
+            "{e}"
+        );
+        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -sprt elo0=5").unwrap_err();
+        assert!(e.to_string().contains("elo1"), "{e}");
+        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -sprt elo0=5 elo1=1").unwrap_err();
+        assert!(e.to_string().contains("elo0"), "{e}");
+        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -engine cmd=/bin/sh -sprt elo1=5")
+            .unwrap_err();
+        assert!(matches!(e, ConfigError::SprtNeedsTwoEngines(3)));
+        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -rule 8 -sample format=bin")
+            .unwrap_err();
+        assert!(e.to_string().contains("-sample"), "{e}");
+        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -engine foo=1").unwrap_err();
+        assert!(matches!(e, ConfigError::UnknownKey { .. }));
+        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings type=pos").unwrap_err();
+        assert!(matches!(e, ConfigError::OpeningsWithoutFile));
+    }
+
+    #[test]
+    fn journal_is_on_by_default_next_to_other_outputs() {
+        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -pgn out/games.pgn").unwrap();
+        let j = c.journal.unwrap();
+        assert_eq!(j.parent().unwrap(), std::path::Path::new("out"));
+        assert!(j.to_string_lossy().ends_with(".journal.jsonl"));
+        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -journal off").unwrap();
+        assert!(c.journal.is_none());
+    }
+}
