@@ -424,12 +424,14 @@ fn predecessor_readme_example_runs_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("example-engine")).unwrap();
     std::fs::create_dir_all(dir.path().join("opening_examples")).unwrap();
-    std::fs::copy(
+    // Symlinks, not copies: a copy is open for writing while other test threads fork, and an
+    // exec during that window fails with "text file busy".
+    std::os::unix::fs::symlink(
         engine("pbrain-random"),
         dir.path().join("example-engine/pbrain-wine"),
     )
     .unwrap();
-    std::fs::copy(
+    std::os::unix::fs::symlink(
         engine("pbrain-scout"),
         dir.path().join("example-engine/pbrain-rapfi1"),
     )

@@ -61,6 +61,24 @@ impl Engines {
     }
 }
 
+/// `EngineSession::spawn`, retried while the script is "text file busy": a test thread that
+/// forks while another writes its script inherits the write descriptor until it execs, and the
+/// kernel refuses to execute a file open for writing (ETXTBSY). A test-harness race, not ours.
+fn spawn_retry(spec: &EngineSpec, slot: usize, log: LogSink) -> Result<EngineSession, EngineError> {
+    let mut tries = 0;
+    loop {
+        match EngineSession::spawn(spec, slot, log.clone()) {
+            Err(EngineError::SpawnFailed { source, .. })
+                if source.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 =>
+            {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
+}
+
 fn quote(path: &Path) -> String {
     format!("'{}'", path.display())
 }
@@ -128,7 +146,7 @@ async fn normal_engine_plays_a_game_then_restarts_and_ends() {
     );
     let spec = EngineSpec::new(format!("{} 'two words' x", spec.cmd));
     let (log, mut rx) = LogSink::channel();
-    let mut s = EngineSession::spawn(&spec, 1, log).unwrap();
+    let mut s = spawn_retry(&spec, 1, log).unwrap();
     assert_eq!(s.about(DEADLINE).await.unwrap(), "TestEngine");
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
@@ -189,7 +207,7 @@ async fn normal_engine_plays_a_game_then_restarts_and_ends() {
 async fn silent_engine_times_out_and_is_killed() {
     let engines = Engines::new();
     let spec = engines.spec("pbrain-silent", "", r#"    BEGIN|"TURN "*) ;;"#);
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -223,7 +241,7 @@ async fn engine_exiting_between_moves_is_a_crash_with_its_status() {
         "",
         r#"    BEGIN) printf '7,7\r\n'; exit 3 ;;"#,
     );
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -249,7 +267,7 @@ async fn engine_exiting_between_moves_is_a_crash_with_its_status() {
 async fn engine_killed_by_a_signal_reports_it() {
     let engines = Engines::new();
     let spec = engines.spec("pbrain-suicide", "", r#"    BEGIN) kill -SEGV $$ ;;"#);
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -273,7 +291,7 @@ async fn crash_is_detected_even_when_a_child_holds_the_pipe_open() {
     let engines = Engines::new();
     // The background sleep inherits stdout, so no end of file comes when the engine dies.
     let spec = engines.spec("pbrain-orphaner", "sleep 1000 &", r#"    BEGIN) exit 4 ;;"#);
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -297,7 +315,7 @@ async fn error_at_start_is_reported_with_its_text() {
         "",
         r#"    "START "*) printf 'ERROR only size 20 is supported\r\n' ;;"#,
     );
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     match s.new_game(size(15), Rule::Freestyle, DEADLINE).await {
         Err(EngineError::StartFailed { text }) => {
             assert_eq!(text, "ERROR only size 20 is supported")
@@ -317,7 +335,7 @@ async fn banner_messages_before_about_are_skipped() {
         r#"printf 'MESSAGE Chatty engine v3\r\nMESSAGE (c) nobody\r\n'"#,
         r#"    ABOUT) printf 'DEBUG about to answer\r\nname="Chatty", author="X"\r\n' ;;"#,
     );
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     assert_eq!(s.about(DEADLINE).await.unwrap(), "Chatty");
     assert_eq!(s.about_info().unwrap().author(), Some("X"));
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
@@ -340,7 +358,7 @@ async fn engine_ignoring_end_and_sigterm_is_killed_after_the_grace() {
         "#!/bin/bash\ntrap '' TERM INT HUP\nwhile true; do\n  IFS= read -r line || sleep 0.05\n  case \"${line%$'\\r'}\" in\n    \"START \"*) printf 'OK\\r\\n' ;;\n  esac\n  line=\ndone\n",
     );
     let spec = EngineSpec::new(quote(&path));
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -358,7 +376,7 @@ async fn engine_ignoring_end_and_sigterm_is_killed_after_the_grace() {
 async fn children_of_the_engine_die_with_it_on_shutdown() {
     let engines = Engines::new();
     let spec = engines.spec("pbrain-parent", "sleep 1000 &", "");
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.about(DEADLINE).await.unwrap();
     let pgid = pgid_of(&s);
     assert!(
@@ -375,7 +393,7 @@ async fn children_of_the_engine_die_with_it_on_shutdown() {
 async fn children_of_the_engine_die_with_it_on_drop() {
     let engines = Engines::new();
     let spec = engines.spec("pbrain-parent", "sleep 1000 &", "");
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.about(DEADLINE).await.unwrap();
     let pgid = pgid_of(&s);
     assert!(live_members(pgid).len() >= 2, "{:?}", live_members(pgid));
@@ -394,7 +412,7 @@ async fn trailing_spaces_and_any_line_end_are_accepted() {
     "TURN 1,1") printf ' 8 , 8\r' ;;
     "TURN 2,2") printf '9,9\n' ;;"#,
     );
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -425,7 +443,7 @@ async fn suggest_gets_play_and_the_reply_is_the_move() {
         r#"    BEGIN) printf 'SUGGEST 4,5\r\n' ;;
     "PLAY "*) printf '%s\r\n' "${line#PLAY }" ;;"#,
     );
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -444,7 +462,7 @@ async fn unparsable_answer_is_kept_raw() {
         "",
         r#"    BEGIN) printf 'hello world \r\n' ;;"#,
     );
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -464,7 +482,7 @@ async fn restart_refused_means_end_and_respawn() {
         r#"    RESTART) printf 'UNKNOWN RESTART not implemented\r\n' ;;"#,
     );
     let (log, mut rx) = LogSink::channel();
-    let mut s = EngineSession::spawn(&spec, 0, log).unwrap();
+    let mut s = spawn_retry(&spec, 0, log).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -499,7 +517,7 @@ async fn stderr_goes_to_the_log_not_the_protocol() {
         r#"    BEGIN) printf '1,1\n' >&2; printf '2,2\r\n' ;;"#,
     );
     let (log, mut rx) = LogSink::channel();
-    let mut s = EngineSession::spawn(&spec, 5, log).unwrap();
+    let mut s = spawn_retry(&spec, 5, log).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -536,7 +554,7 @@ async fn megabyte_line_does_not_break_the_conversation() {
         "big=$(head -c 1048576 /dev/zero | tr '\\0' x)",
         r#"    BEGIN) printf 'MESSAGE %s\r\n3,3\r\n' "$big" ;;"#,
     );
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -557,13 +575,13 @@ async fn missing_program_or_directory_is_a_spawn_error() {
         "./no-such-engine-here -x",
         "no-such-engine-on-path-xyz",
     ] {
-        match EngineSession::spawn(&EngineSpec::new(cmd), 0, LogSink::none()) {
+        match spawn_retry(&EngineSpec::new(cmd), 0, LogSink::none()) {
             Err(EngineError::SpawnFailed { cmd: c, .. }) => assert_eq!(c, cmd),
             other => panic!("{cmd}: {other:?}"),
         }
     }
     assert!(matches!(
-        EngineSession::spawn(&EngineSpec::new("'unterminated"), 0, LogSink::none()),
+        spawn_retry(&EngineSpec::new("'unterminated"), 0, LogSink::none()),
         Err(EngineError::BadCommand { .. })
     ));
 }
@@ -612,7 +630,7 @@ async fn sigpipe_child_scenario() {
         "",
         r#"    BEGIN) printf '7,7\r\n'; exit 3 ;;"#,
     );
-    let mut s = EngineSession::spawn(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
