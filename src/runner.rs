@@ -392,15 +392,17 @@ async fn slot_task(slot: usize, shared: Arc<Shared>, events: mpsc::UnboundedSend
     }
 }
 
-/// Await all futures concurrently.
-async fn futures_join<F: std::future::Future>(futs: impl IntoIterator<Item = F>) {
-    let mut set = Vec::new();
+/// Await all futures concurrently (on the slot's own runtime).
+async fn futures_join<F>(futs: impl IntoIterator<Item = F>)
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let mut set = tokio::task::JoinSet::new();
     for f in futs {
-        set.push(Box::pin(f));
+        set.spawn(f);
     }
-    for f in set {
-        f.await;
-    }
+    while set.join_next().await.is_some() {}
 }
 
 /// Resolve each engine's display name: `name=` if given, else its ABOUT answer, else the program
