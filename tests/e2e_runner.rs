@@ -624,3 +624,89 @@ fn a_closed_stdout_does_not_kill_the_runner() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(journal(dir.path(), "j.jsonl").len(), 20);
 }
+
+fn openings_of(dir: &std::path::Path, args: &[&str]) -> Vec<(String, String)> {
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let mut all = vec![
+        "-engine", &random, "-engine", &random, "-journal", "o.jsonl",
+    ];
+    all.extend_from_slice(args);
+    let _ = std::fs::remove_file(dir.join("o.jsonl"));
+    let run = run_in(dir, &all);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let mut games = journal(dir, "o.jsonl");
+    games.sort_by_key(|g| g["game"].as_u64());
+    games
+        .iter()
+        .map(|g| {
+            (
+                g["opening"].as_str().unwrap().to_string(),
+                g["transform"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn transform_cycles_the_symmetries_after_each_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("two.txt"), "h8i9\r\nh8g9j8").unwrap();
+    let got = openings_of(
+        dir.path(),
+        &[
+            "-openings",
+            "file=two.txt",
+            "type=pos",
+            "-transform",
+            "-games",
+            "6",
+            "-repeat",
+        ],
+    );
+    let names: Vec<&str> = got.iter().map(|(_, t)| t.as_str()).collect();
+    // Pairs share an opening; two openings per pass; then the next symmetry.
+    assert_eq!(
+        names,
+        ["identity", "identity", "identity", "identity", "rotate90", "rotate90"]
+    );
+    assert_eq!(got[0].0, "h8i9");
+    assert_eq!(got[2].0, "h8g9j8");
+    // rotate90 maps (x, y) to (y, 14 - x): h8 (7,7) stays, i9 (8,8) becomes (8,6) = i7.
+    assert_eq!(got[4].0, "h8i7");
+}
+
+#[test]
+fn random_order_is_reproducible_with_srand() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = format!(
+        "file={}",
+        repo_root().join("openings/freestyle15.txt").display()
+    );
+    let args = [
+        "-openings",
+        &file,
+        "type=pos",
+        "order=random",
+        "srand=42",
+        "-games",
+        "8",
+    ];
+    let a = openings_of(dir.path(), &args);
+    let b = openings_of(dir.path(), &args);
+    assert_eq!(a, b);
+    let seq = openings_of(dir.path(), &["-openings", &file, "type=pos", "-games", "8"]);
+    assert_ne!(a, seq, "random order differs from the file order");
+    let other = openings_of(
+        dir.path(),
+        &[
+            "-openings",
+            &file,
+            "type=pos",
+            "order=random",
+            "srand=43",
+            "-games",
+            "8",
+        ],
+    );
+    assert_ne!(a, other);
+}
