@@ -89,8 +89,25 @@ pub fn fastchess_wdl(t: &Wld) -> EloEstimate {
     let variance = (w / games) * (1.0 - score).powi(2)
         + (d / games) * (0.5 - score).powi(2)
         + (l / games) * score.powi(2);
-    let se = (variance / games).sqrt();
-    let nelo = |x: f64| (x - 0.5) / variance.sqrt() * NELO_SCALE;
+    fastchess_estimate(
+        score,
+        (variance / games).sqrt(),
+        variance.sqrt(),
+        (2.0 * variance / games).sqrt(),
+        d / games,
+    )
+}
+
+/// fastchess's figures from a mean score: `se` the standard error of the score, `sigma` the
+/// per-game standard deviation (nElo's unit), `los_sd` the deviation in its LOS formula.
+fn fastchess_estimate(
+    score: f64,
+    se: f64,
+    sigma: f64,
+    los_sd: f64,
+    draw_ratio: f64,
+) -> EloEstimate {
+    let nelo = |x: f64| (x - 0.5) / sigma * NELO_SCALE;
     EloEstimate {
         score,
         elo: Interval::symmetric(
@@ -101,8 +118,8 @@ pub fn fastchess_wdl(t: &Wld) -> EloEstimate {
             nelo(score),
             mapped_half_width(score, se, nelo),
         )),
-        los: (1.0 - erf(-(score - 0.5) / (2.0 * variance / games).sqrt())) / 2.0,
-        draw_ratio: d / games,
+        los: (1.0 - erf(-(score - 0.5) / los_sd)) / 2.0,
+        draw_ratio,
     }
 }
 
@@ -117,21 +134,13 @@ pub fn fastchess_pentanomial(p: &Pentanomial) -> EloEstimate {
         .enumerate()
         .map(|(i, &n)| (n / pairs) * (i as f64 / 4.0 - score).powi(2))
         .sum();
-    let se = (variance / pairs).sqrt();
-    let nelo = |x: f64| (x - 0.5) / (2.0 * variance).sqrt() * NELO_SCALE;
-    EloEstimate {
+    fastchess_estimate(
         score,
-        elo: Interval::symmetric(
-            score_to_elo(score),
-            mapped_half_width(score, se, score_to_elo),
-        ),
-        nelo: Some(Interval::symmetric(
-            nelo(score),
-            mapped_half_width(score, se, nelo),
-        )),
-        los: (1.0 - erf(-(score - 0.5) / (2.0 * variance / pairs).sqrt())) / 2.0,
-        draw_ratio: c[2] / pairs,
-    }
+        (variance / pairs).sqrt(),
+        (2.0 * variance).sqrt(),
+        (2.0 * variance / pairs).sqrt(),
+        c[2] / pairs,
+    )
 }
 
 /// fishtest's regularization: every zero cell becomes 1e-3.
