@@ -275,10 +275,10 @@ fn samples_csv_freq_one_has_every_move_of_every_clean_game() {
 #[test]
 fn bin_lz4_samples_stay_valid_after_ctrl_c() {
     let dir = tempfile::tempdir().unwrap();
-    let tag = unique_tag();
     let random = format!("cmd={}", engine("pbrain-random"));
-    let child = Command::new(runner())
-        .args([
+    let run = spawn_tagged(
+        dir.path(),
+        &[
             "-engine",
             &random,
             "-engine",
@@ -294,25 +294,16 @@ fn bin_lz4_samples_stay_valid_after_ctrl_c() {
             "-sample",
             "format=bin_lz4",
             "file=s.bin.lz4",
-        ])
-        .current_dir(dir.path())
-        .env(TAG_VAR, &tag)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while std::fs::read_to_string(dir.path().join("j.jsonl"))
-        .map(|t| t.lines().count())
-        .unwrap_or(0)
-        < 5
-        && start.elapsed() < std::time::Duration::from_secs(60)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait_with_output().unwrap().status;
-    kill_tagged(&tag);
+        ],
+    );
+    wait_until(std::time::Duration::from_secs(60), || {
+        std::fs::read_to_string(dir.path().join("j.jsonl"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+            >= 5
+    });
+    run.signal(libc::SIGINT);
+    let status = run.finish().status;
     assert_eq!(status.code(), Some(130));
     let file = dir.path().join("s.bin.lz4");
     // The real lz4 tool decodes the whole file (concatenated frames).

@@ -3,8 +3,8 @@
 mod common;
 
 use std::collections::HashMap;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+
+use std::time::Duration;
 
 use common::*;
 
@@ -449,7 +449,6 @@ fn predecessor_readme_example_runs_unchanged() {
         opening_text,
     )
     .unwrap();
-    let tag = unique_tag();
     let line = "-each tc=180/30 \
         -engine name=Wine cmd=./example-engine/pbrain-wine \
         -engine name=Rapfi cmd=./example-engine/pbrain-rapfi1 \
@@ -457,28 +456,16 @@ fn predecessor_readme_example_runs_unchanged() {
         -concurrency 8 -drawafter 200 \
         -pgn my_games.pgn -sgf my_games.sgf -msg my_games.txt \
         -openings file=opening_examples/offset_freestyle_20x20.txt order=random";
-    let child = Command::new(runner())
-        .args(line.split_whitespace())
-        .current_dir(dir.path())
-        .env(TAG_VAR, &tag)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
+    let args: Vec<&str> = line.split_whitespace().collect();
+    let run = spawn_tagged(dir.path(), &args);
     let games_in = |p: &str| {
         std::fs::read_to_string(dir.path().join(p))
             .map(|t| t.matches("[Result ").count())
             .unwrap_or(0)
     };
-    while games_in("my_games.pgn") < 4 && start.elapsed() < Duration::from_secs(90) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let left = survivors_after(&tag, Duration::from_secs(3));
-    kill_tagged(&tag);
-    assert!(left.is_empty(), "leaked: {left:?}");
+    wait_until(Duration::from_secs(90), || games_in("my_games.pgn") >= 4);
+    run.signal(libc::SIGINT);
+    let out = run.finish();
     assert_eq!(
         out.status.code(),
         Some(130),
@@ -519,11 +506,11 @@ fn predecessor_readme_example_runs_unchanged() {
 /// return the exit status, stdout and the journal.
 fn interrupt_run(flags: &str, signals: &[i32], games: usize) -> (Option<i32>, String, usize) {
     let dir = tempfile::tempdir().unwrap();
-    let tag = unique_tag();
     let faulty = format!("cmd={} {flags}", engine("pbrain-faulty"));
     let random = format!("cmd={}", engine("pbrain-random"));
-    let child = Command::new(runner())
-        .args([
+    let run = spawn_tagged(
+        dir.path(),
+        &[
             "-engine",
             &faulty,
             "name=faulty",
@@ -538,29 +525,18 @@ fn interrupt_run(flags: &str, signals: &[i32], games: usize) -> (Option<i32>, St
             "sig.jsonl",
             "-each",
             "tc=5/1",
-        ])
-        .current_dir(dir.path())
-        .env(TAG_VAR, &tag)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while journal(dir.path(), "sig.jsonl").len() < games
-        && start.elapsed() < Duration::from_secs(60)
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        ],
+    );
+    wait_until(Duration::from_secs(60), || {
+        journal(dir.path(), "sig.jsonl").len() >= games
+    });
     for (i, &sig) in signals.iter().enumerate() {
         if i > 0 {
             std::thread::sleep(Duration::from_millis(100));
         }
-        unsafe { libc::kill(child.id() as i32, sig) };
+        run.signal(sig);
     }
-    let out = child.wait_with_output().unwrap();
-    let left = survivors_after(&tag, Duration::from_secs(3));
-    kill_tagged(&tag);
-    assert!(left.is_empty(), "leaked: {left:?}");
+    let out = run.finish();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let finished = stdout
         .lines()
@@ -593,10 +569,10 @@ fn second_ctrl_c_kills_engines_that_ignore_end() {
 fn a_closed_stdout_does_not_kill_the_runner() {
     // `gomoku-cli ... | head -1`: later writes hit a broken pipe; the run still completes.
     let dir = tempfile::tempdir().unwrap();
-    let tag = unique_tag();
     let random = format!("cmd={}", engine("pbrain-random"));
-    let mut child = Command::new(runner())
-        .args([
+    let mut run = spawn_tagged(
+        dir.path(),
+        &[
             "-engine",
             &random,
             "-engine",
@@ -607,18 +583,10 @@ fn a_closed_stdout_does_not_kill_the_runner() {
             "9",
             "-journal",
             "j.jsonl",
-        ])
-        .current_dir(dir.path())
-        .env(TAG_VAR, &tag)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    let left = survivors_after(&tag, Duration::from_secs(3));
-    kill_tagged(&tag);
-    assert!(left.is_empty(), "leaked: {left:?}");
+        ],
+    );
+    drop(run.child.stdout.take());
+    let out = run.finish();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");

@@ -144,3 +144,51 @@ pub fn run_in(dir: &Path, args: &[&str]) -> Run {
         tag,
     }
 }
+
+/// A runner started in the background with a unique tag, for tests that signal it.
+pub struct Tagged {
+    pub child: std::process::Child,
+    pub tag: String,
+}
+
+/// Start the runner in `dir` without waiting for it.
+pub fn spawn_tagged(dir: &Path, args: &[&str]) -> Tagged {
+    let tag = unique_tag();
+    let child = Command::new(runner())
+        .args(args)
+        .current_dir(dir)
+        .env(TAG_VAR, &tag)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runner starts");
+    Tagged { child, tag }
+}
+
+impl Tagged {
+    pub fn signal(&self, sig: i32) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.child.id() as i32, sig) };
+    }
+
+    /// Wait for the exit, then check that no engine (nor anything it started) survives.
+    pub fn finish(self) -> Output {
+        let out = self.child.wait_with_output().expect("runner exits");
+        let left = survivors_after(&self.tag, Duration::from_secs(3));
+        kill_tagged(&self.tag);
+        assert!(
+            left.is_empty(),
+            "engine processes outlived the runner: {left:?}"
+        );
+        out
+    }
+}
+
+/// Poll `cond` every 20 ms for at most `within`.
+pub fn wait_until(within: Duration, cond: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !cond() && start.elapsed() < within {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
