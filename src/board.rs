@@ -24,6 +24,12 @@ pub enum BoardError {
         size: u8,
         max: u8,
     },
+    #[error("{found} rows for a {size}x{size} board")]
+    RowCount { found: usize, size: u8 },
+    #[error("row {row} has {found} cells, expected {size}")]
+    RowLength { row: usize, found: usize, size: u8 },
+    #[error("row {row}, column {col}: {ch:?} is not X, O or .")]
+    BadCell { row: usize, col: usize, ch: char },
     #[error("cannot parse {text:?} as {notation} notation: {why}")]
     BadNotation {
         notation: &'static str,
@@ -535,6 +541,47 @@ impl Board {
         b
     }
 
+    /// The inverse of [`to_rows`](Self::to_rows): rows from the top, `X` black, `O` white, `.`
+    /// empty. Stones are put row by row (the history is not a game order). Rows and columns in
+    /// errors are 1-based.
+    pub fn from_rows<S: AsRef<str>>(size: BoardSize, rows: &[S]) -> Result<Board, BoardError> {
+        let n = size.get() as usize;
+        if rows.len() != n {
+            return Err(BoardError::RowCount {
+                found: rows.len(),
+                size: size.get(),
+            });
+        }
+        let mut board = Board::new(size);
+        for (y, row) in rows.iter().enumerate() {
+            let row = row.as_ref();
+            let found = row.chars().count();
+            if found != n {
+                return Err(BoardError::RowLength {
+                    row: y + 1,
+                    found,
+                    size: size.get(),
+                });
+            }
+            for (x, ch) in row.chars().enumerate() {
+                let c = match ch {
+                    '.' => continue,
+                    'X' => Color::Black,
+                    'O' => Color::White,
+                    other => {
+                        return Err(BoardError::BadCell {
+                            row: y + 1,
+                            col: x + 1,
+                            ch: other,
+                        })
+                    }
+                };
+                board.put(Pos::new(x as u8, y as u8), c);
+            }
+        }
+        Ok(board)
+    }
+
     /// Rows from the top, `X` black, `O` white, `.` empty.
     pub fn to_rows(&self) -> Vec<String> {
         let n = self.size.get();
@@ -676,6 +723,28 @@ mod tests {
         assert!(!b.put(Pos::new(2, 2), Color::White));
         assert_eq!(b.side_to_move(), Color::Black);
         assert_eq!(b.to_rows()[0], "O....");
+        let back = Board::from_rows(s, &b.to_rows()).unwrap();
+        assert_eq!(back.to_rows(), b.to_rows());
+        assert_eq!(
+            Board::from_rows(s, &["....."; 4]),
+            Err(BoardError::RowCount { found: 4, size: 5 })
+        );
+        assert_eq!(
+            Board::from_rows(s, &[".....", "....", ".....", ".....", "....."]),
+            Err(BoardError::RowLength {
+                row: 2,
+                found: 4,
+                size: 5
+            })
+        );
+        assert_eq!(
+            Board::from_rows(s, &[".....", ".....", "..Z..", ".....", "....."]),
+            Err(BoardError::BadCell {
+                row: 3,
+                col: 3,
+                ch: 'Z'
+            })
+        );
         assert_eq!(b.remove(Pos::new(0, 0)), Some(Color::White));
         assert_eq!(b.history(), &[Pos::new(2, 2)]);
         assert_eq!(

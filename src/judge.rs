@@ -10,7 +10,7 @@ use std::io::{BufRead, Write};
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::board::{parse_pos_sequence, Board, BoardError, BoardSize, Color, Pos};
+use crate::board::{parse_pos_sequence, Board, BoardError, BoardSize, Color};
 use crate::rules::{forbidden_points, standing_winner, MoveOutcome, Referee, Rule};
 
 /// What the judge says about one position.
@@ -41,12 +41,6 @@ pub enum JudgeError {
     BadSizeText(String),
     #[error(transparent)]
     Board(#[from] BoardError),
-    #[error("board has {found} rows, expected {size}")]
-    RowCount { found: usize, size: u8 },
-    #[error("row {row} has {found} cells, expected {size}")]
-    RowLength { row: usize, found: usize, size: u8 },
-    #[error("row {row} column {col}: unexpected character {ch:?} (expected X, O or .)")]
-    BadCell { row: usize, col: usize, ch: char },
     #[error("impossible stone counts: {black} black and {white} white (black moves first, colours alternate)")]
     StoneCounts { black: usize, white: usize },
     #[error("move {index} ({mv}) is on an occupied point")]
@@ -160,40 +154,8 @@ fn parse_board(size_text: &str, rows_text: &str) -> Result<Board, JudgeError> {
         .parse()
         .map_err(|_| JudgeError::BadSizeText(size_text.to_string()))?;
     let size = BoardSize::new(n)?;
-    let n = size.get();
     let rows: Vec<&str> = rows_text.split('/').collect();
-    if rows.len() != n as usize {
-        return Err(JudgeError::RowCount {
-            found: rows.len(),
-            size: n,
-        });
-    }
-    let mut board = Board::new(size);
-    for (y, row) in rows.iter().enumerate() {
-        let found = row.chars().count();
-        if found != n as usize {
-            return Err(JudgeError::RowLength {
-                row: y + 1,
-                found,
-                size: n,
-            });
-        }
-        for (x, ch) in row.chars().enumerate() {
-            let c = match ch {
-                '.' => continue,
-                'X' => Color::Black,
-                'O' => Color::White,
-                other => {
-                    return Err(JudgeError::BadCell {
-                        row: y + 1,
-                        col: x + 1,
-                        ch: other,
-                    })
-                }
-            };
-            board.put(Pos::new(x as u8, y as u8), c);
-        }
-    }
+    let board = Board::from_rows(size, &rows)?;
     let (black, white) = counts(&board);
     if black != white && black != white + 1 {
         return Err(JudgeError::StoneCounts { black, white });
@@ -324,23 +286,23 @@ mod tests {
         assert!(matches!(err("4:..../..../..../...."), JudgeError::Board(_)));
         assert_eq!(
             err("5:...../...../....."),
-            JudgeError::RowCount { found: 3, size: 5 }
+            JudgeError::Board(BoardError::RowCount { found: 3, size: 5 })
         );
         assert_eq!(
             err("5:...../..../...../...../....."),
-            JudgeError::RowLength {
+            JudgeError::Board(BoardError::RowLength {
                 row: 2,
                 found: 4,
                 size: 5
-            }
+            })
         );
         assert_eq!(
             err("5:...../..x../...../...../....."),
-            JudgeError::BadCell {
+            JudgeError::Board(BoardError::BadCell {
                 row: 2,
                 col: 3,
                 ch: 'x'
-            }
+            })
         );
         assert_eq!(
             err("5:XX.../...../...../...../....."),

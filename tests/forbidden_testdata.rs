@@ -102,25 +102,11 @@ fn check_record(file: &str, line_no: usize, text: &str, tally: &mut Tally) -> Re
     let size = rec["size"].as_u64().context("no size")?;
     let size = BoardSize::new(size as u32)?;
     let rows = rec["board"].as_array().context("no board")?;
-    if rows.len() != size.get() as usize {
-        bail!("{at}: {} rows for size {size}", rows.len());
-    }
-    let mut board = Board::new(size);
-    for (y, row) in rows.iter().enumerate() {
-        let row = row.as_str().context("row is not a string")?;
-        if row.chars().count() != size.get() as usize {
-            bail!("{at}: row {y} has the wrong length");
-        }
-        for (x, ch) in row.chars().enumerate() {
-            let c = match ch {
-                '.' => continue,
-                'X' => Color::Black,
-                'O' => Color::White,
-                other => bail!("{at}: bad cell {other:?} in row {y}"),
-            };
-            board.put(Pos::new(x as u8, y as u8), c);
-        }
-    }
+    let rows = rows
+        .iter()
+        .map(|r| r.as_str().context("row is not a string"))
+        .collect::<Result<Vec<&str>>>()?;
+    let mut board = Board::from_rows(size, &rows).with_context(|| format!("{at}: bad board"))?;
     tally.records += 1;
 
     let named = check_cases(&board, &rec["cases"], &at, tally)?;

@@ -314,20 +314,12 @@ mod tests {
     use super::*;
     use crate::board::parse_pos_sequence;
 
+    /// A board of `size` whose first rows are given (the rest empty).
     fn board(size: u32, rows: &[&str]) -> Board {
-        let s = BoardSize::new(size).unwrap();
-        let mut b = Board::new(s);
-        for (y, row) in rows.iter().enumerate() {
-            for (x, ch) in row.chars().enumerate() {
-                let c = match ch {
-                    'X' => Color::Black,
-                    'O' => Color::White,
-                    _ => continue,
-                };
-                b.put(Pos::new(x as u8, y as u8), c);
-            }
-        }
-        b
+        let n = size as usize;
+        let mut full: Vec<String> = rows.iter().map(|r| format!("{r:.<n$}")).collect();
+        full.resize(n, ".".repeat(n));
+        Board::from_rows(BoardSize::new(size).unwrap(), &full).unwrap()
     }
 
     #[test]

@@ -283,21 +283,10 @@ mod tests {
     use super::*;
     use crate::board::BoardSize;
 
+    /// A square board from rows; `*` marks a point of interest and is empty.
     fn board(rows: &[&str]) -> Board {
-        let n = rows.len();
-        let mut b = Board::new(BoardSize::new(n as u32).unwrap());
-        for (y, row) in rows.iter().enumerate() {
-            assert_eq!(row.len(), n, "row {y}");
-            for (x, ch) in row.chars().enumerate() {
-                let c = match ch {
-                    'X' => Color::Black,
-                    'O' => Color::White,
-                    _ => continue,
-                };
-                b.put(Pos::new(x as u8, y as u8), c);
-            }
-        }
-        b
+        let rows: Vec<String> = rows.iter().map(|r| r.replace('*', ".")).collect();
+        Board::from_rows(BoardSize::new(rows.len() as u32).unwrap(), &rows).unwrap()
     }
 
     /// Find the `*` in the rows: the point under test (empty on the board).

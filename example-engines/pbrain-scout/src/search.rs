@@ -591,18 +591,7 @@ mod tests {
     use gomoku_cli::board::BoardSize;
 
     fn board_from(rows: &[&str]) -> Board {
-        let mut b = Board::new(BoardSize::new(rows.len() as u32).unwrap());
-        for (y, row) in rows.iter().enumerate() {
-            for (x, ch) in row.chars().enumerate() {
-                let c = match ch {
-                    'X' => Color::Black,
-                    'O' => Color::White,
-                    _ => continue,
-                };
-                b.put(Pos::new(x as u8, y as u8), c);
-            }
-        }
-        b
+        Board::from_rows(BoardSize::new(rows.len() as u32).unwrap(), rows).unwrap()
     }
 
     fn limits(depth: u32) -> Limits {
