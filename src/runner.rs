@@ -765,12 +765,15 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let mut reason = StopReason::Completed;
     loop {
         let ev = tokio::select! {
-            ev = rx.recv() => ev,
+            // The interruption first: when slots abandon their games and end, the closed channel
+            // must not be mistaken for a completed run.
+            biased;
             _ = stops.abort.cancelled(), if !stops_seen(&stop_new, reason) => {
                 stop_new.cancel();
                 reason = StopReason::Interrupted;
                 continue;
             }
+            ev = rx.recv() => ev,
         };
         let Some(ev) = ev else { break };
         match ev {
@@ -866,6 +869,9 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     }
     for s in slots {
         let _ = tokio::task::spawn_blocking(move || s.join()).await;
+    }
+    if stops.abort.is_cancelled() && reason == StopReason::Completed {
+        reason = StopReason::Interrupted;
     }
     outputs.finish();
     if let Some(b) = &console.bar {

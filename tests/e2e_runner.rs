@@ -678,3 +678,36 @@ fn random_order_is_reproducible_with_srand() {
     );
     assert_ne!(a, other);
 }
+
+#[test]
+fn engines_die_even_when_the_runner_is_killed() {
+    // SIGKILL gives the runner no chance to end its engines: the kernel does it (the engines are
+    // spawned with a parent-death signal).
+    let dir = tempfile::tempdir().unwrap();
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let run = spawn_tagged(
+        dir.path(),
+        &[
+            "-engine",
+            &random,
+            "-engine",
+            &random,
+            "-games",
+            "100000",
+            "-concurrency",
+            "2",
+            "-journal",
+            "k.jsonl",
+        ],
+    );
+    wait_until(Duration::from_secs(60), || {
+        journal(dir.path(), "k.jsonl").len() >= 3
+    });
+    assert!(
+        !tagged_processes(&run.tag).is_empty(),
+        "engines are running"
+    );
+    run.signal(libc::SIGKILL);
+    let out = run.finish();
+    assert_eq!(out.status.code(), None, "killed by a signal");
+}

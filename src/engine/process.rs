@@ -215,6 +215,19 @@ impl EngineProcess {
         if let Some(dir) = &cwd {
             command.current_dir(dir);
         }
+        // If the runner itself dies without cleaning up (SIGKILL, a crash), the kernel kills the
+        // engine: the group kill above only runs while the runner is alive to send it.
+        #[cfg(target_os = "linux")]
+        // SAFETY: the closure runs in the forked child before exec and only calls prctl(2),
+        // which is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
         let mut child = command.spawn().map_err(|source| EngineError::SpawnFailed {
             cmd: spec.cmd.clone(),
             source,
