@@ -204,8 +204,17 @@ fn spawn_child_leaves_a_sleep_process() {
         .strip_prefix("MESSAGE spawned child pid ")
         .and_then(|p| p.trim().parse().ok())
         .unwrap_or_else(|| panic!("{line}"));
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
-    assert!(String::from_utf8_lossy(&cmdline).starts_with("sleep"));
+    // Right after the fork the child may not have exec'd `sleep` yet: give it a moment.
+    let is_sleep = || {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).starts_with("sleep"))
+            .unwrap_or(false)
+    };
+    let start = std::time::Instant::now();
+    while !is_sleep() && start.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(is_sleep(), "pid {pid} is a sleep process");
     assert!(e.finish());
     // The engine is gone, the child is not: that is the point of the fault.
     assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
