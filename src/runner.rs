@@ -88,28 +88,14 @@ fn match_context(config: &Config) -> String {
     parts.join(", ")
 }
 
-/// Per engine pair, from the first engine's point of view.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PairScore {
-    pub wins: u64,
-    pub losses: u64,
-    pub draws: u64,
-}
-
-impl PairScore {
-    pub fn games(&self) -> u64 {
-        self.wins + self.losses + self.draws
-    }
-}
-
 /// What the run leaves behind for `main`.
 #[derive(Debug, Clone)]
 pub struct RunSummary {
     pub reason: StopReason,
     pub finished: u64,
     pub total: u64,
-    pub names: Vec<String>,
-    pub pairs: Vec<((EngineId, EngineId), PairScore)>,
+    /// Every finished game's result, per engine pair.
+    pub results: Tracker,
 }
 
 /// Signals from outside the run (Ctrl-C handling in `main`).
@@ -894,27 +880,10 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
             console.block(&crate::stats::crosstable(tracker.tally()));
         }
     }
-    let pairs = schedule
-        .pairs()
-        .iter()
-        .enumerate()
-        .map(|(i, &p)| {
-            let w = tracker.wld(i);
-            (
-                p,
-                PairScore {
-                    wins: w.wins,
-                    losses: w.losses,
-                    draws: w.draws,
-                },
-            )
-        })
-        .collect::<Vec<_>>();
     Ok(RunSummary {
         reason,
         finished,
         total,
-        names,
-        pairs,
+        results: tracker,
     })
 }
