@@ -79,6 +79,15 @@ fn spawn_retry(spec: &EngineSpec, slot: usize, log: LogSink) -> Result<EngineSes
     }
 }
 
+/// A session on `spec` (slot 0, no log) with a 15×15 freestyle game started.
+async fn started(spec: &EngineSpec) -> EngineSession {
+    let mut s = spawn_retry(spec, 0, LogSink::none()).unwrap();
+    s.new_game(size(15), Rule::Freestyle, DEADLINE)
+        .await
+        .unwrap();
+    s
+}
+
 fn quote(path: &Path) -> String {
     format!("'{}'", path.display())
 }
@@ -207,10 +216,7 @@ async fn normal_engine_plays_a_game_then_restarts_and_ends() {
 async fn silent_engine_times_out_and_is_killed() {
     let engines = Engines::new();
     let spec = engines.spec("pbrain-silent", "", r#"    BEGIN|"TURN "*) ;;"#);
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    let mut s = started(&spec).await;
     let pgid = pgid_of(&s);
     let err = s
         .request_move(MoveRequest::Begin, None, Duration::from_millis(300))
@@ -241,10 +247,7 @@ async fn engine_exiting_between_moves_is_a_crash_with_its_status() {
         "",
         r#"    BEGIN) printf '7,7\r\n'; exit 3 ;;"#,
     );
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    let mut s = started(&spec).await;
     let r = s
         .request_move(MoveRequest::Begin, None, DEADLINE)
         .await
@@ -267,10 +270,7 @@ async fn engine_exiting_between_moves_is_a_crash_with_its_status() {
 async fn engine_killed_by_a_signal_reports_it() {
     let engines = Engines::new();
     let spec = engines.spec("pbrain-suicide", "", r#"    BEGIN) kill -SEGV $$ ;;"#);
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    let mut s = started(&spec).await;
     let err = s
         .request_move(MoveRequest::Begin, None, DEADLINE)
         .await
@@ -291,10 +291,7 @@ async fn crash_is_detected_even_when_a_child_holds_the_pipe_open() {
     let engines = Engines::new();
     // The background sleep inherits stdout, so no end of file comes when the engine dies.
     let spec = engines.spec("pbrain-orphaner", "sleep 1000 &", r#"    BEGIN) exit 4 ;;"#);
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    let mut s = started(&spec).await;
     let pgid = pgid_of(&s);
     let err = s
         .request_move(MoveRequest::Begin, None, Duration::from_secs(60))
@@ -358,10 +355,7 @@ async fn engine_ignoring_end_and_sigterm_is_killed_after_the_grace() {
         "#!/bin/bash\ntrap '' TERM INT HUP\nwhile true; do\n  IFS= read -r line || sleep 0.05\n  case \"${line%$'\\r'}\" in\n    \"START \"*) printf 'OK\\r\\n' ;;\n  esac\n  line=\ndone\n",
     );
     let spec = EngineSpec::new(quote(&path));
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    let mut s = started(&spec).await;
     s.set_end_grace(Duration::from_millis(300));
     let pgid = pgid_of(&s);
     let started = std::time::Instant::now();
@@ -412,10 +406,7 @@ async fn trailing_spaces_and_any_line_end_are_accepted() {
     "TURN 1,1") printf ' 8 , 8\r' ;;
     "TURN 2,2") printf '9,9\n' ;;"#,
     );
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    let mut s = started(&spec).await;
     let mut got = Vec::new();
     got.push(
         s.request_move(MoveRequest::Begin, None, DEADLINE)
@@ -443,10 +434,7 @@ async fn suggest_gets_play_and_the_reply_is_the_move() {
         r#"    BEGIN) printf 'SUGGEST 4,5\r\n' ;;
     "PLAY "*) printf '%s\r\n' "${line#PLAY }" ;;"#,
     );
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    let mut s = started(&spec).await;
     let r = s
         .request_move(MoveRequest::Begin, None, DEADLINE)
         .await
@@ -462,10 +450,7 @@ async fn unparsable_answer_is_kept_raw() {
         "",
         r#"    BEGIN) printf 'hello world \r\n' ;;"#,
     );
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    let mut s = started(&spec).await;
     let r = s
         .request_move(MoveRequest::Begin, None, DEADLINE)
         .await
@@ -554,10 +539,7 @@ async fn megabyte_line_does_not_break_the_conversation() {
         "big=$(head -c 1048576 /dev/zero | tr '\\0' x)",
         r#"    BEGIN) printf 'MESSAGE %s\r\n3,3\r\n' "$big" ;;"#,
     );
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    let mut s = started(&spec).await;
     let r = s
         .request_move(MoveRequest::Begin, None, DEADLINE)
         .await
@@ -630,10 +612,7 @@ async fn sigpipe_child_scenario() {
         "",
         r#"    BEGIN) printf '7,7\r\n'; exit 3 ;;"#,
     );
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    let mut s = started(&spec).await;
     s.request_move(MoveRequest::Begin, None, DEADLINE)
         .await
         .unwrap();
