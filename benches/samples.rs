@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use gomoku_cli::board::{BoardSize, Pos, Symmetry};
-use gomoku_cli::game::{GameOutcome, GameResult, PlayedMove, Termination};
+use gomoku_cli::board::{BoardSize, Color, Pos, Symmetry};
+use gomoku_cli::game::{GameOutcome, PlayedMove, Termination};
 use gomoku_cli::record::samples::{
     encode_batch, game_rng, samples_of, Sample, SampleFormat, SampleWriter,
 };
@@ -40,9 +40,10 @@ fn game(moves: usize, seed: u64) -> GameRecord {
         opening_line: None,
         transform: Symmetry::Identity,
         outcome: GameOutcome {
-            result: GameResult::WhiteWins,
-            termination: Termination::Five { line: vec![] },
-            reason: String::new(),
+            termination: Termination::Five {
+                winner: Color::White,
+                line: vec![],
+            },
             moves: points[3..3 + moves]
                 .iter()
                 .map(|&pos| PlayedMove {
@@ -50,9 +51,7 @@ fn game(moves: usize, seed: u64) -> GameRecord {
                     time: Duration::ZERO,
                 })
                 .collect(),
-            forbidden_move: None,
             messages: vec![],
-            faulty: None,
         },
         started: Utc.timestamp_opt(0, 0).unwrap(),
         ended: Utc.timestamp_opt(0, 0).unwrap(),

@@ -79,6 +79,25 @@ pub enum LogLevel {
     Debug,
 }
 
+/// Where the journal goes. A new run never appends to another run's journal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JournalTarget {
+    /// `-journal FILE`: refused if it already holds games.
+    Named(PathBuf),
+    /// The default timestamped name; when a run started in the same second took it, a `-2`,
+    /// `-3`, ... suffix makes it unique.
+    Timestamped(PathBuf),
+}
+
+impl JournalTarget {
+    /// The path asked for (the timestamped name before any suffix).
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            JournalTarget::Named(p) | JournalTarget::Timestamped(p) => p,
+        }
+    }
+}
+
 /// What to do when an engine misbehaves (crash, timeout, failed start).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnEngineFailure {
@@ -110,7 +129,7 @@ pub struct Config {
     pub pgn: Option<PathBuf>,
     pub sgf: Option<PathBuf>,
     pub msg: Option<PathBuf>,
-    pub journal: Option<PathBuf>,
+    pub journal: Option<JournalTarget>,
     pub progress: bool,
     pub quiet: bool,
     /// `-sprt`: stop when the test decides (two engines only).
@@ -265,10 +284,10 @@ fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
 /// The journal is on by default: `-journal FILE` names it, `-journal off` turns it off, otherwise
 /// it goes next to the first other output (or into the current directory) with a timestamped name,
 /// so separate runs never mix in one file.
-fn journal_path(raw: &RawCli) -> Option<PathBuf> {
+fn journal_path(raw: &RawCli) -> Option<JournalTarget> {
     match raw.value("journal") {
         Some("off") | Some("none") => None,
-        Some(p) => Some(PathBuf::from(p)),
+        Some(p) => Some(JournalTarget::Named(PathBuf::from(p))),
         None => {
             let dir = ["pgn", "sgf", "msg"]
                 .iter()
@@ -282,7 +301,9 @@ fn journal_path(raw: &RawCli) -> Option<PathBuf> {
                 .next()
                 .unwrap_or_default();
             let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
-            Some(dir.join(format!("gomoku-cli-{stamp}.journal.jsonl")))
+            Some(JournalTarget::Timestamped(
+                dir.join(format!("gomoku-cli-{stamp}.journal.jsonl")),
+            ))
         }
     }
 }
@@ -561,6 +582,8 @@ mod tests {
     fn journal_is_on_by_default_next_to_other_outputs() {
         let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -pgn out/games.pgn").unwrap();
         let j = c.journal.unwrap();
+        assert!(matches!(j, JournalTarget::Timestamped(_)));
+        let j = j.path();
         assert_eq!(j.parent().unwrap(), std::path::Path::new("out"));
         assert!(j.to_string_lossy().ends_with(".journal.jsonl"));
         let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -journal off").unwrap();

@@ -148,25 +148,40 @@ pub enum IllegalMoveKind {
     Unparsable,
 }
 
-/// Every way a game can end.
+/// Every way a game can end, with who lost and why: the result, the reason text and whether an
+/// engine misbehaved are all derived from it, so they can never disagree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Termination {
     /// A winning line under the rule (five, or overline where it wins).
-    Five { line: Vec<Pos> },
+    Five { winner: Color, line: Vec<Pos> },
     /// Black played a renju forbidden point and loses.
     Forbidden { kind: ForbiddenKind, at: Pos },
-    /// A move that cannot be played; the offender loses.
-    IllegalMove { kind: IllegalMoveKind, text: String },
+    /// A move that cannot be played; the offender loses. `at` is the point when it is on the board.
+    IllegalMove {
+        by: Color,
+        kind: IllegalMoveKind,
+        text: String,
+        at: Option<Pos>,
+    },
     /// Over the turn or match time (beyond the tolerance); the offender loses.
-    TimeForfeit { elapsed: Duration, limit: Duration },
+    TimeForfeit {
+        by: Color,
+        elapsed: Duration,
+        limit: Duration,
+    },
     /// The engine process died or its pipes broke; it loses.
-    Crash { status: String },
+    Crash { by: Color, status: String },
     /// The engine failed to start the game; it loses whatever its colour.
-    FailedStart { text: String },
+    FailedStart { by: Color, text: String },
     /// The board filled up without a winner: a draw.
     FullBoard,
     /// `-drawafter`: the stones on the board (opening included) reached the limit: a draw.
     DrawAfter { stones: usize },
+}
+
+/// A point in pos notation (`h8`), or `x,y` where the board is too large for letters.
+fn point(p: Pos, size: BoardSize) -> String {
+    p.to_pos_notation(size).unwrap_or_else(|_| p.to_string())
 }
 
 impl Termination {
@@ -184,6 +199,51 @@ impl Termination {
         }
     }
 
+    /// The colour that lost, `None` for a draw.
+    pub fn loser(&self) -> Option<Color> {
+        match self {
+            Termination::Five { winner, .. } => Some(winner.opponent()),
+            Termination::Forbidden { .. } => Some(Color::Black),
+            Termination::IllegalMove { by, .. }
+            | Termination::TimeForfeit { by, .. }
+            | Termination::Crash { by, .. }
+            | Termination::FailedStart { by, .. } => Some(*by),
+            Termination::FullBoard | Termination::DrawAfter { .. } => None,
+        }
+    }
+
+    /// The result from black's side.
+    pub fn result(&self) -> GameResult {
+        match self.loser() {
+            Some(l) => GameResult::win_for(l.opponent()),
+            None => GameResult::Draw,
+        }
+    }
+
+    /// The colour whose engine misbehaved (timeout, crash, failed start): it is killed and
+    /// restarted before its next game, and `-fatalerror` stops the run.
+    pub fn faulty(&self) -> Option<Color> {
+        match self {
+            Termination::TimeForfeit { by, .. }
+            | Termination::Crash { by, .. }
+            | Termination::FailedStart { by, .. } => Some(*by),
+            _ => None,
+        }
+    }
+
+    /// Whether the loser's engine misbehaved.
+    pub fn engine_fault(&self) -> bool {
+        self.faulty().is_some()
+    }
+
+    /// A forbidden move that ended the game (it is not on the board; SGF and the journal show it).
+    pub fn forbidden_move(&self) -> Option<Pos> {
+        match self {
+            Termination::Forbidden { at, .. } => Some(*at),
+            _ => None,
+        }
+    }
+
     /// Whether the game counts for training samples (the predecessor's rule, extended to crashes).
     pub fn yields_samples(&self) -> bool {
         !matches!(
@@ -195,14 +255,40 @@ impl Termination {
         )
     }
 
-    /// Whether the loser's engine misbehaved (it is restarted before its next game).
-    pub fn engine_fault(&self) -> bool {
-        matches!(
-            self,
-            Termination::TimeForfeit { .. }
-                | Termination::Crash { .. }
-                | Termination::FailedStart { .. }
-        )
+    /// Human text, points in pos notation like the records: "black makes five", "white loses on
+    /// time (5.123 s > 5.000 s)", "black played a forbidden move (double-three) at j6".
+    pub fn reason(&self, size: BoardSize) -> String {
+        match self {
+            Termination::Five { winner, .. } => format!("{winner} makes five"),
+            Termination::Forbidden { kind, at } => {
+                format!(
+                    "black played a forbidden move ({kind}) at {}",
+                    point(*at, size)
+                )
+            }
+            Termination::IllegalMove { by, kind, text, at } => match (kind, at) {
+                (IllegalMoveKind::Unparsable, _) => {
+                    format!("{by} sent an unparsable move {text:?}")
+                }
+                (IllegalMoveKind::Occupied, Some(p)) => format!(
+                    "{by} played an illegal move {} (occupied point)",
+                    point(*p, size)
+                ),
+                (IllegalMoveKind::Occupied, None) => {
+                    format!("{by} played an illegal move {text} (occupied point)")
+                }
+                (IllegalMoveKind::OffBoard, _) => {
+                    format!("{by} played an illegal move {text} (off the board)")
+                }
+            },
+            Termination::TimeForfeit { by, elapsed, limit } => {
+                format!("{by} loses on time ({} > {})", ms(*elapsed), ms(*limit))
+            }
+            Termination::Crash { by, status } => format!("{by} engine crashed ({status})"),
+            Termination::FailedStart { by, text } => format!("{by} failed to start: {text}"),
+            Termination::FullBoard => "board full".into(),
+            Termination::DrawAfter { stones } => format!("draw after {stones} stones"),
+        }
     }
 }
 
@@ -213,21 +299,22 @@ pub struct PlayedMove {
     pub time: Duration,
 }
 
-/// Everything the referee knows about a finished game.
+/// Everything the referee knows about a finished game. Result, reason and fault come from the
+/// termination.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameOutcome {
-    pub result: GameResult,
     pub termination: Termination,
-    /// Human text: "black makes five", "white loses on time (5.123 s > 5.000 s)", ...
-    pub reason: String,
     /// Legal moves played after the opening, in order, with think times.
     pub moves: Vec<PlayedMove>,
-    /// A forbidden move that ended the game (not on the board), recorded for SGF.
-    pub forbidden_move: Option<Pos>,
     /// `MESSAGE` lines in order, by colour.
     pub messages: Vec<(Color, String)>,
-    /// The colour whose engine misbehaved (timeout, crash, failed start): restart it.
-    pub faulty: Option<Color>,
+}
+
+impl GameOutcome {
+    /// The result from black's side.
+    pub fn result(&self) -> GameResult {
+        self.termination.result()
+    }
 }
 
 /// A game that did not finish because the run was stopped: not counted, not written.
@@ -259,6 +346,154 @@ struct Side {
     has_moved: bool,
 }
 
+impl Failure {
+    /// The one path from a player's failure to how the game ends. `limit` is the time the player
+    /// had for this answer (for a timeout's reason text); `at_start` when it failed to start.
+    pub fn termination(self, by: Color, limit: Option<Duration>, at_start: bool) -> Termination {
+        match (self, at_start) {
+            (Failure::StartFailed { text }, true) => Termination::FailedStart { by, text },
+            (Failure::Crashed { status }, true) => Termination::FailedStart {
+                by,
+                text: format!("crashed at start ({status})"),
+            },
+            (Failure::Timeout { elapsed }, true) => Termination::FailedStart {
+                by,
+                text: format!("no answer to START in {}", ms(elapsed)),
+            },
+            (Failure::Timeout { elapsed }, false) => Termination::TimeForfeit {
+                by,
+                elapsed,
+                limit: limit.unwrap_or(Duration::ZERO),
+            },
+            (Failure::Crashed { status }, false)
+            | (Failure::StartFailed { text: status }, false) => Termination::Crash { by, status },
+        }
+    }
+}
+
+/// Ask `color`'s player for a move, or `Abandoned` when `cancel` fires first.
+async fn ask<B: Player, W: Player>(
+    color: Color,
+    black: &mut B,
+    white: &mut W,
+    request: Request,
+    time_left: Option<Duration>,
+    deadline: Option<Duration>,
+    cancel: &CancellationToken,
+) -> Result<Result<Reply, Failure>, Abandoned> {
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled() => Err(Abandoned),
+        r = async {
+            match color {
+                Color::Black => black.request_move(request, time_left, deadline).await,
+                Color::White => white.request_move(request, time_left, deadline).await,
+            }
+        } => Ok(r),
+    }
+}
+
+/// Start both players; the first that fails loses whatever its colour.
+async fn start_both<B: Player, W: Player>(
+    setup: &GameSetup,
+    black: &mut B,
+    white: &mut W,
+    cancel: &CancellationToken,
+) -> Result<Option<Termination>, Abandoned> {
+    for color in [Color::Black, Color::White] {
+        let started = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(Abandoned),
+            r = async {
+                match color {
+                    Color::Black => black.new_game(setup.size, setup.rule).await,
+                    Color::White => white.new_game(setup.size, setup.rule).await,
+                }
+            } => r,
+        };
+        if let Err(f) = started {
+            return Ok(Some(f.termination(color, None, true)));
+        }
+    }
+    Ok(None)
+}
+
+/// The request for the side to move: the first move, the opponent's last move, or the board.
+fn request_for(referee: &Referee, color: Color, side: &Side, by_board: bool) -> Request {
+    let history = referee.board().history();
+    match history.last() {
+        None => Request::Begin,
+        Some(&last) if !by_board && side.has_moved => Request::Turn(last),
+        Some(_) => Request::Board {
+            stones: history.to_vec(),
+            own: color,
+        },
+    }
+}
+
+/// Judge a reply: `Ok(pos)` when the game goes on with the move placed, `Err` when it ends.
+fn judge_reply(
+    referee: &mut Referee,
+    color: Color,
+    reply: &Reply,
+    limit: Option<Duration>,
+    tolerance: Duration,
+    moves: &mut Vec<PlayedMove>,
+) -> Result<(), Termination> {
+    // On time when elapsed − tolerance ≤ the limit (turn time or match time left).
+    if let Some(l) = limit {
+        if reply.elapsed.saturating_sub(tolerance) > l {
+            return Err(Termination::TimeForfeit {
+                by: color,
+                elapsed: reply.elapsed,
+                limit: l,
+            });
+        }
+    }
+    let Some((x, y)) = reply.coords else {
+        return Err(Termination::IllegalMove {
+            by: color,
+            kind: IllegalMoveKind::Unparsable,
+            text: reply.raw.clone(),
+            at: None,
+        });
+    };
+    let size = referee.board().size();
+    let on_board = size.pos(x, y).ok();
+    let outcome = referee.play_xy(x, y);
+    let played = PlayedMove {
+        pos: on_board.unwrap_or(Pos::new(0, 0)),
+        time: reply.elapsed,
+    };
+    match outcome {
+        MoveOutcome::Continue => {
+            moves.push(played);
+            Ok(())
+        }
+        MoveOutcome::Illegal(kind) => Err(Termination::IllegalMove {
+            by: color,
+            kind: match kind {
+                IllegalKind::Occupied => IllegalMoveKind::Occupied,
+                IllegalKind::OffBoard => IllegalMoveKind::OffBoard,
+            },
+            text: format!("{x},{y}"),
+            at: on_board,
+        }),
+        MoveOutcome::Forbidden(kind) => Err(Termination::Forbidden {
+            kind,
+            at: played.pos,
+        }),
+        MoveOutcome::Win { color: c, line } => {
+            moves.push(played);
+            Err(Termination::Five { winner: c, line })
+        }
+        MoveOutcome::Draw => {
+            moves.push(played);
+            Err(Termination::FullBoard)
+        }
+    }
+}
+
 /// Play one game between `black` and `white`. Returns `Err(Abandoned)` if `cancel` fires first.
 pub async fn play_game<B: Player, W: Player>(
     setup: &GameSetup,
@@ -272,81 +507,59 @@ pub async fn play_game<B: Player, W: Player>(
         // but judging it as an ordinary game is better than a panic.
         let _ = referee.play(p);
     }
-    let mut out = GameOutcome {
-        result: GameResult::Draw,
-        termination: Termination::FullBoard,
-        reason: String::new(),
-        moves: Vec::new(),
-        forbidden_move: None,
-        messages: Vec::new(),
-        faulty: None,
-    };
-
-    // Start both engines; the one that fails loses whatever its colour.
-    for color in [Color::Black, Color::White] {
-        let started = tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return Err(Abandoned),
-            r = async {
-                match color {
-                    Color::Black => black.new_game(setup.size, setup.rule).await,
-                    Color::White => white.new_game(setup.size, setup.rule).await,
-                }
-            } => r,
-        };
-        if let Err(f) = started {
-            let text = match f {
-                Failure::StartFailed { text } => text,
-                Failure::Crashed { status } => format!("crashed at start ({status})"),
-                Failure::Timeout { elapsed } => format!("no answer to START in {}", ms(elapsed)),
-            };
-            out.result = GameResult::win_for(color.opponent());
-            out.reason = format!("{color} failed to start: {text}");
-            out.termination = Termination::FailedStart { text };
-            out.faulty = Some(color);
-            return Ok(out);
+    let mut moves = Vec::new();
+    let mut messages = Vec::new();
+    let termination = match start_both(setup, black, white, cancel).await? {
+        Some(t) => t,
+        None => {
+            play_moves(
+                setup,
+                &mut referee,
+                black,
+                white,
+                cancel,
+                &mut moves,
+                &mut messages,
+            )
+            .await?
         }
-    }
+    };
+    Ok(GameOutcome {
+        termination,
+        moves,
+        messages,
+    })
+}
 
-    let mut sides = [
-        Side {
-            clock: setup.black_clock,
-            time_left: setup.black_clock.match_time,
-            has_moved: false,
-        },
-        Side {
-            clock: setup.white_clock,
-            time_left: setup.white_clock.match_time,
-            has_moved: false,
-        },
-    ];
-
+/// The move loop: returns how the game ended.
+async fn play_moves<B: Player, W: Player>(
+    setup: &GameSetup,
+    referee: &mut Referee,
+    black: &mut B,
+    white: &mut W,
+    cancel: &CancellationToken,
+    moves: &mut Vec<PlayedMove>,
+    messages: &mut Vec<(Color, String)>,
+) -> Result<Termination, Abandoned> {
+    let mut sides = [setup.black_clock, setup.white_clock].map(|clock| Side {
+        clock,
+        time_left: clock.match_time,
+        has_moved: false,
+    });
+    let draw_reached =
+        |r: &Referee| setup.draw_after > 0 && r.board().stone_count() >= setup.draw_after;
     if referee.board().is_full() {
-        out.reason = "the opening fills the board".into();
-        return Ok(out);
+        return Ok(Termination::FullBoard);
     }
-    if setup.draw_after > 0 && referee.board().stone_count() >= setup.draw_after {
-        out.termination = Termination::DrawAfter {
-            stones: referee.board().stone_count(),
-        };
-        out.reason = format!("draw after {} stones", referee.board().stone_count());
-        return Ok(out);
-    }
-
     loop {
+        if draw_reached(referee) {
+            return Ok(Termination::DrawAfter {
+                stones: referee.board().stone_count(),
+            });
+        }
         let color = referee.side_to_move();
         let side = &mut sides[color as usize];
-        let history = referee.board().history();
-        let request = if history.is_empty() {
-            Request::Begin
-        } else if setup.send_by_board || !side.has_moved {
-            Request::Board {
-                stones: history.to_vec(),
-                own: color,
-            }
-        } else {
-            Request::Turn(*history.last().unwrap_or(&Pos::new(0, 0)))
-        };
+        let request = request_for(referee, color, side, setup.send_by_board);
         if let Some(t) = side.time_left.as_mut() {
             *t += side.clock.increment;
         }
@@ -356,132 +569,27 @@ pub async fn play_game<B: Player, W: Player>(
         };
         let deadline = limit.map(|l| l + side.clock.tolerance);
         let time_left = side.time_left;
-
-        let reply = tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return Err(Abandoned),
-            r = async {
-                match color {
-                    Color::Black => black.request_move(request, time_left, deadline).await,
-                    Color::White => white.request_move(request, time_left, deadline).await,
-                }
-            } => r,
-        };
+        let reply = ask(color, black, white, request, time_left, deadline, cancel).await?;
         let msgs = match color {
             Color::Black => black.take_messages(),
             Color::White => white.take_messages(),
         };
-        out.messages.extend(msgs.into_iter().map(|m| (color, m)));
+        messages.extend(msgs.into_iter().map(|m| (color, m)));
         let side = &mut sides[color as usize];
         side.has_moved = true;
-
-        let reply = match reply {
-            Ok(r) => r,
-            Err(Failure::Timeout { elapsed }) => {
-                let limit = limit.unwrap_or(Duration::ZERO);
-                out.result = GameResult::win_for(color.opponent());
-                out.reason = format!("{color} loses on time ({} > {})", ms(elapsed), ms(limit));
-                out.termination = Termination::TimeForfeit { elapsed, limit };
-                out.faulty = Some(color);
-                return Ok(out);
+        let reply = reply.map_err(|f| f.termination(color, limit, false));
+        let judged = reply.and_then(|r| {
+            if let Some(t) = side.time_left.as_mut() {
+                *t = t.saturating_sub(r.elapsed);
             }
-            Err(Failure::Crashed { status }) | Err(Failure::StartFailed { text: status }) => {
-                out.result = GameResult::win_for(color.opponent());
-                out.reason = format!("{color} engine crashed ({status})");
-                out.termination = Termination::Crash { status };
-                out.faulty = Some(color);
-                return Ok(out);
-            }
-        };
-
-        // On time when elapsed − tolerance ≤ turn limit and ≤ match time left.
-        if let Some(l) = limit {
-            if reply.elapsed.saturating_sub(side.clock.tolerance) > l {
-                out.result = GameResult::win_for(color.opponent());
-                out.reason = format!("{color} loses on time ({} > {})", ms(reply.elapsed), ms(l));
-                out.termination = Termination::TimeForfeit {
-                    elapsed: reply.elapsed,
-                    limit: l,
-                };
-                out.faulty = Some(color);
-                return Ok(out);
-            }
-        }
-        if let Some(t) = side.time_left.as_mut() {
-            *t = t.saturating_sub(reply.elapsed);
-        }
-
-        let Some((x, y)) = reply.coords else {
-            out.result = GameResult::win_for(color.opponent());
-            out.reason = format!("{color} sent an unparsable move {:?}", reply.raw);
-            out.termination = Termination::IllegalMove {
-                kind: IllegalMoveKind::Unparsable,
-                text: reply.raw,
-            };
-            return Ok(out);
-        };
-        match referee.play_xy(x, y) {
-            MoveOutcome::Continue => {}
-            MoveOutcome::Illegal(kind) => {
-                let kind = match kind {
-                    IllegalKind::Occupied => IllegalMoveKind::Occupied,
-                    IllegalKind::OffBoard => IllegalMoveKind::OffBoard,
-                };
-                out.result = GameResult::win_for(color.opponent());
-                out.reason = format!(
-                    "{color} played an illegal move {x},{y} ({})",
-                    match kind {
-                        IllegalMoveKind::Occupied => "occupied point",
-                        _ => "off the board",
-                    }
-                );
-                out.termination = Termination::IllegalMove {
-                    kind,
-                    text: reply.raw,
-                };
-                return Ok(out);
-            }
-            MoveOutcome::Forbidden(kind) => {
-                let at = Pos::new(x as u8, y as u8);
-                out.forbidden_move = Some(at);
-                out.result = GameResult::win_for(color.opponent());
-                out.reason = format!("black played a forbidden move ({kind}) at {at}");
-                out.termination = Termination::Forbidden { kind, at };
-                return Ok(out);
-            }
-            MoveOutcome::Win { color: c, line } => {
-                out.moves.push(PlayedMove {
-                    pos: Pos::new(x as u8, y as u8),
-                    time: reply.elapsed,
-                });
-                out.result = GameResult::win_for(c);
-                out.reason = format!("{c} makes five");
-                out.termination = Termination::Five { line };
-                return Ok(out);
-            }
-            MoveOutcome::Draw => {
-                out.moves.push(PlayedMove {
-                    pos: Pos::new(x as u8, y as u8),
-                    time: reply.elapsed,
-                });
-                out.reason = "board full".into();
-                out.termination = Termination::FullBoard;
-                return Ok(out);
-            }
-        }
-        out.moves.push(PlayedMove {
-            pos: Pos::new(x as u8, y as u8),
-            time: reply.elapsed,
+            judge_reply(referee, color, &r, limit, side.clock.tolerance, moves)
         });
+        if let Err(t) = judged {
+            return Ok(t);
+        }
         match color {
             Color::Black => black.after_move(referee.board()),
             Color::White => white.after_move(referee.board()),
-        }
-        let stones = referee.board().stone_count();
-        if setup.draw_after > 0 && stones >= setup.draw_after {
-            out.reason = format!("draw after {stones} stones");
-            out.termination = Termination::DrawAfter { stones };
-            return Ok(out);
         }
     }
 }
@@ -563,8 +671,10 @@ mod tests {
         let mut b = Scripted::new((0..5).map(|i| mv(i, 0, 1)).collect());
         let mut w = Scripted::new((0..4).map(|i| mv(i, 1, 1)).collect());
         let o = run(&s, &mut b, &mut w).await;
-        assert_eq!(o.result, GameResult::BlackWins);
-        assert!(matches!(o.termination, Termination::Five { ref line } if line.len() == 5));
+        assert_eq!(o.result(), GameResult::BlackWins);
+        assert!(
+            matches!(o.termination, Termination::Five { ref line, winner: Color::Black } if line.len() == 5)
+        );
         assert_eq!(o.moves.len(), 9);
         assert_eq!(b.requests[0].0, Request::Begin);
         assert_eq!(b.requests[1].0, Request::Turn(Pos::new(0, 1)));
@@ -589,12 +699,14 @@ mod tests {
         assert!(
             matches!(b.requests[0].0, Request::Board { ref stones, own: Color::Black } if stones.len() == 2)
         );
-        assert_eq!(o.result, GameResult::BlackWins);
+        assert_eq!(o.result(), GameResult::BlackWins);
         assert_eq!(
             o.termination,
             Termination::IllegalMove {
+                by: Color::White,
                 kind: IllegalMoveKind::Unparsable,
-                text: "hello world".into()
+                text: "hello world".into(),
+                at: None,
             }
         );
     }
@@ -605,7 +717,7 @@ mod tests {
         let mut b = Scripted::new(vec![]);
         let mut w = Scripted::new(vec![mv(7, 7, 1)]);
         let o = run(&s, &mut b, &mut w).await;
-        assert_eq!(o.result, GameResult::BlackWins);
+        assert_eq!(o.result(), GameResult::BlackWins);
         assert!(matches!(
             o.termination,
             Termination::IllegalMove {
@@ -634,14 +746,14 @@ mod tests {
             text: "ERROR cannot start".into(),
         });
         let o = run(&s, &mut b, &mut w).await;
-        assert_eq!(o.result, GameResult::BlackWins);
-        assert_eq!(o.faulty, Some(Color::White));
+        assert_eq!(o.result(), GameResult::BlackWins);
+        assert_eq!(o.termination.faulty(), Some(Color::White));
         assert!(matches!(o.termination, Termination::FailedStart { .. }));
         let mut b = Scripted::new(vec![]);
         b.start = Err(Failure::StartFailed { text: "x".into() });
         let mut w = Scripted::new(vec![]);
         let o = run(&s, &mut b, &mut w).await;
-        assert_eq!(o.result, GameResult::WhiteWins);
+        assert_eq!(o.result(), GameResult::WhiteWins);
     }
 
     #[tokio::test]
@@ -662,9 +774,9 @@ mod tests {
         assert_eq!(b.requests[0].2, Some(Duration::from_secs(6)));
         // Second: 11 - 4 + 1 = 8 s left.
         assert_eq!(b.requests[1].1, Some(Duration::from_secs(8)));
-        assert_eq!(o.result, GameResult::WhiteWins);
+        assert_eq!(o.result(), GameResult::WhiteWins);
         assert!(matches!(o.termination, Termination::TimeForfeit { .. }));
-        assert_eq!(o.faulty, Some(Color::Black));
+        assert_eq!(o.termination.faulty(), Some(Color::Black));
         // A reported timeout from the session is a forfeit too.
         let mut b = Scripted::new(vec![Err(Failure::Timeout {
             elapsed: Duration::from_secs(7),
@@ -680,14 +792,14 @@ mod tests {
             status: "exit status 3".into(),
         })]);
         let o = run(&s, &mut Scripted::new(vec![]), &mut w).await;
-        assert_eq!(o.result, GameResult::BlackWins);
-        assert_eq!(o.faulty, Some(Color::White));
+        assert_eq!(o.result(), GameResult::BlackWins);
+        assert_eq!(o.termination.faulty(), Some(Color::White));
         let mut s = setup(Rule::Freestyle, "h8i9");
         s.draw_after = 4;
         let mut b = Scripted::new(vec![mv(0, 0, 1)]);
         let mut w = Scripted::new(vec![mv(14, 14, 1)]);
         let o = run(&s, &mut b, &mut w).await;
-        assert_eq!(o.result, GameResult::Draw);
+        assert_eq!(o.result(), GameResult::Draw);
         assert_eq!(o.termination, Termination::DrawAfter { stones: 4 });
         assert_eq!(o.moves.len(), 2);
     }
@@ -705,5 +817,107 @@ mod tests {
         )
         .await;
         assert_eq!(r, Err(Abandoned));
+    }
+
+    #[tokio::test]
+    async fn reasons_name_points_in_pos_notation_like_the_records() {
+        // White answers on black's opening stone h8 (Gomocup 7,7): the reason says h8, as the
+        // journal, PGN and SGF do, not the protocol's 7,7.
+        let s = setup(Rule::Freestyle, "h8");
+        let o = run(
+            &s,
+            &mut Scripted::new(vec![]),
+            &mut Scripted::new(vec![mv(7, 7, 1)]),
+        )
+        .await;
+        assert_eq!(
+            o.termination.reason(s.size),
+            "white played an illegal move h8 (occupied point)"
+        );
+        let forbidden = Termination::Forbidden {
+            kind: crate::rules::ForbiddenKind::DoubleThree,
+            at: Pos::new(9, 9),
+        };
+        assert_eq!(
+            forbidden.reason(s.size),
+            "black played a forbidden move (double-three) at j10"
+        );
+        // Off the board there is no pos notation: the engine's own text is shown.
+        let o = run(
+            &s,
+            &mut Scripted::new(vec![]),
+            &mut Scripted::new(vec![mv(15, 3, 1)]),
+        )
+        .await;
+        assert_eq!(
+            o.termination.reason(s.size),
+            "white played an illegal move 15,3 (off the board)"
+        );
+    }
+
+    #[test]
+    fn termination_derives_result_loser_and_fault() {
+        let by = Color::White;
+        let cases = [
+            (
+                Termination::Five {
+                    winner: Color::Black,
+                    line: vec![],
+                },
+                GameResult::BlackWins,
+                None,
+            ),
+            (
+                Termination::Crash {
+                    by,
+                    status: "x".into(),
+                },
+                GameResult::BlackWins,
+                Some(by),
+            ),
+            (
+                Termination::FailedStart {
+                    by: Color::Black,
+                    text: "x".into(),
+                },
+                GameResult::WhiteWins,
+                Some(Color::Black),
+            ),
+            (
+                Termination::TimeForfeit {
+                    by,
+                    elapsed: Duration::ZERO,
+                    limit: Duration::ZERO,
+                },
+                GameResult::BlackWins,
+                Some(by),
+            ),
+            (
+                Termination::IllegalMove {
+                    by,
+                    kind: IllegalMoveKind::OffBoard,
+                    text: "x".into(),
+                    at: None,
+                },
+                GameResult::BlackWins,
+                None,
+            ),
+            (
+                Termination::Forbidden {
+                    kind: crate::rules::ForbiddenKind::Overline,
+                    at: Pos::new(0, 0),
+                },
+                GameResult::WhiteWins,
+                None,
+            ),
+            (Termination::FullBoard, GameResult::Draw, None),
+            (Termination::DrawAfter { stones: 9 }, GameResult::Draw, None),
+        ];
+        for (t, result, faulty) in cases {
+            assert_eq!(t.result(), result, "{t:?}");
+            assert_eq!(t.faulty(), faulty, "{t:?}");
+            assert_eq!(t.engine_fault(), faulty.is_some(), "{t:?}");
+            assert_eq!(t.loser(), result.winner().map(Color::opponent), "{t:?}");
+        }
     }
 }

@@ -285,9 +285,9 @@ fn sprt_tool(a: SprtArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    let counts = if a.journals.is_empty() {
+    let calc = if a.journals.is_empty() {
         match Counts::from_args(a.wld.as_deref(), a.ptnml.as_deref()) {
-            Ok(c) => c,
+            Ok(c) => sprt_calculator(c, &sprt),
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(exit::USAGE);
@@ -298,7 +298,7 @@ fn sprt_tool(a: SprtArgs) -> ExitCode {
             eprintln!("error: give counts or journal files, not both");
             return ExitCode::from(exit::USAGE);
         }
-        match counts_from_journals(&a.journals) {
+        match sprt_from_journals(&a.journals, &sprt) {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -306,7 +306,6 @@ fn sprt_tool(a: SprtArgs) -> ExitCode {
             }
         }
     };
-    let calc = sprt_calculator(counts, &sprt);
     if a.json {
         match serde_json::to_string(&calc) {
             Ok(j) => say(&format!("{j}\n")),
@@ -321,29 +320,33 @@ fn sprt_tool(a: SprtArgs) -> ExitCode {
     ExitCode::from(exit::OK)
 }
 
-/// The counts a run would use for its SPRT, from its journal files.
-fn counts_from_journals(files: &[std::path::PathBuf]) -> Result<gomoku_cli::stats::Counts, String> {
+/// The SPRT of a run from its journal files, replayed in journal order.
+fn sprt_from_journals(
+    files: &[std::path::PathBuf],
+    sprt: &gomoku_cli::stats::Sprt,
+) -> Result<gomoku_cli::stats::SprtCalculation, String> {
     use gomoku_cli::record::journal;
+    use gomoku_cli::tracker::Pairing;
     let mut entries = Vec::new();
+    let mut headers = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
         let read = journal::parse(&text, &f.display().to_string()).map_err(|e| e.to_string())?;
         for w in read.warnings {
             eprintln!("warning: {w}");
         }
+        headers.extend(read.header);
         entries.extend(read.entries);
     }
-    let t = gomoku_cli::tracker::from_journal(&entries).map_err(|e| e.to_string())?;
-    if t.pairs().len() != 1 {
-        return Err(format!(
-            "the journals hold {} engine pairs; the SPRT compares two engines",
-            t.pairs().len()
-        ));
+    let (calc, pairing) = gomoku_cli::tracker::sprt_of_journals(&headers, &entries, sprt)
+        .map_err(|e| e.to_string())?;
+    if let Pairing::Guessed { paired } = pairing {
+        eprintln!(
+            "warning: the journal has no header (an older version wrote it): games were read as {}, guessed from the openings",
+            if paired { "colour-swapped pairs" } else { "single games" }
+        );
     }
-    Ok(match t.pair_tally(0) {
-        Some(p) => gomoku_cli::stats::Counts::Ptnml(p.pentanomial()),
-        None => gomoku_cli::stats::Counts::Wld(t.wld(0)),
-    })
+    Ok(calc)
 }
 
 fn legacy(args: &[String]) -> ExitCode {

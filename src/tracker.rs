@@ -7,31 +7,35 @@ use std::collections::HashMap;
 
 use thiserror::Error;
 
-use crate::record::journal::JournalEntry;
+use crate::record::journal::{JournalEntry, JournalHeader};
 use crate::stats::{
-    results_block, GameOutcome, MatchSummary, PairTally, Sprt, TournamentTally, Verdict, Wld,
+    results_block, sprt_calculator, Counts, MatchSummary, PairTally, Score, Sprt, SprtCalculation,
+    SprtCrossing, TournamentTally, Wld,
 };
 
 /// One finished game as statistics see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScoredGame {
+    /// Schedule number of the game (reported with an SPRT crossing).
+    pub game: u64,
     /// Engine pair index.
     pub pair: usize,
     /// Index of the game within its pair across rounds; games `2m` and `2m+1` form a colour pair.
     pub pair_game: u64,
     /// Outcome from the pair's first engine's view.
-    pub first: GameOutcome,
+    pub first: Score,
 }
 
 #[derive(Debug, Clone, Default)]
 struct PairState {
-    wld: Wld,
+    /// Completed colour pairs (the W/L/D counts live in the tournament tally only).
     pairs: PairTally,
     /// First game of a colour pair waiting for its partner (games finish out of order).
-    pending: HashMap<u64, (u64, GameOutcome)>,
+    pending: HashMap<u64, (u64, Score)>,
 }
 
-/// Run results, owned by one task.
+/// Run results, owned by one task: counts per pair and for the tournament, and for a two-engine
+/// run with an SPRT, where the test first decided.
 #[derive(Debug, Clone)]
 pub struct Tracker {
     names: Vec<String>,
@@ -39,19 +43,30 @@ pub struct Tracker {
     paired: bool,
     state: Vec<PairState>,
     tally: TournamentTally,
+    sprt: Option<Sprt>,
+    crossing: Option<SprtCrossing>,
+    games: u64,
 }
 
 impl Tracker {
     /// `pairs` are engine indices (first, second) per pair index; `paired` when games are played in
-    /// colour-swapped pairs (`-repeat`).
-    pub fn new(names: Vec<String>, pairs: Vec<(usize, usize)>, paired: bool) -> Self {
+    /// colour-swapped pairs (`-repeat`); `sprt` is watched when there is exactly one pair.
+    pub fn new(
+        names: Vec<String>,
+        pairs: Vec<(usize, usize)>,
+        paired: bool,
+        sprt: Option<Sprt>,
+    ) -> Self {
         let n = pairs.len();
         Tracker {
             tally: TournamentTally::new(names.clone()),
             names,
+            sprt: sprt.filter(|_| n == 1),
             pairs,
             paired,
             state: vec![PairState::default(); n],
+            crossing: None,
+            games: 0,
         }
     }
 
@@ -63,37 +78,63 @@ impl Tracker {
         &self.pairs
     }
 
-    /// Record one finished game.
-    pub fn record(&mut self, g: ScoredGame) {
-        let Some(st) = self.state.get_mut(g.pair) else {
-            return;
-        };
+    /// Games recorded.
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// Where the SPRT first decided, if it has.
+    pub fn crossing(&self) -> Option<SprtCrossing> {
+        self.crossing
+    }
+
+    /// Record one finished game. Returns the SPRT crossing when this game made the test decide
+    /// (once: later games never change the verdict).
+    pub fn record(&mut self, g: ScoredGame) -> Option<SprtCrossing> {
+        let st = self.state.get_mut(g.pair)?;
         let (a, b) = self.pairs[g.pair];
-        st.wld.add(g.first);
-        let _ = self.tally.record_game(a, b, g.first);
-        if !self.paired {
-            return;
+        if self.tally.record_game(a, b, g.first).is_err() {
+            return None;
         }
-        let key = g.pair_game / 2;
-        match st.pending.remove(&key) {
-            Some((other_index, other)) => {
-                let (x, y) = if other_index < g.pair_game {
-                    (other, g.first)
-                } else {
-                    (g.first, other)
-                };
-                st.pairs.add_pair(x, y);
-                let _ = self.tally.add_pair(a, b, x, y);
-            }
-            None => {
-                st.pending.insert(key, (g.pair_game, g.first));
+        self.games += 1;
+        if self.paired {
+            let key = g.pair_game / 2;
+            match st.pending.remove(&key) {
+                Some((other_index, other)) => {
+                    let (x, y) = if other_index < g.pair_game {
+                        (other, g.first)
+                    } else {
+                        (g.first, other)
+                    };
+                    st.pairs.add_pair(x, y);
+                    let _ = self.tally.add_pair(a, b, x, y);
+                }
+                None => {
+                    st.pending.insert(key, (g.pair_game, g.first));
+                }
             }
         }
+        let sprt = self.sprt?;
+        if self.crossing.is_some() {
+            return None;
+        }
+        let llr = self.llr(0, &sprt);
+        let verdict = sprt.decide(llr)?;
+        self.crossing = Some(SprtCrossing {
+            verdict,
+            llr,
+            games: self.games,
+            game: g.game,
+        });
+        self.crossing
     }
 
     /// Games of a pair, first engine's view.
     pub fn wld(&self, pair: usize) -> Wld {
-        self.state.get(pair).map(|s| s.wld).unwrap_or_default()
+        match self.pairs.get(pair) {
+            Some(&(a, b)) => self.tally.head_to_head(a, b),
+            None => Wld::default(),
+        }
     }
 
     /// Completed colour pairs of a pair, when paired.
@@ -105,7 +146,8 @@ impl Tracker {
         }
     }
 
-    /// The LLR of `sprt` for a pair: pentanomial when paired, trinomial otherwise.
+    /// The LLR of `sprt` for a pair over every game recorded: pentanomial when paired, trinomial
+    /// otherwise.
     pub fn llr(&self, pair: usize, sprt: &Sprt) -> f64 {
         match self.pair_tally(pair) {
             Some(p) => sprt.llr_pentanomial(&p.pentanomial()),
@@ -113,13 +155,16 @@ impl Tracker {
         }
     }
 
-    /// The verdict of `sprt` for a pair, if decided.
-    pub fn verdict(&self, pair: usize, sprt: &Sprt) -> Option<Verdict> {
-        sprt.decide(self.llr(pair, sprt))
+    /// The counts the SPRT of a pair uses.
+    pub fn counts(&self, pair: usize) -> Counts {
+        match self.pair_tally(pair) {
+            Some(p) => Counts::Ptnml(p.pentanomial()),
+            None => Counts::Wld(self.wld(pair)),
+        }
     }
 
-    /// The fastchess-layout results block of a pair.
-    pub fn results_block(&self, pair: usize, context: &str, sprt: Option<Sprt>) -> String {
+    /// The fastchess-layout results block of a pair, with the SPRT's crossing once decided.
+    pub fn results_block(&self, pair: usize, context: &str) -> String {
         let (a, b) = self.pairs.get(pair).copied().unwrap_or((0, 1));
         let summary = MatchSummary {
             first: &self.names[a],
@@ -127,7 +172,8 @@ impl Tracker {
             context,
             wld: self.wld(pair),
             pairs: self.pair_tally(pair).filter(|p| p.pairs() > 0),
-            sprt,
+            sprt: self.sprt,
+            crossing: self.crossing,
         };
         results_block(&summary)
     }
@@ -140,44 +186,149 @@ impl Tracker {
 /// Journal entries that cannot be scored together.
 #[derive(Debug, Error, PartialEq)]
 pub enum TrackerError {
+    /// Nothing to score.
     #[error("the journals hold no games")]
     Empty,
+    /// One game number with two different results (journals of different runs?).
     #[error("game {game} is recorded twice with different results ({a} and {b})")]
     Conflict { game: u64, a: String, b: String },
+    /// A result that is none of `1-0`, `0-1`, `1/2-1/2`.
     #[error("game {game}: unknown result {result:?}")]
     BadResult { game: u64, result: String },
+    /// Entries (or headers) of several configurations.
     #[error(
         "the journals mix {0} different configurations (fingerprints); score one run at a time"
     )]
     MixedRuns(usize),
+    /// The SPRT compares two engines.
+    #[error("the journals hold {0} engine pairs; the SPRT compares two engines")]
+    NotTwoEngines(usize),
 }
 
-/// Build a tracker from journal entries (one run, possibly split over shard files): duplicates of
-/// the same game are dropped; games pair up by `pair_game` when both games of every complete pair
-/// share the opening with colours reversed (what `-repeat` produces).
-pub fn from_journal(entries: &[JournalEntry]) -> Result<Tracker, TrackerError> {
+/// How a journal says its games pair, or how it was guessed for journals without a header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pairing {
+    /// From the header's `repeat` setting.
+    Header { paired: bool },
+    /// No header (an older journal): paired when every complete colour pair shares its opening
+    /// with colours reversed.
+    Guessed { paired: bool },
+}
+
+impl Pairing {
+    pub fn paired(self) -> bool {
+        match self {
+            Pairing::Header { paired } | Pairing::Guessed { paired } => paired,
+        }
+    }
+}
+
+/// What [`from_journal`] rebuilds: the tracker (with the SPRT's first crossing when `sprt` was
+/// given) and how the pairing was known.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub tracker: Tracker,
+    pub pairing: Pairing,
+}
+
+/// Build a tracker from journal entries (one run, possibly split over shard files), replaying the
+/// games in journal order (the order they finished) so an SPRT crossing is found at the same game
+/// as in the run. Repeats of the same game are dropped.
+pub fn from_journal(
+    headers: &[JournalHeader],
+    entries: &[JournalEntry],
+    sprt: Option<Sprt>,
+) -> Result<Replay, TrackerError> {
     if entries.is_empty() {
         return Err(TrackerError::Empty);
     }
-    let fingerprints: std::collections::HashSet<&str> =
-        entries.iter().map(|e| e.fingerprint.as_str()).collect();
+    let fingerprints: std::collections::HashSet<&str> = entries
+        .iter()
+        .map(|e| e.fingerprint.as_str())
+        .chain(headers.iter().map(|h| h.fingerprint.as_str()))
+        .collect();
     if fingerprints.len() > 1 {
         return Err(TrackerError::MixedRuns(fingerprints.len()));
     }
-    let mut by_game: std::collections::BTreeMap<u64, &JournalEntry> = Default::default();
+    let mut seen: HashMap<u64, &JournalEntry> = HashMap::new();
+    let mut games: Vec<&JournalEntry> = Vec::with_capacity(entries.len());
     for e in entries {
-        if let Some(prev) = by_game.insert(e.game, e) {
-            if prev.result != e.result {
+        match seen.get(&e.game) {
+            Some(prev) if prev.result != e.result => {
                 return Err(TrackerError::Conflict {
                     game: e.game,
                     a: prev.result.clone(),
                     b: e.result.clone(),
-                });
+                })
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(e.game, e);
+                games.push(e);
             }
         }
     }
-    // Engines and pairs as the schedule made them: first = the lower engine index.
-    let mut names: Vec<String> = Vec::new();
+    let (names, pairs) = engines_and_pairs(headers.first(), &games);
+    let pairing = match headers.first() {
+        Some(h) => Pairing::Header {
+            paired: h.settings.repeat,
+        },
+        None => Pairing::Guessed {
+            paired: guess_paired(&games),
+        },
+    };
+    let mut t = Tracker::new(names, pairs.clone(), pairing.paired(), sprt);
+    for e in games {
+        let (first, _) = pairs[e.pair];
+        let first_is_black = e.black_engine == first;
+        let outcome = match (e.result.as_str(), first_is_black) {
+            ("1-0", true) | ("0-1", false) => Score::Win,
+            ("0-1", true) | ("1-0", false) => Score::Loss,
+            ("1/2-1/2", _) => Score::Draw,
+            _ => {
+                return Err(TrackerError::BadResult {
+                    game: e.game,
+                    result: e.result.clone(),
+                })
+            }
+        };
+        t.record(ScoredGame {
+            game: e.game,
+            pair: e.pair,
+            pair_game: e.pair_game,
+            first: outcome,
+        });
+    }
+    Ok(Replay {
+        tracker: t,
+        pairing,
+    })
+}
+
+/// The `sprt` command over journals: the counts of the one engine pair, replayed in journal order,
+/// with the verdict of the first crossing, and how the pairing was known.
+pub fn sprt_of_journals(
+    headers: &[JournalHeader],
+    entries: &[JournalEntry],
+    sprt: &Sprt,
+) -> Result<(SprtCalculation, Pairing), TrackerError> {
+    let replay = from_journal(headers, entries, Some(*sprt))?;
+    let t = &replay.tracker;
+    if t.pairs().len() != 1 {
+        return Err(TrackerError::NotTwoEngines(t.pairs().len()));
+    }
+    let calc = sprt_calculator(t.counts(0), sprt).with_crossing(t.crossing());
+    Ok((calc, replay.pairing))
+}
+
+/// Engine names and pairs as the schedule made them (first = the lower engine index).
+fn engines_and_pairs(
+    header: Option<&JournalHeader>,
+    games: &[&JournalEntry],
+) -> (Vec<String>, Vec<(usize, usize)>) {
+    let mut names: Vec<String> = header
+        .map(|h| h.settings.engines.iter().map(|e| e.name.clone()).collect())
+        .unwrap_or_default();
     let mut set_name = |i: usize, n: &str| {
         if names.len() <= i {
             names.resize(i + 1, String::new());
@@ -187,7 +338,7 @@ pub fn from_journal(entries: &[JournalEntry]) -> Result<Tracker, TrackerError> {
         }
     };
     let mut pair_engines: std::collections::BTreeMap<usize, (usize, usize)> = Default::default();
-    for e in by_game.values() {
+    for e in games {
         set_name(e.black_engine, &e.black);
         set_name(e.white_engine, &e.white);
         let first = e.black_engine.min(e.white_engine);
@@ -200,43 +351,26 @@ pub fn from_journal(entries: &[JournalEntry]) -> Result<Tracker, TrackerError> {
         }
     }
     let max_pair = pair_engines.keys().max().copied().unwrap_or(0);
-    let pairs: Vec<(usize, usize)> = (0..=max_pair)
+    let pairs = (0..=max_pair)
         .map(|p| pair_engines.get(&p).copied().unwrap_or((0, 1)))
         .collect();
-    // Paired when every complete colour pair shares its opening with colours reversed.
+    (names, pairs)
+}
+
+/// For journals without a header: paired when every complete colour pair shares its opening
+/// with colours reversed (what `-repeat` produces).
+fn guess_paired(games: &[&JournalEntry]) -> bool {
     let mut groups: HashMap<(usize, u64), Vec<&JournalEntry>> = HashMap::new();
-    for e in by_game.values() {
+    for e in games {
         groups.entry((e.pair, e.pair_game / 2)).or_default().push(e);
     }
     let complete: Vec<&Vec<&JournalEntry>> = groups.values().filter(|g| g.len() == 2).collect();
-    let paired = !complete.is_empty()
+    !complete.is_empty()
         && complete.iter().all(|g| {
             g[0].opening == g[1].opening
                 && g[0].black_engine == g[1].white_engine
                 && g[0].white_engine == g[1].black_engine
-        });
-    let mut t = Tracker::new(names, pairs.clone(), paired);
-    for e in by_game.values() {
-        let (first, _) = pairs[e.pair];
-        let first_is_black = e.black_engine == first;
-        let outcome = match (e.result.as_str(), first_is_black) {
-            ("1-0", true) | ("0-1", false) => GameOutcome::Win,
-            ("0-1", true) | ("1-0", false) => GameOutcome::Loss,
-            ("1/2-1/2", _) => GameOutcome::Draw,
-            _ => {
-                return Err(TrackerError::BadResult {
-                    game: e.game,
-                    result: e.result.clone(),
-                })
-            }
-        };
-        t.record(ScoredGame {
-            pair: e.pair,
-            pair_game: e.pair_game,
-            first: outcome,
-        });
-    }
-    Ok(t)
+        })
 }
 
 #[cfg(test)]
@@ -246,30 +380,34 @@ mod tests {
 
     #[test]
     fn pairs_complete_out_of_order() {
-        let mut t = Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], true);
+        let mut t = Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], true, None);
         t.record(ScoredGame {
+            game: 0,
             pair: 0,
             pair_game: 1,
-            first: GameOutcome::Win,
+            first: Score::Win,
         });
         assert_eq!(t.pair_tally(0).unwrap().pairs(), 0);
         t.record(ScoredGame {
+            game: 0,
             pair: 0,
             pair_game: 3,
-            first: GameOutcome::Draw,
+            first: Score::Draw,
         });
         t.record(ScoredGame {
+            game: 0,
             pair: 0,
             pair_game: 0,
-            first: GameOutcome::Win,
+            first: Score::Win,
         });
         let p = t.pair_tally(0).unwrap();
         assert_eq!(p.pentanomial(), Pentanomial([0, 0, 0, 0, 1]));
         assert_eq!(t.wld(0), Wld::new(2, 0, 1));
         t.record(ScoredGame {
+            game: 0,
             pair: 0,
             pair_game: 2,
-            first: GameOutcome::Loss,
+            first: Score::Loss,
         });
         // Loss + draw = half a point over the pair: LD.
         assert_eq!(
@@ -281,17 +419,19 @@ mod tests {
     #[test]
     fn llr_uses_pentanomial_when_paired() {
         let sprt = Sprt::new(0.0, 10.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
-        let mut paired = Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], true);
-        let mut single = Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], false);
+        let mut paired = Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], true, Some(sprt));
+        let mut single = Tracker::new(
+            vec!["a".into(), "b".into()],
+            vec![(0, 1)],
+            false,
+            Some(sprt),
+        );
         for i in 0..40 {
             let g = ScoredGame {
+                game: 0,
                 pair: 0,
                 pair_game: i,
-                first: if i % 4 == 3 {
-                    GameOutcome::Loss
-                } else {
-                    GameOutcome::Win
-                },
+                first: if i % 4 == 3 { Score::Loss } else { Score::Win },
             };
             paired.record(g);
             single.record(g);
@@ -300,11 +440,120 @@ mod tests {
         assert_eq!(paired.llr(0, &sprt), sprt.llr_pentanomial(&p));
         assert_eq!(single.llr(0, &sprt), sprt.llr_trinomial(&single.wld(0)));
         assert_ne!(paired.llr(0, &sprt), single.llr(0, &sprt));
-        assert!(paired
-            .results_block(0, "", Some(sprt))
-            .contains("Ptnml(0-2)"));
-        assert!(!single
-            .results_block(0, "", Some(sprt))
-            .contains("Ptnml(0-2)"));
+        assert!(paired.results_block(0, "").contains("Ptnml(0-2)"));
+        assert!(!single.results_block(0, "").contains("Ptnml(0-2)"));
     }
+
+    fn two(paired: bool, sprt: Option<Sprt>) -> Tracker {
+        Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], paired, sprt)
+    }
+
+    #[test]
+    fn the_first_crossing_is_kept_whatever_comes_after() {
+        let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
+        let mut t = two(false, Some(sprt));
+        let mut crossed = None;
+        let mut n = 0;
+        while crossed.is_none() {
+            n += 1;
+            let first = if n % 5 == 0 { Score::Loss } else { Score::Win };
+            crossed = t.record(ScoredGame {
+                game: 100 + n,
+                pair: 0,
+                pair_game: n,
+                first,
+            });
+            assert!(n < 1000, "no crossing");
+        }
+        let c = crossed.unwrap();
+        assert_eq!(c.verdict, crate::stats::Verdict::H1);
+        assert_eq!((c.games, c.game), (n, 100 + n));
+        assert!(c.llr > sprt.bounds().1);
+        // Losses in flight pull the LLR back inside the bounds: the verdict stays the crossing.
+        for k in 1..=20 {
+            let again = t.record(ScoredGame {
+                game: 5000 + k,
+                pair: 0,
+                pair_game: n + k,
+                first: Score::Loss,
+            });
+            assert_eq!(again, None);
+        }
+        assert!(t.llr(0, &sprt) < sprt.bounds().1);
+        assert_eq!(t.crossing(), Some(c));
+        let block = t.results_block(0, "");
+        assert!(block.contains(&format!("LLR: {:.2} (", c.llr)), "{block}");
+        assert!(
+            block.contains("with the 20 games in flight then"),
+            "{block}"
+        );
+    }
+
+    fn entry(game: u64, pair_game: u64, black_engine: usize, result: &str) -> JournalEntry {
+        let mut e = JournalEntry::from_record(&crate::record::fixtures::sample_record(), "f");
+        e.game = game;
+        e.pair = 0;
+        e.pair_game = pair_game;
+        e.black_engine = black_engine;
+        e.white_engine = 1 - black_engine;
+        e.result = result.into();
+        e.opening = String::new();
+        e
+    }
+
+    #[test]
+    fn replay_follows_journal_order_and_the_header_says_how_games_pair() {
+        let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
+        // A run without openings and without -repeat: consecutive games share the (empty)
+        // opening with colours reversed, so a guess would read them as pairs.
+        let entries: Vec<JournalEntry> = (0..60)
+            .map(|i| {
+                entry(
+                    i + 1,
+                    i,
+                    (i % 2) as usize,
+                    if i % 2 == 0 { "1-0" } else { "0-1" },
+                )
+            })
+            .collect();
+        let guessed = from_journal(&[], &entries, Some(sprt)).unwrap();
+        assert_eq!(guessed.pairing, Pairing::Guessed { paired: true });
+        let mut header: JournalHeader = serde_json::from_str(HEADER_FIXTURE).unwrap();
+        header.fingerprint = "f".into();
+        let read = from_journal(std::slice::from_ref(&header), &entries, Some(sprt)).unwrap();
+        assert_eq!(read.pairing, Pairing::Header { paired: false });
+        assert!(read.tracker.pair_tally(0).is_none());
+        // The crossing is found at the same game whatever the numbers: journal order decides.
+        let mut live = two(false, Some(sprt));
+        let mut live_crossing = None;
+        for e in entries.iter().rev() {
+            let first = if e.result == "1-0" {
+                Score::Win
+            } else {
+                Score::Loss
+            };
+            let first = if e.black_engine == 0 {
+                first
+            } else {
+                first.flipped()
+            };
+            let c = live.record(ScoredGame {
+                game: e.game,
+                pair: 0,
+                pair_game: e.pair_game,
+                first,
+            });
+            live_crossing = live_crossing.or(c);
+        }
+        let reversed: Vec<JournalEntry> = entries.iter().rev().cloned().collect();
+        let replay = from_journal(&[header], &reversed, Some(sprt)).unwrap();
+        assert!(live_crossing.is_some());
+        assert_eq!(replay.tracker.crossing(), live_crossing);
+    }
+
+    const HEADER_FIXTURE: &str = r#"{"type":"header","format":1,"program":"gomoku-cli test",
+        "fingerprint":"f","started":"2026-11-21T12:00:00+00:00","command_line":[],
+        "settings":{"engines":[],"rule":0,"size":15,"tournament":"round_robin","games":60,
+        "rounds":1,"repeat":false,"total_games":60,"draw_after":0,"send_by_board":false,
+        "openings":null,"seed":1}}"#;
 }

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
-use gomoku_cli::board::{parse_pos_sequence, BoardSize, Pos, Symmetry};
+use gomoku_cli::board::{parse_pos_sequence, BoardSize, Color, Pos, Symmetry};
 use gomoku_cli::game::{GameOutcome, GameResult, IllegalMoveKind, PlayedMove, Termination};
 use gomoku_cli::record::samples::{
     game_rng, read_samples, samples_of, samples_stats_command, Sample, SampleConfig,
@@ -35,6 +35,11 @@ fn record(
     result: GameResult,
     termination: Termination,
 ) -> GameRecord {
+    assert_eq!(
+        termination.result(),
+        result,
+        "the termination decides the result"
+    );
     GameRecord {
         game: GameId(1),
         round: 0,
@@ -52,9 +57,7 @@ fn record(
         opening_line: None,
         transform: Symmetry::Identity,
         outcome: GameOutcome {
-            result,
             termination,
-            reason: String::new(),
             moves: seq(moves, n)
                 .into_iter()
                 .map(|pos| PlayedMove {
@@ -62,9 +65,7 @@ fn record(
                     time: Duration::from_millis(5),
                 })
                 .collect(),
-            forbidden_move: None,
             messages: vec![],
-            faulty: None,
         },
         started: Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap(),
         ended: Utc.with_ymd_and_hms(2026, 1, 1, 0, 1, 0).unwrap(),
@@ -72,7 +73,10 @@ fn record(
 }
 
 fn five(line: &str, n: u32) -> Termination {
-    Termination::Five { line: seq(line, n) }
+    Termination::Five {
+        winner: Color::Black,
+        line: seq(line, n),
+    }
 }
 
 /// Black wins on 15×15 freestyle after the opening h8 i9.
@@ -89,7 +93,7 @@ fn black_five() -> GameRecord {
 
 /// A renju game black loses by playing a forbidden point (not part of `moves`).
 fn renju_forbidden() -> GameRecord {
-    let mut r = record(
+    record(
         15,
         Rule::Renju,
         "h8",
@@ -99,9 +103,7 @@ fn renju_forbidden() -> GameRecord {
             kind: ForbiddenKind::DoubleThree,
             at: seq("g8", 15)[0],
         },
-    );
-    r.outcome.forbidden_move = Some(seq("g8", 15)[0]);
-    r
+    )
 }
 
 /// A draw with no opening and an odd board, so the first sample has an empty position.
@@ -265,17 +267,22 @@ fn forfeits_crashes_and_illegal_moves_give_no_samples() {
     let base = black_five();
     for t in [
         Termination::TimeForfeit {
+            by: Color::White,
             elapsed: Duration::from_secs(6),
             limit: Duration::from_secs(5),
         },
         Termination::Crash {
+            by: Color::White,
             status: "exit 1".into(),
         },
         Termination::IllegalMove {
+            by: Color::White,
             kind: IllegalMoveKind::Occupied,
             text: "7,7".into(),
+            at: None,
         },
         Termination::FailedStart {
+            by: Color::White,
             text: "ERROR".into(),
         },
     ] {

@@ -2,8 +2,8 @@
 //! calculator's text and JSON, on fixed inputs.
 
 use gomoku_cli::stats::{
-    crosstable, results_block, sprt_calculator, standings_table, Counts, GameOutcome, MatchSummary,
-    PairTally, Pentanomial, Sprt, SprtModel, TournamentTally, Wld,
+    crosstable, results_block, sprt_calculator, standings_table, Counts, MatchSummary, PairTally,
+    Pentanomial, Score, Sprt, SprtModel, TournamentTally, Wld,
 };
 
 fn pairs(ll: u64, ld: u64, wl: u64, dd: u64, wd: u64, ww: u64) -> PairTally {
@@ -36,6 +36,7 @@ fn results_block_paired_with_sprt() {
         wld: games_of(&p),
         pairs: Some(p),
         sprt: Some(Sprt::new(0.0, 5.0, 0.05, 0.05, SprtModel::Normalized).unwrap()),
+        crossing: None,
     };
     insta::assert_snapshot!(results_block(&m));
 }
@@ -50,6 +51,7 @@ fn results_block_negative_llr_shows_negative_progress() {
         wld: games_of(&p),
         pairs: Some(p),
         sprt: Some(Sprt::new(0.0, 5.0, 0.05, 0.1, SprtModel::Logistic).unwrap()),
+        crossing: None,
     };
     let out = results_block(&m);
     assert!(out.contains("LLR: -") && out.contains("(-"), "{out}");
@@ -65,6 +67,7 @@ fn results_block_unpaired_without_sprt() {
         wld: Wld::new(400, 300, 300),
         pairs: None,
         sprt: None,
+        crossing: None,
     };
     insta::assert_snapshot!(results_block(&m));
 }
@@ -78,16 +81,47 @@ fn results_block_degenerate_prints_inf_and_nan() {
         wld: Wld::new(10, 0, 0),
         pairs: Some(pairs(0, 0, 0, 0, 0, 5)),
         sprt: Some(Sprt::new(0.0, 10.0, 0.05, 0.05, SprtModel::Gsprt).unwrap()),
+        crossing: None,
     };
     insta::assert_snapshot!(results_block(&m));
 }
 
+#[test]
+fn results_block_reports_the_crossing_and_the_games_in_flight_separately() {
+    use gomoku_cli::stats::{SprtCrossing, Verdict};
+    let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
+    let crossing = SprtCrossing {
+        verdict: Verdict::H1,
+        llr: 2.98,
+        games: 147,
+        game: 151,
+    };
+    let m = MatchSummary {
+        first: "A",
+        second: "B",
+        context: "",
+        wld: Wld::new(60, 40, 50),
+        pairs: None,
+        sprt: Some(sprt),
+        crossing: Some(crossing),
+    };
+    let out = results_block(&m);
+    let all = sprt.llr_trinomial(&Wld::new(60, 40, 50));
+    assert!(out.contains("LLR: 2.98 ("), "{out}");
+    assert!(
+        out.contains(&format!(
+            "SPRT: H1 accepted after 147 games (at game 151, LLR 2.98); with the 3 games in flight then: LLR {all:.2}"
+        )),
+        "{out}"
+    );
+}
+
 fn three_engine_tournament(paired: bool, extra: &[&str]) -> TournamentTally {
-    use GameOutcome::*;
+    use Score::*;
     let mut names: Vec<String> = vec!["embryo".into(), "pbrain-scout".into(), "rapfi".into()];
     names.extend(extra.iter().map(|s| s.to_string()));
     let mut t = TournamentTally::new(names);
-    let script: [(usize, usize, [GameOutcome; 2], u32); 6] = [
+    let script: [(usize, usize, [Score; 2], u32); 6] = [
         (2, 0, [Win, Win], 5),
         (2, 0, [Win, Draw], 2),
         (2, 1, [Win, Loss], 4),

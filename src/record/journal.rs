@@ -82,15 +82,98 @@ impl JournalEntry {
                 .iter()
                 .map(|m| m.time.as_millis() as u64)
                 .collect(),
-            forbidden_move: r.outcome.forbidden_move.map(|p| moves_text(&[p], r.size)),
-            result: r.outcome.result.as_str().to_string(),
+            forbidden_move: r
+                .outcome
+                .termination
+                .forbidden_move()
+                .map(|p| moves_text(&[p], r.size)),
+            result: r.outcome.result().as_str().to_string(),
             termination: r.outcome.termination.code().to_string(),
-            reason: r.outcome.reason.clone(),
+            reason: r.outcome.termination.reason(r.size),
             started: r.started.to_rfc3339(),
             ended: r.ended.to_rfc3339(),
             fingerprint: fingerprint.to_string(),
         }
     }
+}
+
+/// The journal's first line: the settings that decide what a game is and how games pair, so a
+/// reader never guesses. Field names are a public contract (documented in README.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JournalHeader {
+    /// Always `"header"`: tells this line from a game entry.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Version of the journal layout.
+    pub format: u32,
+    /// `gomoku-cli <version>` that wrote it.
+    pub program: String,
+    /// Same value as every entry's `fingerprint`.
+    pub fingerprint: String,
+    /// RFC 3339 time the run started.
+    pub started: String,
+    /// The runner's arguments as given.
+    pub command_line: Vec<String>,
+    pub settings: RunSettings,
+}
+
+/// The part of a run's configuration that decides its games.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSettings {
+    pub engines: Vec<EngineSettings>,
+    pub rule: u8,
+    pub size: u8,
+    /// `round_robin` or `gauntlet`.
+    pub tournament: String,
+    pub games: u64,
+    pub rounds: u64,
+    /// Games are played in colour-swapped pairs (`-repeat`): games `2m`, `2m+1` of a pair form one.
+    pub repeat: bool,
+    /// Games in the whole schedule.
+    pub total_games: u64,
+    /// `-drawafter` (0 = off).
+    pub draw_after: usize,
+    pub send_by_board: bool,
+    pub openings: Option<OpeningSettings>,
+    /// The run's seed (openings order and sample selection).
+    pub seed: u64,
+}
+
+/// One engine as the run used it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineSettings {
+    pub name: String,
+    pub cmd: String,
+    /// Time control as `-engine tc=` reads it.
+    pub tc: String,
+    pub depth: Option<u64>,
+    pub nodes: Option<u64>,
+    pub max_memory: u64,
+    pub threads: Option<u32>,
+    pub options: Vec<(String, String)>,
+}
+
+/// The openings file and how it is drawn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpeningSettings {
+    pub file: String,
+    /// `offset` or `pos`.
+    pub format: String,
+    /// `sequential` or `random`.
+    pub order: String,
+    pub transform: bool,
+}
+
+/// The header line value of a journal layout version.
+pub const HEADER_KIND: &str = "header";
+/// Current journal layout version.
+pub const FORMAT: u32 = 1;
+
+/// Render the header line, newline included.
+pub fn render_header(h: &JournalHeader) -> String {
+    let mut s = serde_json::to_string(h).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+    s.push('\n');
+    s
 }
 
 /// Render one journal line, newline included.
@@ -116,9 +199,22 @@ pub enum JournalError {
 /// The entries of a journal plus what was skipped.
 #[derive(Debug, Default)]
 pub struct JournalRead {
+    /// The header line, absent in journals of versions before it existed.
+    pub header: Option<JournalHeader>,
+    /// Game entries in file order (the order the games finished).
     pub entries: Vec<JournalEntry>,
     /// A torn last line (a killed run): skipped, with this warning.
     pub warnings: Vec<String>,
+}
+
+/// Whether a line is a header (its `type` is `header`); entries have no `type`.
+fn is_header(line: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    }
+    serde_json::from_str::<Probe>(line).is_ok_and(|p| p.kind.as_deref() == Some(HEADER_KIND))
 }
 
 /// Parse a journal's text. A malformed *last* line without its newline is a torn write and is
@@ -134,6 +230,27 @@ pub fn parse(text: &str, file: &str) -> Result<JournalRead, JournalError> {
             continue;
         }
         let is_last = i + 1 == n;
+        if is_header(line) {
+            match serde_json::from_str::<JournalHeader>(line) {
+                Ok(h) if out.header.is_none() => out.header = Some(h),
+                Ok(_) => out
+                    .warnings
+                    .push(format!("{file}:{}: a second header line is ignored", i + 1)),
+                Err(e) if is_last && !complete => out.warnings.push(format!(
+                    "{file}:{}: skipping a torn last line (an interrupted write): {e}",
+                    i + 1
+                )),
+                Err(e) => {
+                    return Err(JournalError::BadLine {
+                        file: file.to_string(),
+                        line: i + 1,
+                        why: e.to_string(),
+                        text: line.chars().take(120).collect(),
+                    })
+                }
+            }
+            continue;
+        }
         match serde_json::from_str::<JournalEntry>(line) {
             Ok(e) => out.entries.push(e),
             Err(e) if is_last && !complete => out.warnings.push(format!(

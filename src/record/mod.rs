@@ -2,6 +2,7 @@
 //! (journal line, SGF, PGN, message block). Writers that touch files live in `record::writer`.
 
 pub mod journal;
+pub mod msg;
 pub mod pgn;
 pub mod samples;
 pub mod sgf;
@@ -75,7 +76,7 @@ pub fn moves_text(moves: &[Pos], size: BoardSize) -> String {
 pub(crate) mod fixtures {
     use super::*;
     use crate::board::parse_pos_sequence;
-    use crate::game::{GameResult, PlayedMove, Termination};
+    use crate::game::{PlayedMove, Termination};
     use chrono::TimeZone;
     use std::time::Duration;
 
@@ -101,11 +102,10 @@ pub(crate) mod fixtures {
             opening_line: Some(12),
             transform: Symmetry::Rot90,
             outcome: GameOutcome {
-                result: GameResult::BlackWins,
                 termination: Termination::Five {
+                    winner: Color::Black,
                     line: parse_pos_sequence("h8h9h10h11h12", size).unwrap(),
                 },
-                reason: "black makes five".into(),
                 moves: moves
                     .into_iter()
                     .enumerate()
@@ -114,9 +114,7 @@ pub(crate) mod fixtures {
                         time: Duration::from_millis(10 * i as u64 + 3),
                     })
                     .collect(),
-                forbidden_move: None,
                 messages: vec![(Color::Black, "depth 4 eval 120".into())],
-                faulty: None,
             },
             started: Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap(),
             ended: Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 5).unwrap(),
@@ -130,20 +128,17 @@ mod snapshots {
     //! nothing needs redacting but the version number in SGF's AP property).
     use super::fixtures::sample_record;
     use super::*;
-    use crate::game::{GameResult, Termination};
+    use crate::game::Termination;
     use crate::rules::ForbiddenKind;
 
     fn forbidden_record() -> GameRecord {
         let mut r = sample_record();
         r.rule = Rule::Renju;
         r.outcome.moves.truncate(4);
-        r.outcome.result = GameResult::WhiteWins;
-        r.outcome.forbidden_move = Some(Pos::new(9, 9));
         r.outcome.termination = Termination::Forbidden {
             kind: ForbiddenKind::DoubleThree,
             at: Pos::new(9, 9),
         };
-        r.outcome.reason = "black played a forbidden move (double-three) at 9,9".into();
         r
     }
 

@@ -33,7 +33,7 @@ pub fn render(r: &GameRecord, event: &str) -> String {
         ("Round", r.round.to_string()),
         ("White", r.black_name.clone()),
         ("Black", r.white_name.clone()),
-        ("Result", r.outcome.result.as_str().to_string()),
+        ("Result", r.outcome.result().as_str().to_string()),
         (
             "Termination",
             termination_value(&r.outcome.termination).to_string(),
@@ -47,8 +47,8 @@ pub fn render(r: &GameRecord, event: &str) -> String {
     for (k, v) in tags {
         let _ = writeln!(s, "[{k} \"{}\"]", tag_escape(&v));
     }
-    let reason = r.outcome.reason.replace(['{', '}'], "");
-    let _ = writeln!(s, "\n{{{reason}}} {}\n", r.outcome.result.as_str());
+    let reason = r.outcome.termination.reason(r.size).replace(['{', '}'], "");
+    let _ = writeln!(s, "\n{{{reason}}} {}\n", r.outcome.result().as_str());
     s
 }
 

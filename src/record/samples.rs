@@ -251,7 +251,7 @@ pub fn samples_of(record: &GameRecord, freq: f64, rng: &mut impl Rng) -> Vec<Sam
     if !record.outcome.termination.yields_samples() {
         return Vec::new();
     }
-    let winner = record.outcome.result.winner();
+    let winner = record.outcome.result().winner();
     let stones = record.all_stones();
     let first = record.opening.len();
     let mut out = Vec::new();
@@ -1105,7 +1105,7 @@ pub fn samples_stats_command(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{GameResult, Termination};
+    use crate::game::Termination;
     use crate::record::fixtures::sample_record;
 
     fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -1188,11 +1188,11 @@ mod tests {
     #[test]
     fn draws_and_forfeits() {
         let mut r = sample_record();
-        r.outcome.result = GameResult::Draw;
         r.outcome.termination = Termination::FullBoard;
         let s = samples_of(&r, 1.0, &mut game_rng(0, 0));
         assert!(s.iter().all(|x| x.result == SampleResult::Draw));
         r.outcome.termination = Termination::Crash {
+            by: crate::board::Color::White,
             status: "signal 9".into(),
         };
         assert!(samples_of(&r, 1.0, &mut game_rng(0, 0)).is_empty());

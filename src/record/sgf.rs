@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use crate::board::Color;
-use crate::game::{GameResult, Termination};
+use crate::game::Termination;
 
 use super::GameRecord;
 
@@ -21,7 +21,7 @@ pub fn escape(text: &str) -> String {
 
 /// SGF's `RE` value: `B+`/`W+` (five), `B+T`/`W+T` (time), `B+F`/`W+F` (forfeit), `0` (draw).
 pub fn result_value(r: &GameRecord) -> String {
-    let Some(winner) = r.outcome.result.winner() else {
+    let Some(winner) = r.outcome.result().winner() else {
         return "0".into();
     };
     let w = if winner == Color::Black { "B" } else { "W" };
@@ -54,7 +54,7 @@ pub fn render(r: &GameRecord, event: &str) -> String {
         s,
         "C[{}: {}]",
         r.outcome.termination.code(),
-        escape(&r.outcome.reason)
+        escape(&r.outcome.termination.reason(r.size))
     );
     let mut ply = 0usize;
     let colour = |ply: usize| if ply % 2 == 0 { "B" } else { "W" };
@@ -72,16 +72,10 @@ pub fn render(r: &GameRecord, event: &str) -> String {
         );
         ply += 1;
     }
-    if let (Some(p), Termination::Forbidden { kind, .. }) =
-        (r.outcome.forbidden_move, &r.outcome.termination)
-    {
-        let _ = write!(s, "\n;B[{}]C[forbidden: {}]", p.to_sgf(), kind);
+    if let Termination::Forbidden { kind, at } = &r.outcome.termination {
+        let _ = write!(s, "\n;B[{}]C[forbidden: {}]", at.to_sgf(), kind);
     }
     s.push_str(")\n");
-    debug_assert!(matches!(
-        r.outcome.result,
-        GameResult::BlackWins | GameResult::WhiteWins | GameResult::Draw
-    ));
     s
 }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::elo::{fastchess_pentanomial, fastchess_wdl};
 use super::report::llr_progress_percent;
-use super::sprt::{Sprt, SprtModel, Verdict};
+use super::sprt::{Sprt, SprtCrossing, SprtModel, Verdict};
 use super::tally::{Pentanomial, Wld};
 use super::StatsError;
 
@@ -81,8 +81,12 @@ pub struct SprtCalculation {
     pub llr: f64,
     pub lower: f64,
     pub upper: f64,
-    /// `"H0"`, `"H1"` or `null` (continue).
+    /// `"H0"`, `"H1"` or `null` (continue): the crossing's verdict when there is one.
     pub verdict: Option<Verdict>,
+    /// Where a sequential test over a journal first crossed a bound (journal order); later games
+    /// do not change the verdict. Absent for typed-in counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crossing: Option<SprtCrossing>,
     /// Mean score per game of the first engine.
     pub score: f64,
     /// fastchess's (unregularized) logistic Elo and the half-width of its 95% interval.
@@ -132,6 +136,7 @@ pub fn sprt_calculator(counts: Counts, sprt: &Sprt) -> SprtCalculation {
         lower,
         upper,
         verdict: sprt.decide(llr),
+        crossing: None,
         score: est.score,
         elo: est.elo.value,
         elo_error: est.elo.error,
@@ -143,6 +148,16 @@ pub fn sprt_calculator(counts: Counts, sprt: &Sprt) -> SprtCalculation {
 }
 
 impl SprtCalculation {
+    /// The same figures, with the verdict of the test's first crossing (a sequential test stops
+    /// there; the LLR over all counted games is kept beside it).
+    pub fn with_crossing(mut self, crossing: Option<SprtCrossing>) -> Self {
+        if let Some(c) = crossing {
+            self.verdict = Some(c.verdict);
+            self.crossing = Some(c);
+        }
+        self
+    }
+
     /// Human-readable summary, several lines ending with a newline.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
@@ -189,6 +204,17 @@ impl SprtCalculation {
             self.draw_ratio * 100.0,
             self.score * 100.0
         );
+        if let Some(c) = self.crossing {
+            let _ = writeln!(s, "Verdict: {}", c.describe());
+            if self.games > c.games {
+                let _ = writeln!(
+                    s,
+                    "  {} more games finished after the crossing (in flight when the run stopped)",
+                    self.games - c.games
+                );
+            }
+            return s;
+        }
         let verdict = match self.verdict {
             Some(Verdict::H0) => "H0 accepted (LLR below the lower bound)",
             Some(Verdict::H1) => "H1 accepted (LLR above the upper bound)",

@@ -21,8 +21,8 @@ pub use elo::{
 pub use report::{
     crosstable, results_block, standings_table, MatchSummary, StandingRow, TournamentTally,
 };
-pub use sprt::{gsprt_llr, Sprt, SprtModel, Verdict};
-pub use tally::{pairs_ratio, GameOutcome, PairTally, Pentanomial, Wld};
+pub use sprt::{gsprt_llr, Sprt, SprtCrossing, SprtModel, Verdict};
+pub use tally::{pairs_ratio, PairTally, Pentanomial, Score, Wld};
 
 /// Invalid statistics input: an SPRT design or a count list typed by a user.
 #[derive(Debug, Clone, PartialEq, Error)]

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::elo::{fastchess_pentanomial, fastchess_wdl, EloEstimate, Interval};
-use super::sprt::Sprt;
-use super::tally::{GameOutcome, PairTally, Pentanomial, Wld};
+use super::sprt::{Sprt, SprtCrossing};
+use super::tally::{PairTally, Pentanomial, Score, Wld};
 use super::StatsError;
 
 /// Formats like C++ `{fmt}` with `{:.Nf}`, which fastchess uses: `inf`, `-inf`, `nan` for
@@ -38,6 +38,9 @@ pub struct MatchSummary<'a> {
     pub pairs: Option<PairTally>,
     /// Prints the LLR line when set.
     pub sprt: Option<Sprt>,
+    /// Where the test decided, once it has: the LLR line then shows the crossing's LLR (the
+    /// verdict), and a line after it the LLR of all games counted, when more were.
+    pub crossing: Option<SprtCrossing>,
 }
 
 impl MatchSummary<'_> {
@@ -130,8 +133,9 @@ pub fn results_block(m: &MatchSummary) -> String {
             fixed(p.wl_dd_ratio(), 2)
         );
     }
-    if let (Some(sprt), Some(llr)) = (m.sprt, m.llr()) {
+    if let (Some(sprt), Some(all_llr)) = (m.sprt, m.llr()) {
         let (lower, upper) = sprt.bounds();
+        let llr = m.crossing.map_or(all_llr, |c| c.llr);
         let _ = writeln!(
             out,
             "LLR: {} ({}%) ({}, {}) [{}, {}]",
@@ -142,6 +146,18 @@ pub fn results_block(m: &MatchSummary) -> String {
             fixed(sprt.elo0, 2),
             fixed(sprt.elo1, 2)
         );
+        if let Some(c) = m.crossing {
+            let _ = write!(out, "SPRT: {}", c.describe());
+            if games > c.games {
+                let _ = write!(
+                    out,
+                    "; with the {} games in flight then: LLR {}",
+                    games - c.games,
+                    fixed(all_llr, 2)
+                );
+            }
+            out.push('\n');
+        }
     }
     out
 }
@@ -203,12 +219,7 @@ impl TournamentTally {
     }
 
     /// Records one game between engines `a` and `b`, `outcome` from `a`'s view.
-    pub fn record_game(
-        &mut self,
-        a: usize,
-        b: usize,
-        outcome: GameOutcome,
-    ) -> Result<(), StatsError> {
+    pub fn record_game(&mut self, a: usize, b: usize, outcome: Score) -> Result<(), StatsError> {
         self.check(a, b)?;
         self.games[a][b].add(outcome);
         self.games[b][a].add(outcome.flipped());
@@ -220,8 +231,8 @@ impl TournamentTally {
         &mut self,
         a: usize,
         b: usize,
-        first: GameOutcome,
-        second: GameOutcome,
+        first: Score,
+        second: Score,
     ) -> Result<(), StatsError> {
         self.check(a, b)?;
         self.record_game(a, b, first)?;
@@ -235,8 +246,8 @@ impl TournamentTally {
         &mut self,
         a: usize,
         b: usize,
-        first: GameOutcome,
-        second: GameOutcome,
+        first: Score,
+        second: Score,
     ) -> Result<(), StatsError> {
         self.check(a, b)?;
         self.pairs[a][b].add_pair(first, second);
@@ -416,13 +427,12 @@ mod tests {
     #[test]
     fn tally_records_both_views_and_rejects_bad_indices() {
         let mut t = TournamentTally::new(vec!["a".into(), "b".into()]);
-        t.record_pair(0, 1, GameOutcome::Win, GameOutcome::Draw)
-            .unwrap();
+        t.record_pair(0, 1, Score::Win, Score::Draw).unwrap();
         assert_eq!(t.head_to_head(0, 1), Wld::new(1, 0, 1));
         assert_eq!(t.head_to_head(1, 0), Wld::new(0, 1, 1));
         assert_eq!(t.total_pairs(1).0, [0, 1, 0, 0, 0]);
-        assert!(t.record_game(0, 2, GameOutcome::Win).is_err());
-        assert!(t.record_game(1, 1, GameOutcome::Win).is_err());
+        assert!(t.record_game(0, 2, Score::Win).is_err());
+        assert!(t.record_game(1, 1, Score::Win).is_err());
         assert_eq!(t.total(0).games(), 2);
     }
 }

@@ -57,6 +57,29 @@ impl FromStr for SprtModel {
     }
 }
 
+/// Where a sequential test decided: the first time its LLR left the bounds. The verdict of a run
+/// is this crossing, whatever games in flight add afterwards.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SprtCrossing {
+    pub verdict: Verdict,
+    /// The LLR that crossed a bound.
+    pub llr: f64,
+    /// Games counted at the crossing.
+    pub games: u64,
+    /// Schedule number of the game whose result made the LLR cross.
+    pub game: u64,
+}
+
+impl SprtCrossing {
+    /// One line for reports: `H1 accepted after 147 games (at game 151, LLR 2.98)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} accepted after {} games (at game {}, LLR {:.2})",
+            self.verdict, self.games, self.game, self.llr
+        )
+    }
+}
+
 /// Which hypothesis the test accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Verdict {

@@ -4,28 +4,28 @@ use serde::{Deserialize, Serialize};
 
 /// The result of one game for the first (tested) engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum GameOutcome {
+pub enum Score {
     Loss,
     Draw,
     Win,
 }
 
-impl GameOutcome {
+impl Score {
     /// Points in half-point units (loss 0, draw 1, win 2), so pair sums stay integers.
     pub fn half_points(self) -> usize {
         match self {
-            GameOutcome::Loss => 0,
-            GameOutcome::Draw => 1,
-            GameOutcome::Win => 2,
+            Score::Loss => 0,
+            Score::Draw => 1,
+            Score::Win => 2,
         }
     }
 
     /// The same game seen from the other engine.
-    pub fn flipped(self) -> GameOutcome {
+    pub fn flipped(self) -> Score {
         match self {
-            GameOutcome::Loss => GameOutcome::Win,
-            GameOutcome::Draw => GameOutcome::Draw,
-            GameOutcome::Win => GameOutcome::Loss,
+            Score::Loss => Score::Win,
+            Score::Draw => Score::Draw,
+            Score::Win => Score::Loss,
         }
     }
 }
@@ -75,11 +75,11 @@ impl Wld {
         self.points() / self.games() as f64
     }
 
-    pub fn add(&mut self, outcome: GameOutcome) {
+    pub fn add(&mut self, outcome: Score) {
         match outcome {
-            GameOutcome::Win => self.wins += 1,
-            GameOutcome::Loss => self.losses += 1,
-            GameOutcome::Draw => self.draws += 1,
+            Score::Win => self.wins += 1,
+            Score::Loss => self.losses += 1,
+            Score::Draw => self.draws += 1,
         }
     }
 
@@ -113,7 +113,7 @@ impl Pentanomial {
     }
 
     /// Records one pair; the order of the two games does not matter.
-    pub fn add_pair(&mut self, a: GameOutcome, b: GameOutcome) {
+    pub fn add_pair(&mut self, a: Score, b: Score) {
         self.0[a.half_points() + b.half_points()] += 1;
     }
 
@@ -155,8 +155,8 @@ pub struct PairTally {
 }
 
 impl PairTally {
-    pub fn add_pair(&mut self, a: GameOutcome, b: GameOutcome) {
-        use GameOutcome::*;
+    pub fn add_pair(&mut self, a: Score, b: Score) {
+        use Score::*;
         let cell = match (a, b) {
             (Loss, Loss) => &mut self.ll,
             (Loss, Draw) | (Draw, Loss) => &mut self.ld,
@@ -218,7 +218,7 @@ pub fn pairs_ratio(p: &Pentanomial) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::GameOutcome::*;
+    use super::Score::*;
     use super::*;
 
     #[test]

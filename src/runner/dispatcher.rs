@@ -1,0 +1,661 @@
+//! The dispatcher: the single owner of a run's state. It hands out games, scores finished ones,
+//! decides what each output receives and when the run stops. Pure and synchronous: it turns
+//! events into actions, so every decision (SPRT stop, `-fatalerror`, `-loseonly`,
+//! `-ratinginterval`, progress and `-quiet`) is unit-tested with synthetic events, without engines
+//! or threads. The async shell in `runner/mod.rs` carries the actions out.
+
+use crate::board::Color;
+use crate::record::GameRecord;
+use crate::schedule::{EngineId, GameId, Pairing, Schedule, TournamentKind};
+use crate::stats::{crosstable, standings_table, Score, Sprt, Verdict};
+use crate::tracker::{ScoredGame, Tracker};
+
+use super::StopReason;
+
+/// What happened, as the dispatcher hears it.
+#[derive(Debug)]
+pub enum Event {
+    /// A slot is free and asks for its next game: answered by exactly one `Play` or `NoMoreGames`.
+    Ready,
+    /// A game ended and is scored.
+    Finished(Box<GameRecord>),
+    /// A game handed out will not finish: the run is being stopped (not scored, not written).
+    Abandoned(GameId),
+    /// Ctrl-C or SIGTERM.
+    Interrupt,
+}
+
+/// Which records a finished game goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Records {
+    /// The journal and every other record.
+    All,
+    /// The journal only (`-loseonly` and a game the first engine did not lose).
+    JournalOnly,
+}
+
+/// What the shell must do.
+#[derive(Debug)]
+pub enum Action {
+    /// The slot that asked plays this game.
+    Play(Pairing),
+    /// The slot that asked ends.
+    NoMoreGames,
+    /// Print a line on standard output.
+    Print(String),
+    /// Append the game to the outputs.
+    Save(Box<GameRecord>, Records),
+    /// Advance the progress bar by one game.
+    Progress,
+    /// Abandon every game in flight now (`-fatalerror`).
+    AbandonGames,
+}
+
+/// How the console shows the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verbosity {
+    /// `Started`/`Finished`/`Score` lines for every game.
+    PerGame,
+    /// `-quiet`: reports and stop decisions only.
+    Quiet,
+}
+
+/// The settings the dispatcher decides by.
+#[derive(Debug, Clone)]
+pub struct DispatchSettings {
+    pub names: Vec<String>,
+    pub sprt: Option<Sprt>,
+    /// Results block every this many games (0 = at the end only).
+    pub rating_interval: u64,
+    /// `-loseonly`: records only of games the first engine loses (gauntlet only).
+    pub lose_only: bool,
+    /// `-fatalerror`: stop at the first engine failure.
+    pub stop_on_engine_failure: bool,
+    pub verbosity: Verbosity,
+    /// A progress bar is shown (`-noprogress` off and a terminal).
+    pub progress: bool,
+    /// The parenthesised header of the results block (time control, rule, board, openings).
+    pub context: String,
+}
+
+/// The run's state: which games are handed out, what finished, and whether to stop.
+#[derive(Debug)]
+pub struct Dispatcher {
+    settings: DispatchSettings,
+    schedule: Schedule,
+    /// Games still to hand out, in order.
+    queue: std::collections::VecDeque<GameId>,
+    in_flight: u64,
+    finished: u64,
+    stop: Option<StopReason>,
+    /// Finished-game count at the last results block, so the final one is not printed twice.
+    last_block_at: Option<u64>,
+    tracker: Tracker,
+}
+
+impl Dispatcher {
+    /// A dispatcher for `games` (in the order they are handed out) of `schedule`.
+    pub fn new(
+        settings: DispatchSettings,
+        schedule: Schedule,
+        games: impl IntoIterator<Item = GameId>,
+    ) -> Self {
+        let tracker = Tracker::new(
+            settings.names.clone(),
+            schedule.pairs().iter().map(|(a, b)| (a.0, b.0)).collect(),
+            schedule.repeat() == crate::schedule::Repeat::Twice,
+            settings.sprt,
+        );
+        Dispatcher {
+            settings,
+            schedule,
+            queue: games.into_iter().collect(),
+            in_flight: 0,
+            finished: 0,
+            stop: None,
+            last_block_at: None,
+            tracker,
+        }
+    }
+
+    /// Handle one event.
+    pub fn on_event(&mut self, event: Event) -> Vec<Action> {
+        match event {
+            Event::Ready => self.next_game(),
+            Event::Finished(record) => self.finished(record),
+            Event::Abandoned(_) => {
+                self.in_flight = self.in_flight.saturating_sub(1);
+                vec![]
+            }
+            Event::Interrupt => {
+                // A verdict or an engine failure already decided how the run ends.
+                self.stop.get_or_insert(StopReason::Interrupted);
+                vec![]
+            }
+        }
+    }
+
+    /// How the run ends so far (`Completed` until something stops it).
+    pub fn stop_reason(&self) -> StopReason {
+        self.stop.unwrap_or(StopReason::Completed)
+    }
+
+    pub fn finished_games(&self) -> u64 {
+        self.finished
+    }
+
+    pub fn tracker(&self) -> &Tracker {
+        &self.tracker
+    }
+
+    pub fn into_tracker(self) -> Tracker {
+        self.tracker
+    }
+
+    fn two_engines(&self) -> bool {
+        self.schedule.pairs().len() == 1
+    }
+
+    fn line(&self, text: String) -> Option<Action> {
+        (self.settings.verbosity == Verbosity::PerGame).then_some(Action::Print(text))
+    }
+
+    /// The next game and its `Started` line, or the end: once the run is stopping, no game
+    /// starts, however many slots ask.
+    fn next_game(&mut self) -> Vec<Action> {
+        if self.stop.is_some() {
+            return vec![Action::NoMoreGames];
+        }
+        let Some(p) = self
+            .queue
+            .pop_front()
+            .and_then(|g| self.schedule.pairing(g))
+        else {
+            return vec![Action::NoMoreGames];
+        };
+        self.in_flight += 1;
+        let names = &self.settings.names;
+        let started = self.line(format!(
+            "Started game {} of {} ({} vs {})",
+            p.game,
+            self.schedule.total_games(),
+            names[p.black.0],
+            names[p.white.0]
+        ));
+        started.into_iter().chain([Action::Play(p)]).collect()
+    }
+
+    fn finished(&mut self, rec: Box<GameRecord>) -> Vec<Action> {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        self.finished += 1;
+        let mut out = Vec::new();
+        let result = rec.outcome.result();
+        out.extend(self.line(format!(
+            "Finished game {} ({} vs {}): {} {{{}}}",
+            rec.game,
+            rec.black_name,
+            rec.white_name,
+            result,
+            rec.outcome.termination.reason(rec.size)
+        )));
+        let (first, second) = self.schedule.pairs()[rec.pair];
+        let first_color = if rec.black == first {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let first_score = match result.half_points_for(first_color) {
+            2 => Score::Win,
+            0 => Score::Loss,
+            _ => Score::Draw,
+        };
+        let crossing = self.tracker.record(ScoredGame {
+            game: rec.game.0,
+            pair: rec.pair,
+            pair_game: rec.pair_game,
+            first: first_score,
+        });
+        let score = self.tracker.wld(rec.pair);
+        let names = &self.settings.names;
+        out.extend(self.line(format!(
+            "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
+            names[first.0],
+            names[second.0],
+            score.wins,
+            score.losses,
+            score.draws,
+            score.score(),
+            score.games()
+        )));
+        let fault = rec.outcome.termination.faulty().is_some();
+        let game = rec.game;
+        let reason = rec.outcome.termination.reason(rec.size);
+        let records = self.records_for(&rec);
+        out.push(Action::Save(rec, records));
+        if self.settings.progress {
+            out.push(Action::Progress);
+        }
+        if let (Some(c), Some(sprt)) = (crossing, self.settings.sprt) {
+            out.push(Action::Print(format!(
+                "SPRT ({}, elo0={}, elo1={}, alpha={}, beta={}): {}; no new games start",
+                sprt.model,
+                sprt.elo0,
+                sprt.elo1,
+                sprt.alpha,
+                sprt.beta,
+                c.describe()
+            )));
+            self.stop.get_or_insert(match c.verdict {
+                Verdict::H0 => StopReason::SprtH0,
+                Verdict::H1 => StopReason::SprtH1,
+            });
+        }
+        if fault && self.settings.stop_on_engine_failure && self.stop.is_none() {
+            out.push(Action::Print(format!(
+                "Stopping: engine failure in game {game} ({reason}) and -fatalerror is set"
+            )));
+            self.stop = Some(StopReason::EngineFailure);
+            out.push(Action::AbandonGames);
+        }
+        out.extend(self.interval_block());
+        out
+    }
+
+    /// `-loseonly` (gauntlet): every record only for games the first engine loses.
+    fn records_for(&self, rec: &GameRecord) -> Records {
+        let gauntlet = self.schedule.kind() == TournamentKind::Gauntlet;
+        if !self.settings.lose_only || !gauntlet {
+            return Records::All;
+        }
+        let first_color = if rec.black == EngineId(0) {
+            Color::Black
+        } else {
+            Color::White
+        };
+        if rec.outcome.termination.loser() == Some(first_color) {
+            Records::All
+        } else {
+            Records::JournalOnly
+        }
+    }
+
+    /// Whether every game handed out has come back and no other will be.
+    fn all_done(&self) -> bool {
+        self.in_flight == 0 && (self.stop.is_some() || self.queue.is_empty())
+    }
+
+    /// The results block every `-ratinginterval` games, except after the last game, where the
+    /// final report follows anyway.
+    fn interval_block(&mut self) -> Option<Action> {
+        let n = self.settings.rating_interval;
+        if !self.two_engines() || n == 0 || self.finished % n != 0 || self.all_done() {
+            return None;
+        }
+        self.last_block_at = Some(self.finished);
+        Some(Action::Print(
+            self.tracker.results_block(0, &self.settings.context),
+        ))
+    }
+
+    /// The report at the end: the results block (two engines) or standings and crosstable,
+    /// unless the same block was just printed.
+    pub fn final_report(&mut self) -> Vec<Action> {
+        if self.finished == 0 || self.last_block_at == Some(self.finished) {
+            return vec![];
+        }
+        self.last_block_at = Some(self.finished);
+        let text = if self.two_engines() {
+            self.tracker.results_block(0, &self.settings.context)
+        } else {
+            let t = self.tracker.tally();
+            format!("{}\n{}", standings_table(t), crosstable(t))
+        };
+        vec![Action::Print(String::new()), Action::Print(text)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Termination;
+    use crate::record::fixtures::sample_record;
+    use crate::schedule::Repeat;
+    use crate::stats::SprtModel;
+
+    fn settings() -> DispatchSettings {
+        DispatchSettings {
+            names: vec!["first".into(), "second".into(), "third".into()],
+            sprt: None,
+            rating_interval: 0,
+            lose_only: false,
+            stop_on_engine_failure: false,
+            verbosity: Verbosity::PerGame,
+            progress: false,
+            context: String::new(),
+        }
+    }
+
+    fn dispatcher(s: DispatchSettings, engines: usize, games: u64) -> Dispatcher {
+        let schedule = Schedule::new(engines, TournamentKind::RoundRobin, games, 1, Repeat::Once);
+        let total = schedule.total_games();
+        Dispatcher::new(s, schedule, (1..=total).map(GameId))
+    }
+
+    /// Take the next game, as a slot would; `None` when told to end.
+    fn take(d: &mut Dispatcher) -> Option<Pairing> {
+        take_with_lines(d).0
+    }
+
+    /// The next game and the lines printed with it.
+    fn take_with_lines(d: &mut Dispatcher) -> (Option<Pairing>, Vec<String>) {
+        let actions = d.on_event(Event::Ready);
+        let answers = actions
+            .iter()
+            .filter(|a| matches!(a, Action::Play(_) | Action::NoMoreGames))
+            .count();
+        assert_eq!(answers, 1, "{actions:?}");
+        let lines = prints(&actions).into_iter().map(String::from).collect();
+        let game = actions.into_iter().find_map(|a| match a {
+            Action::Play(p) => Some(p),
+            _ => None,
+        });
+        (game, lines)
+    }
+
+    /// A finished record of pairing `p` in which `winner` (an engine index) won, or a draw.
+    fn record(p: &Pairing, winner: Option<usize>, termination: Option<Termination>) -> Event {
+        let mut r = sample_record();
+        r.game = p.game;
+        r.pair = p.pair;
+        r.pair_game = p.pair_game;
+        r.black = p.black;
+        r.white = p.white;
+        r.outcome.termination = termination.unwrap_or(match winner {
+            None => Termination::FullBoard,
+            Some(w) => Termination::Five {
+                winner: if p.black.0 == w {
+                    Color::Black
+                } else {
+                    Color::White
+                },
+                line: vec![],
+            },
+        });
+        Event::Finished(Box::new(r))
+    }
+
+    fn prints(actions: &[Action]) -> Vec<&str> {
+        actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Print(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn games_are_handed_out_in_order_then_slots_end() {
+        let mut d = dispatcher(settings(), 2, 3);
+        let got: Vec<u64> = std::iter::from_fn(|| take(&mut d))
+            .map(|p| p.game.0)
+            .collect();
+        assert_eq!(got, vec![1, 2, 3]);
+        assert!(take(&mut d).is_none());
+    }
+
+    #[test]
+    fn sprt_stop_with_games_in_flight_keeps_the_crossing() {
+        let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
+        let mut d = dispatcher(
+            DispatchSettings {
+                sprt: Some(sprt),
+                ..settings()
+            },
+            2,
+            10_000,
+        );
+        // Two slots: one game always in flight beside the one that finishes.
+        let mut in_flight = take(&mut d).unwrap();
+        let mut crossed_at = None;
+        while crossed_at.is_none() {
+            let p = take(&mut d).unwrap();
+            // Mostly wins, a draw in four: the LLR climbs to the upper bound.
+            let winner = (d.finished_games() % 4 != 3).then_some(0);
+            let actions = d.on_event(record(&in_flight, winner, None));
+            in_flight = p;
+            if prints(&actions).iter().any(|l| l.starts_with("SPRT (")) {
+                crossed_at = Some(d.finished_games());
+            }
+        }
+        let crossed_at = crossed_at.unwrap();
+        assert_eq!(d.stop_reason(), StopReason::SprtH1);
+        // No game starts after the decision, however many slots ask.
+        for _ in 0..4 {
+            assert!(take(&mut d).is_none());
+        }
+        let crossing = d.tracker().crossing().unwrap();
+        assert_eq!(crossing.games, crossed_at);
+        // The game in flight finishes as a loss and counts, but the verdict stays.
+        let actions = d.on_event(record(&in_flight, Some(1), None));
+        assert!(prints(&actions).iter().all(|l| !l.starts_with("SPRT (")));
+        assert_eq!(d.stop_reason(), StopReason::SprtH1);
+        assert_eq!(d.finished_games(), crossed_at + 1);
+        let report = d.final_report();
+        let text = prints(&report).join("\n");
+        assert!(
+            text.contains(&format!("LLR: {:.2} (", crossing.llr)),
+            "{text}"
+        );
+        assert!(text.contains("H1 accepted after"), "{text}");
+        assert!(text.contains("with the 1 games in flight then"), "{text}");
+    }
+
+    #[test]
+    fn fatalerror_with_several_slots_stops_starting_games() {
+        let mut d = dispatcher(
+            DispatchSettings {
+                stop_on_engine_failure: true,
+                ..settings()
+            },
+            2,
+            8,
+        );
+        let slots: Vec<Pairing> = (0..3).map(|_| take(&mut d).unwrap()).collect();
+        let crash = Termination::Crash {
+            by: Color::White,
+            status: "exit 3".into(),
+        };
+        let actions = d.on_event(record(&slots[1], None, Some(crash)));
+        assert!(actions.iter().any(|a| matches!(a, Action::AbandonGames)));
+        assert!(prints(&actions)
+            .iter()
+            .any(|l| l.starts_with("Stopping: engine failure in game 2")));
+        assert_eq!(d.stop_reason(), StopReason::EngineFailure);
+        assert!(take(&mut d).is_none());
+        d.on_event(Event::Abandoned(slots[0].game));
+        d.on_event(Event::Abandoned(slots[2].game));
+        assert!(take(&mut d).is_none());
+        assert_eq!(d.finished_games(), 1);
+        // An interruption afterwards does not change why the run stopped.
+        d.on_event(Event::Interrupt);
+        assert_eq!(d.stop_reason(), StopReason::EngineFailure);
+    }
+
+    #[test]
+    fn failures_without_fatalerror_go_on() {
+        let mut d = dispatcher(settings(), 2, 2);
+        let p = take(&mut d).unwrap();
+        let crash = Termination::TimeForfeit {
+            by: Color::Black,
+            elapsed: std::time::Duration::from_secs(9),
+            limit: std::time::Duration::from_secs(1),
+        };
+        let actions = d.on_event(record(&p, None, Some(crash)));
+        assert!(!actions.iter().any(|a| matches!(a, Action::AbandonGames)));
+        assert!(take(&mut d).is_some());
+    }
+
+    #[test]
+    fn loseonly_keeps_other_records_for_the_first_engines_losses() {
+        let schedule = Schedule::new(3, TournamentKind::Gauntlet, 2, 1, Repeat::Once);
+        let total = schedule.total_games();
+        let mut d = Dispatcher::new(
+            DispatchSettings {
+                lose_only: true,
+                ..settings()
+            },
+            schedule,
+            (1..=total).map(GameId),
+        );
+        let mut seen = Vec::new();
+        while let Some(p) = take(&mut d) {
+            let other = if p.black.0 == 0 { p.white.0 } else { p.black.0 };
+            // Game by game: first engine wins, loses, draws.
+            let winner = match p.game.0 % 3 {
+                0 => Some(0),
+                1 => Some(other),
+                _ => None,
+            };
+            for a in d.on_event(record(&p, winner, None)) {
+                if let Action::Save(r, records) = a {
+                    seen.push((r.game.0, winner, records));
+                }
+            }
+        }
+        assert_eq!(seen.len() as u64, total, "every game reaches the journal");
+        for (game, winner, records) in seen {
+            let lost = winner.is_some_and(|w| w != 0);
+            let want = if lost {
+                Records::All
+            } else {
+                Records::JournalOnly
+            };
+            assert_eq!(records, want, "game {game}");
+        }
+    }
+
+    #[test]
+    fn loseonly_is_ignored_outside_a_gauntlet() {
+        let mut d = dispatcher(
+            DispatchSettings {
+                lose_only: true,
+                ..settings()
+            },
+            2,
+            1,
+        );
+        let p = take(&mut d).unwrap();
+        let saved = d.on_event(record(&p, Some(0), None));
+        assert!(saved
+            .iter()
+            .any(|a| matches!(a, Action::Save(_, Records::All))));
+    }
+
+    fn play_all(d: &mut Dispatcher) -> Vec<String> {
+        let mut lines = Vec::new();
+        while let (Some(p), started) = take_with_lines(d) {
+            lines.extend(started);
+            let actions = d.on_event(record(&p, Some(0), None));
+            lines.extend(prints(&actions).into_iter().map(String::from));
+        }
+        lines.extend(prints(&d.final_report()).into_iter().map(String::from));
+        lines
+    }
+
+    #[test]
+    fn rating_interval_never_prints_the_final_block_twice() {
+        for (games, interval, blocks) in [(10, 5, 2), (10, 10, 1), (7, 5, 2), (4, 0, 1), (3, 1, 3)]
+        {
+            let mut d = dispatcher(
+                DispatchSettings {
+                    rating_interval: interval,
+                    ..settings()
+                },
+                2,
+                games,
+            );
+            let lines = play_all(&mut d);
+            let n = lines.iter().filter(|l| l.starts_with("Results of")).count();
+            assert_eq!(n, blocks, "{games} games, interval {interval}: {lines:#?}");
+            assert!(lines.last().unwrap().starts_with("Results of"));
+        }
+    }
+
+    #[test]
+    fn interrupted_run_does_not_repeat_the_last_interval_block() {
+        let mut d = dispatcher(
+            DispatchSettings {
+                rating_interval: 2,
+                ..settings()
+            },
+            2,
+            10,
+        );
+        let a = take(&mut d).unwrap();
+        let b = take(&mut d).unwrap();
+        let c = take(&mut d).unwrap();
+        d.on_event(record(&a, Some(0), None));
+        let actions = d.on_event(record(&b, Some(0), None));
+        assert_eq!(prints(&actions).len(), 3, "Finished, Score, block");
+        d.on_event(Event::Interrupt);
+        d.on_event(Event::Abandoned(c.game));
+        assert!(d.final_report().is_empty());
+        assert_eq!(d.stop_reason(), StopReason::Interrupted);
+    }
+
+    #[test]
+    fn quiet_hides_game_lines_but_not_reports_or_progress() {
+        for (verbosity, progress) in [
+            (Verbosity::PerGame, true),
+            (Verbosity::PerGame, false),
+            (Verbosity::Quiet, true),
+            (Verbosity::Quiet, false),
+        ] {
+            let mut d = dispatcher(
+                DispatchSettings {
+                    verbosity,
+                    progress,
+                    rating_interval: 2,
+                    ..settings()
+                },
+                2,
+                4,
+            );
+            let (p, started) = take_with_lines(&mut d);
+            let p = p.unwrap();
+            assert_eq!(started.len(), usize::from(verbosity == Verbosity::PerGame));
+            let actions = d.on_event(record(&p, Some(0), None));
+            let game_lines = prints(&actions).len();
+            assert_eq!(game_lines == 2, verbosity == Verbosity::PerGame);
+            assert_eq!(game_lines == 0, verbosity == Verbosity::Quiet);
+            assert_eq!(
+                actions.iter().any(|a| matches!(a, Action::Progress)),
+                progress,
+                "{verbosity:?} {progress}"
+            );
+            let p = take(&mut d).unwrap();
+            let actions = d.on_event(record(&p, Some(0), None));
+            assert!(
+                prints(&actions).iter().any(|l| l.starts_with("Results of")),
+                "the interval block shows even with -quiet"
+            );
+        }
+    }
+
+    #[test]
+    fn tournaments_end_with_standings_and_crosstable() {
+        let mut d = dispatcher(
+            DispatchSettings {
+                rating_interval: 1,
+                ..settings()
+            },
+            3,
+            1,
+        );
+        let lines = play_all(&mut d);
+        assert!(lines.iter().all(|l| !l.starts_with("Results of")));
+        let last = lines.last().unwrap();
+        assert!(last.contains("first") && last.contains("third"), "{last}");
+    }
+}

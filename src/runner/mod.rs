@@ -1,0 +1,288 @@
+//! The tournament runner, wiring only: it loads the openings, opens the outputs, starts the game
+//! slots and carries out what the dispatcher decides.
+//!
+//! Data flow: slots (`slot.rs`, one thread each) ask for games and send finished records over a
+//! channel; this module feeds them to the `Dispatcher` (`dispatcher.rs`, pure: the one owner of
+//! results and stop decisions) and executes its actions: answers to the slots, lines on the
+//! `Console` (`console.rs`), saves to the `Outputs` (`outputs.rs`). Slots and dispatcher share
+//! no mutable state; the only cross-thread signals are cancellation tokens.
+
+mod console;
+pub mod dispatcher;
+pub mod outputs;
+mod slot;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use thiserror::Error;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{Config, LogLevel, OnEngineFailure};
+use crate::engine::LogSink;
+use crate::opening::{OpeningBook, OpeningError};
+use crate::record::samples::SampleWriteError;
+use crate::schedule::{GameId, Schedule};
+use crate::tracker::Tracker;
+
+use console::Console;
+use dispatcher::{Action, DispatchSettings, Dispatcher, Event, Verbosity};
+use outputs::{LogFiles, Outputs};
+use slot::{Shared, SlotMsg};
+
+pub use outputs::fingerprint;
+
+/// Failures that stop a run before or outside the games themselves.
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// The openings file cannot be read or holds an invalid opening.
+    #[error("{0}")]
+    Openings(#[from] OpeningError),
+    /// The samples file cannot be opened.
+    #[error("{0}")]
+    Samples(#[from] SampleWriteError),
+    /// An output file or directory cannot be created or opened.
+    #[error("cannot open output {path}: {source}")]
+    Output {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A parent of an output path is a file.
+    #[error("cannot create {path}: {file} is a file, not a directory")]
+    NotADirectory { path: PathBuf, file: PathBuf },
+    /// `-journal FILE` names a journal that already holds games (of another run).
+    #[error("journal {path} already exists and is not empty: a new run never appends to another run's journal; give another -journal path or remove the file")]
+    JournalExists { path: PathBuf },
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// Every scheduled game was played.
+    Completed,
+    /// Ctrl-C or SIGTERM: games in progress were abandoned.
+    Interrupted,
+    /// `-fatalerror` and an engine failed.
+    EngineFailure,
+    /// The SPRT accepted H0 (the first engine is not stronger by elo1).
+    SprtH0,
+    /// The SPRT accepted H1.
+    SprtH1,
+}
+
+/// What the run leaves behind for `main`.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    pub reason: StopReason,
+    pub finished: u64,
+    pub total: u64,
+    /// Every finished game's result, per engine pair, and the SPRT's crossing.
+    pub results: Tracker,
+}
+
+/// Signals from outside the run (Ctrl-C handling in `main`).
+#[derive(Debug, Clone, Default)]
+pub struct Stops {
+    /// Abandon games in progress and end.
+    pub abort: CancellationToken,
+    /// Kill engines at once instead of ending them politely.
+    pub hard: CancellationToken,
+}
+
+/// The parenthesised part of the results block header: time controls, rule, board, openings.
+fn match_context(config: &Config) -> String {
+    let mut parts = Vec::new();
+    let tcs: Vec<String> = config.engines.iter().map(|e| e.tc.to_string()).collect();
+    if tcs.windows(2).all(|w| w[0] == w[1]) {
+        parts.push(tcs[0].clone());
+    } else {
+        parts.push(tcs.join(" vs "));
+    }
+    parts.push(format!("rule {}", config.rule.code()));
+    parts.push(format!("{}x{}", config.size, config.size));
+    if let Some(o) = &config.openings {
+        parts.push(
+            o.file
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+    }
+    parts.join(", ")
+}
+
+fn dispatch_settings(config: &Config, names: Vec<String>, console: &Console) -> DispatchSettings {
+    DispatchSettings {
+        names,
+        sprt: config.sprt,
+        rating_interval: config.rating_interval,
+        lose_only: config.lose_only,
+        stop_on_engine_failure: config.on_failure == OnEngineFailure::Stop,
+        verbosity: if config.quiet {
+            Verbosity::Quiet
+        } else {
+            Verbosity::PerGame
+        },
+        progress: console.has_bar(),
+        context: match_context(config),
+    }
+}
+
+/// Notes printed before the first game.
+fn announce(config: &Config, outputs: &Outputs) {
+    for w in &config.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(o) = &config.openings {
+        if matches!(o.order, crate::opening::OpeningOrder::Random { .. }) {
+            eprintln!(
+                "Openings: {} in random order, srand={} (repeat with this seed to replay)",
+                o.file.display(),
+                o.seed
+            );
+        }
+    }
+    if let (Some(j), false) = (outputs.journal_path(), config.quiet) {
+        eprintln!("Journal: {}", j.display());
+    }
+}
+
+/// Carry out the dispatcher's actions; `reply` answers the slot that asked for a game.
+fn execute(
+    actions: Vec<Action>,
+    reply: &mut Option<tokio::sync::oneshot::Sender<Option<crate::schedule::Pairing>>>,
+    console: &Console,
+    outputs: &mut Outputs,
+    cancel_games: &CancellationToken,
+) {
+    for a in actions {
+        match a {
+            Action::Play(p) => {
+                if let Some(r) = reply.take() {
+                    let _ = r.send(Some(p));
+                }
+            }
+            Action::NoMoreGames => {
+                if let Some(r) = reply.take() {
+                    let _ = r.send(None);
+                }
+            }
+            Action::Print(text) => console.print(&text),
+            Action::Save(record, records) => outputs.save(&record, records),
+            Action::Progress => console.step(),
+            Action::AbandonGames => cancel_games.cancel(),
+        }
+    }
+}
+
+/// Run the whole tournament described by `config`.
+pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
+    let run_start = Instant::now();
+    let book = match &config.openings {
+        Some(o) => Some(OpeningBook::load(
+            &o.file,
+            o.format,
+            config.size,
+            config.rule,
+        )?),
+        None => None,
+    };
+    let sequence = match (&config.openings, &book) {
+        (Some(o), Some(b)) => Some(b.sequence(o.order, o.transform)),
+        _ => None,
+    };
+    let mut outputs = Outputs::open(&config)?;
+    let log_files = match config.log {
+        LogLevel::Off => None,
+        _ => Some(LogFiles::open(&config.log_dir, config.concurrency)?),
+    };
+    let schedule = Schedule::new(
+        config.engines.len(),
+        config.kind,
+        config.games,
+        config.rounds,
+        config.repeat,
+    );
+    let total = schedule.total_games();
+    let (log, log_task) = match log_files {
+        None => (LogSink::none(), None),
+        Some(files) => {
+            let (sink, rx) = LogSink::channel();
+            (sink, Some(tokio::spawn(files.run(rx, run_start))))
+        }
+    };
+    announce(&config, &outputs);
+    let names = slot::resolve_names(&config).await;
+    outputs.write_header(&outputs::header(&config, &names, total));
+    let console = Console::new(config.progress, total);
+    let mut dispatcher = Dispatcher::new(
+        dispatch_settings(&config, names.clone(), &console),
+        schedule,
+        (1..=total).map(GameId),
+    );
+    let cancel_games = stops.abort.child_token();
+    let shared = Arc::new(Shared {
+        book,
+        sequence,
+        names,
+        cancel_games: cancel_games.clone(),
+        hard: stops.hard.clone(),
+        log,
+        config,
+    });
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let mut slots = Vec::new();
+    for i in 0..shared.config.concurrency {
+        match slot::spawn(i, shared.clone(), tx.clone()) {
+            Ok(handle) => slots.push(handle),
+            Err(e) => eprintln!("error: cannot start game slot {}: {e}", i + 1),
+        }
+    }
+    drop(tx);
+    let mut interrupted = false;
+    loop {
+        let msg = tokio::select! {
+            // The interruption first: when slots abandon their games and end, the closed channel
+            // must not be mistaken for a completed run.
+            biased;
+            _ = stops.abort.cancelled(), if !interrupted => {
+                interrupted = true;
+                dispatcher.on_event(Event::Interrupt);
+                continue;
+            }
+            msg = rx.recv() => msg,
+        };
+        let Some(msg) = msg else { break };
+        let (event, mut reply) = match msg {
+            SlotMsg::Ready(r) => (Event::Ready, Some(r)),
+            SlotMsg::Finished(rec) => (Event::Finished(rec), None),
+            SlotMsg::Abandoned(g) => (Event::Abandoned(g), None),
+        };
+        let actions = dispatcher.on_event(event);
+        execute(actions, &mut reply, &console, &mut outputs, &cancel_games);
+    }
+    for s in slots {
+        let _ = tokio::task::spawn_blocking(move || s.join()).await;
+    }
+    if stops.abort.is_cancelled() {
+        dispatcher.on_event(Event::Interrupt);
+    }
+    outputs.finish();
+    console.finish();
+    // The slots held the last log senders; the writer ends when they are gone.
+    drop(shared);
+    if let Some(t) = log_task {
+        let _ = t.await;
+    }
+    let report = dispatcher.final_report();
+    execute(report, &mut None, &console, &mut outputs, &cancel_games);
+    Ok(RunSummary {
+        reason: dispatcher.stop_reason(),
+        finished: dispatcher.finished_games(),
+        total,
+        results: dispatcher.into_tracker(),
+    })
+}

@@ -1,0 +1,371 @@
+//! The files a run writes: the journal (the source of truth, header first), PGN, SGF, messages,
+//! training samples and the per-slot protocol logs. One policy for every path: parent
+//! directories are created, and a path that cannot be used stops the run before its first game
+//! with a message naming it.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+
+use crate::config::{Config, JournalTarget};
+use crate::engine::{Direction, LogEvent};
+use crate::record::journal::{self, EngineSettings, JournalHeader, OpeningSettings, RunSettings};
+use crate::record::samples::{self, SampleWriter};
+use crate::record::{msg, pgn, sgf, GameRecord};
+use crate::schedule::TournamentKind;
+
+use super::dispatcher::Records;
+use super::RunError;
+
+/// Make sure `path` can be created: its parent directories exist (created if missing). The error
+/// names the path and, when a parent is a file, which one.
+pub fn prepare_parent(path: &Path) -> Result<(), RunError> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => prepare_dir(dir, path),
+        _ => Ok(()),
+    }
+}
+
+/// Create `dir` (for `for_path`'s sake) or explain why it cannot be.
+fn prepare_dir(dir: &Path, for_path: &Path) -> Result<(), RunError> {
+    if let Some(file) = dir.ancestors().find(|a| a.is_file()) {
+        return Err(RunError::NotADirectory {
+            path: for_path.to_path_buf(),
+            file: file.to_path_buf(),
+        });
+    }
+    std::fs::create_dir_all(dir).map_err(|source| RunError::Output {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+fn open_append(path: &Path) -> Result<std::fs::File, RunError> {
+    prepare_parent(path)?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|source| RunError::Output {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// Open the journal so that no other run's games are mixed in: a named journal that already
+/// holds anything is refused, a timestamped one taken by another run gets a numbered suffix.
+fn open_journal(target: &JournalTarget) -> Result<(std::fs::File, PathBuf), RunError> {
+    let path = target.path();
+    prepare_parent(path)?;
+    let create = |p: &Path| {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(p)
+    };
+    let io = |p: &Path, source| RunError::Output {
+        path: p.to_path_buf(),
+        source,
+    };
+    match target {
+        JournalTarget::Named(p) => match std::fs::metadata(p) {
+            Ok(m) if m.len() > 0 => Err(RunError::JournalExists { path: p.clone() }),
+            Ok(_) => open_append(p).map(|f| (f, p.clone())),
+            Err(_) => create(p).map(|f| (f, p.clone())).map_err(|e| io(p, e)),
+        },
+        JournalTarget::Timestamped(p) => {
+            let stem = p
+                .to_string_lossy()
+                .trim_end_matches(".journal.jsonl")
+                .to_string();
+            for n in 1..10_000u32 {
+                let candidate = match n {
+                    1 => p.clone(),
+                    _ => PathBuf::from(format!("{stem}-{n}.journal.jsonl")),
+                };
+                match create(&candidate) {
+                    Ok(f) => return Ok((f, candidate)),
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => return Err(io(&candidate, e)),
+                }
+            }
+            Err(RunError::JournalExists { path: p.clone() })
+        }
+    }
+}
+
+/// The journal header of a run: what decides its games, so readers never guess.
+pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHeader {
+    let engines = config
+        .engines
+        .iter()
+        .zip(names)
+        .map(|(e, name)| EngineSettings {
+            name: name.clone(),
+            cmd: e.cmd.clone(),
+            tc: e.tc.to_string(),
+            depth: e.depth,
+            nodes: e.nodes,
+            max_memory: e.max_memory,
+            threads: e.threads,
+            options: e.options.clone(),
+        })
+        .collect();
+    let openings = config.openings.as_ref().map(|o| OpeningSettings {
+        file: o.file.display().to_string(),
+        format: format!("{:?}", o.format).to_lowercase(),
+        order: match o.order {
+            crate::opening::OpeningOrder::Sequential => "sequential".into(),
+            crate::opening::OpeningOrder::Random { .. } => "random".into(),
+        },
+        transform: o.transform,
+    });
+    JournalHeader {
+        kind: journal::HEADER_KIND.into(),
+        format: journal::FORMAT,
+        program: format!("gomoku-cli {}", env!("CARGO_PKG_VERSION")),
+        fingerprint: fingerprint(config),
+        started: chrono::Utc::now().to_rfc3339(),
+        command_line: std::env::args().skip(1).collect(),
+        settings: RunSettings {
+            engines,
+            rule: config.rule.code(),
+            size: config.size.get(),
+            tournament: match config.kind {
+                TournamentKind::RoundRobin => "round_robin".into(),
+                TournamentKind::Gauntlet => "gauntlet".into(),
+            },
+            games: config.games,
+            rounds: config.rounds,
+            repeat: config.repeat == crate::schedule::Repeat::Twice,
+            total_games,
+            draw_after: config.draw_after,
+            send_by_board: config.send_by_board,
+            openings,
+            seed: config.seed,
+        },
+    }
+}
+
+/// Files the dispatcher's saves go to, flushed after every game.
+pub struct Outputs {
+    journal: Option<(std::fs::File, PathBuf)>,
+    pgn: Option<(std::fs::File, PathBuf)>,
+    sgf: Option<(std::fs::File, PathBuf)>,
+    msg: Option<(std::fs::File, PathBuf)>,
+    samples: Option<(SampleWriter, f64)>,
+    seed: u64,
+    fingerprint: String,
+}
+
+impl Outputs {
+    /// Open every output (and the log directory) before the first game.
+    pub fn open(config: &Config) -> Result<Outputs, RunError> {
+        let open = |p: &Option<PathBuf>| -> Result<_, RunError> {
+            p.as_deref()
+                .map(|p| open_append(p).map(|f| (f, p.to_path_buf())))
+                .transpose()
+        };
+        if config.log != crate::config::LogLevel::Off {
+            prepare_dir(&config.log_dir, &config.log_dir)?;
+        }
+        let samples = match &config.sample {
+            Some(sc) => {
+                prepare_parent(&sc.file)?;
+                Some((SampleWriter::open(sc)?, sc.freq))
+            }
+            None => None,
+        };
+        Ok(Outputs {
+            journal: config.journal.as_ref().map(open_journal).transpose()?,
+            pgn: open(&config.pgn)?,
+            sgf: open(&config.sgf)?,
+            msg: open(&config.msg)?,
+            samples,
+            seed: config.seed,
+            fingerprint: fingerprint(config),
+        })
+    }
+
+    /// The journal's path, once opened (a timestamped name may have got a suffix).
+    pub fn journal_path(&self) -> Option<&Path> {
+        self.journal.as_ref().map(|(_, p)| p.as_path())
+    }
+
+    /// Write the journal's header line.
+    pub fn write_header(&mut self, h: &JournalHeader) {
+        write(&mut self.journal, &journal::render_header(h));
+    }
+
+    /// Append one finished game: the journal always, the other records when `records` says so.
+    pub fn save(&mut self, r: &GameRecord, records: Records) {
+        let event = "gomoku-cli";
+        write(
+            &mut self.journal,
+            &journal::render_line(r, &self.fingerprint),
+        );
+        if records == Records::JournalOnly {
+            return;
+        }
+        write(&mut self.pgn, &pgn::render(r, event));
+        write(&mut self.sgf, &sgf::render(r, event));
+        write(&mut self.msg, &msg::render(r));
+        if let Some((w, freq)) = &mut self.samples {
+            let mut rng = samples::game_rng(self.seed, r.game.0);
+            let batch = samples::samples_of(r, *freq, &mut rng);
+            if let Err(e) = w.write_game(&batch) {
+                tracing::warn!("game {}: {e}", r.game);
+                eprintln!("warning: game {}: {e}", r.game);
+            }
+        }
+    }
+
+    /// Close what needs closing (the samples writer's last frame).
+    pub fn finish(&mut self) {
+        if let Some((w, _)) = self.samples.take() {
+            if let Err(e) = w.finish() {
+                eprintln!("warning: {e}");
+            }
+        }
+    }
+}
+
+/// Append `text` and flush; a failure is reported with the file's path and the run goes on.
+fn write(out: &mut Option<(std::fs::File, PathBuf)>, text: &str) {
+    if let Some((f, path)) = out {
+        if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.flush()) {
+            tracing::warn!(path = %path.display(), "cannot write a record: {e}");
+            eprintln!("warning: cannot write a record to {}: {e}", path.display());
+        }
+    }
+}
+
+/// A short identity of the settings that decide what a game is (not where its outputs go), so a
+/// journal can tell whether two runs may be mixed.
+pub fn fingerprint(config: &Config) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for e in &config.engines {
+        e.cmd.hash(&mut h);
+        format!("{:?}", e.tc).hash(&mut h);
+        e.depth.hash(&mut h);
+        e.nodes.hash(&mut h);
+        e.options.hash(&mut h);
+    }
+    config.rule.code().hash(&mut h);
+    config.size.get().hash(&mut h);
+    config.games.hash(&mut h);
+    config.rounds.hash(&mut h);
+    format!("{:?}{:?}", config.kind, config.repeat).hash(&mut h);
+    config.draw_after.hash(&mut h);
+    if let Some(o) = &config.openings {
+        o.file.hash(&mut h);
+        o.seed.hash(&mut h);
+        o.transform.hash(&mut h);
+        format!("{:?}", o.order).hash(&mut h);
+    }
+    format!("{:016x}", h.finish())
+}
+
+/// The `-log` files, one per slot, opened before the first game so a path that cannot be used
+/// stops the run at once.
+pub struct LogFiles {
+    files: HashMap<usize, (std::io::BufWriter<std::fs::File>, PathBuf)>,
+}
+
+impl LogFiles {
+    pub fn open(dir: &Path, slots: usize) -> Result<LogFiles, RunError> {
+        let mut files = HashMap::new();
+        for slot in 0..slots {
+            let path = dir.join(format!("gomoku-cli.{}.log", slot + 1));
+            let f = open_append(&path)?;
+            files.insert(slot, (std::io::BufWriter::new(f), path));
+        }
+        Ok(LogFiles { files })
+    }
+
+    /// Write the log events until every sender is gone; timestamps are seconds since `start`.
+    pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<LogEvent>, start: Instant) {
+        while let Some(ev) = rx.recv().await {
+            let Some((w, path)) = self.files.get_mut(&ev.slot) else {
+                continue;
+            };
+            let arrow = match ev.direction {
+                Direction::ToEngine => "<",
+                Direction::FromEngine => ">",
+                Direction::Stderr => "!",
+                Direction::Note => "#",
+            };
+            let t = ev.at.saturating_duration_since(start);
+            let line = format!(
+                "[{:>10.3}] {} {} {}",
+                t.as_secs_f64(),
+                ev.engine,
+                arrow,
+                ev.text
+            );
+            if let Err(e) = writeln!(w, "{line}") {
+                eprintln!("warning: protocol log {}: {e}", path.display());
+            }
+            // Flush when the channel is momentarily empty: cheap batching off the hot path.
+            if rx.is_empty() {
+                self.flush();
+            }
+        }
+        self.flush();
+    }
+
+    fn flush(&mut self) {
+        for (w, path) in self.files.values_mut() {
+            if let Err(e) = w.flush() {
+                eprintln!("warning: protocol log {}: {e}", path.display());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_in_the_way_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("A");
+        std::fs::write(&a, "x").unwrap();
+        let err = prepare_parent(&a.join("B.pgn")).unwrap_err().to_string();
+        assert!(
+            err.contains("A/B.pgn") && err.contains("is a file"),
+            "{err}"
+        );
+        assert!(!err.contains("File exists"), "{err}");
+        // Missing directories are created.
+        let deep = dir.path().join("x/y/z.sgf");
+        prepare_parent(&deep).unwrap();
+        assert!(dir.path().join("x/y").is_dir());
+    }
+
+    #[test]
+    fn timestamped_journals_never_collide_and_named_ones_are_not_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("gomoku-cli-20261123-010203.journal.jsonl");
+        let t = JournalTarget::Timestamped(p.clone());
+        let (_, first) = open_journal(&t).unwrap();
+        let (_, second) = open_journal(&t).unwrap();
+        assert_eq!(first, p);
+        assert_ne!(second, first);
+        assert!(second
+            .to_string_lossy()
+            .ends_with("gomoku-cli-20261123-010203-2.journal.jsonl"));
+        std::fs::write(&p, "{}\n").unwrap();
+        let err = open_journal(&JournalTarget::Named(p.clone())).unwrap_err();
+        assert!(matches!(err, RunError::JournalExists { .. }), "{err}");
+        // An empty file (touched beforehand) is fine.
+        let empty = dir.path().join("empty.jsonl");
+        std::fs::write(&empty, "").unwrap();
+        assert!(open_journal(&JournalTarget::Named(empty)).is_ok());
+    }
+}

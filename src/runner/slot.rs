@@ -1,0 +1,371 @@
+//! Game slots: each on its own OS thread with a single-threaded tokio runtime (a game is a chain
+//! of pipe round trips; separate I/O drivers keep slots from queueing behind one event loop). A
+//! slot asks the dispatcher for its next game, keeps the engine processes it needs between games
+//! (ending the others), plays the game through `game::play_game` and sends the record back. It
+//! owns its engine sessions and nothing else; it decides nothing about the run.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::board::{BoardSize, Color, Pos, Symmetry};
+use crate::config::{Config, LogLevel};
+use crate::engine::{Direction, EngineError, EngineSession, LogSink, MoveRequest};
+use crate::game::{self, Abandoned, Failure, GameSetup, Player, Reply, Request, Termination};
+use crate::opening::{OpeningBook, OpeningSequence};
+use crate::record::GameRecord;
+use crate::rules::Rule;
+use crate::schedule::{EngineId, GameId, Pairing};
+
+/// Effectively "no deadline" for engines without a time limit.
+const NO_DEADLINE: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// What a slot tells the dispatcher.
+pub enum SlotMsg {
+    /// Free: which game next? `None` = end.
+    Ready(oneshot::Sender<Option<Pairing>>),
+    Finished(Box<GameRecord>),
+    /// The game was cut short by a stop: not counted.
+    Abandoned(GameId),
+}
+
+/// Read-only state shared by the slots.
+pub struct Shared {
+    pub config: Config,
+    pub book: Option<OpeningBook>,
+    pub sequence: Option<OpeningSequence>,
+    pub names: Vec<String>,
+    /// Abandons the games in progress (Ctrl-C, or `-fatalerror`).
+    pub cancel_games: CancellationToken,
+    /// A second Ctrl-C: kill engines at once instead of ending them politely.
+    pub hard: CancellationToken,
+    pub log: LogSink,
+}
+
+impl Shared {
+    fn clock_of(&self, e: EngineId) -> game::Clock {
+        let spec = &self.config.engines[e.0];
+        game::Clock {
+            match_time: spec.tc.match_time,
+            turn_time: spec.tc.turn_time,
+            increment: spec.tc.increment,
+            tolerance: spec.tolerance,
+        }
+    }
+
+    fn opening_for(&self, p: &Pairing) -> (Vec<Pos>, Option<usize>, Symmetry) {
+        match (&self.book, &self.sequence) {
+            (Some(book), Some(seq)) => {
+                let (index, sym) = seq.draw(p.opening_draw);
+                let stones = book.stones(index, sym).unwrap_or_default();
+                (stones, book.get(index).map(|o| o.line), sym)
+            }
+            _ => (Vec::new(), None, Symmetry::Identity),
+        }
+    }
+}
+
+/// Start slot `slot` on its own thread.
+pub fn spawn(
+    slot: usize,
+    shared: Arc<Shared>,
+    tx: mpsc::UnboundedSender<SlotMsg>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name(format!("slot-{}", slot + 1))
+        .spawn(move || {
+            match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt.block_on(slot_task(slot, shared, tx)),
+                Err(e) => eprintln!("error: game slot {}: no runtime: {e}", slot + 1),
+            }
+        })
+}
+
+/// Adapts an engine session to the referee loop's `Player`.
+struct SessionPlayer<'a> {
+    session: &'a mut EngineSession,
+    startup: Duration,
+    /// `-debug`: the board goes to the protocol log after each of this player's moves.
+    board_log: Option<(&'a LogSink, usize)>,
+}
+
+fn failure_of(e: EngineError) -> Failure {
+    match e {
+        EngineError::Timeout { elapsed, .. } => Failure::Timeout { elapsed },
+        EngineError::Crashed { status } => Failure::Crashed { status },
+        EngineError::StartFailed { text } => Failure::StartFailed { text },
+        other => Failure::Crashed {
+            status: other.to_string(),
+        },
+    }
+}
+
+impl Player for SessionPlayer<'_> {
+    async fn new_game(&mut self, size: BoardSize, rule: Rule) -> Result<(), Failure> {
+        self.session
+            .new_game(size, rule, self.startup)
+            .await
+            .map_err(|e| match e {
+                EngineError::StartFailed { text } => Failure::StartFailed { text },
+                other => Failure::StartFailed {
+                    text: other.to_string(),
+                },
+            })
+    }
+
+    async fn request_move(
+        &mut self,
+        request: Request,
+        time_left: Option<Duration>,
+        deadline: Option<Duration>,
+    ) -> Result<Reply, Failure> {
+        let req = match request {
+            Request::Begin => MoveRequest::Begin,
+            Request::Turn(p) => MoveRequest::Turn(p),
+            Request::Board { stones, own } => MoveRequest::Board(
+                stones
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &p)| (p, Color::of_ply(i) == own))
+                    .collect(),
+            ),
+        };
+        let reply = self
+            .session
+            .request_move(req, time_left, deadline.unwrap_or(NO_DEADLINE))
+            .await
+            .map_err(failure_of)?;
+        Ok(Reply {
+            raw: reply.raw,
+            coords: reply.coords,
+            elapsed: reply.elapsed,
+        })
+    }
+
+    fn take_messages(&mut self) -> Vec<String> {
+        self.session.take_messages()
+    }
+
+    fn after_move(&mut self, board: &crate::board::Board) {
+        if let Some((log, slot)) = self.board_log {
+            for row in board.to_rows() {
+                log.emit(slot, self.session.name(), Direction::Note, row);
+            }
+        }
+    }
+}
+
+/// The engine processes a slot keeps between games.
+struct Engines {
+    slot: usize,
+    sessions: HashMap<EngineId, EngineSession>,
+}
+
+impl Engines {
+    /// Keep only the engines of `p` (ending the others politely) and start the missing ones.
+    /// Returns the first engine that could not be started.
+    async fn prepare(&mut self, shared: &Shared, p: &Pairing) -> Option<Termination> {
+        let unneeded: Vec<EngineId> = self
+            .sessions
+            .keys()
+            .copied()
+            .filter(|e| *e != p.black && *e != p.white)
+            .collect();
+        for e in unneeded {
+            if let Some(s) = self.sessions.remove(&e) {
+                s.shutdown().await;
+            }
+        }
+        let mut failed = None;
+        for (color, e) in [(Color::Black, p.black), (Color::White, p.white)] {
+            if self.sessions.contains_key(&e) {
+                continue;
+            }
+            match EngineSession::spawn(&shared.config.engines[e.0], self.slot, shared.log.clone()) {
+                Ok(mut s) => {
+                    s.set_name(shared.names[e.0].clone());
+                    self.sessions.insert(e, s);
+                }
+                Err(err) => {
+                    failed.get_or_insert(Termination::FailedStart {
+                        by: color,
+                        text: err.to_string(),
+                    });
+                }
+            }
+        }
+        failed
+    }
+
+    /// Play `p` between the prepared sessions; a misbehaving engine is killed afterwards so its
+    /// next game starts a fresh process.
+    async fn play(
+        &mut self,
+        shared: &Shared,
+        p: &Pairing,
+        setup: &GameSetup,
+    ) -> Result<game::GameOutcome, Abandoned> {
+        let (Some(mut b), Some(mut w)) = (
+            self.sessions.remove(&p.black),
+            self.sessions.remove(&p.white),
+        ) else {
+            return Err(Abandoned);
+        };
+        let board_log = (shared.config.log == LogLevel::Debug).then_some((&shared.log, self.slot));
+        let startup = shared.config.startup_timeout;
+        let result = {
+            let mut bp = SessionPlayer {
+                session: &mut b,
+                startup,
+                board_log,
+            };
+            let mut wp = SessionPlayer {
+                session: &mut w,
+                startup,
+                board_log,
+            };
+            game::play_game(setup, &mut bp, &mut wp, &shared.cancel_games).await
+        };
+        if let Ok(o) = &result {
+            if let Some(c) = o.termination.faulty() {
+                let culprit = if c == Color::Black { &mut b } else { &mut w };
+                let why = o.termination.reason(setup.size);
+                tracing::info!(
+                    slot = self.slot + 1,
+                    engine = culprit.name(),
+                    "restarting the engine before its next game: {why}"
+                );
+                culprit.kill(&why);
+            }
+        }
+        self.sessions.insert(p.black, b);
+        self.sessions.insert(p.white, w);
+        result
+    }
+
+    /// End every engine; a second Ctrl-C drops the remaining shutdowns, and dropping a session
+    /// kills its whole process group.
+    async fn end(self, hard: &CancellationToken) {
+        let mut set = tokio::task::JoinSet::new();
+        for s in self.sessions.into_values() {
+            set.spawn(s.shutdown());
+        }
+        tokio::select! {
+            _ = async { while set.join_next().await.is_some() {} } => {}
+            _ = hard.cancelled() => {}
+        }
+    }
+}
+
+/// Ask the dispatcher for the next game.
+async fn next_game(events: &mpsc::UnboundedSender<SlotMsg>) -> Option<Pairing> {
+    let (tx, rx) = oneshot::channel();
+    events.send(SlotMsg::Ready(tx)).ok()?;
+    rx.await.ok().flatten()
+}
+
+/// Play one game: the record, or `Abandoned` when the run is being stopped.
+async fn play_one(
+    shared: &Shared,
+    engines: &mut Engines,
+    p: &Pairing,
+) -> Result<GameRecord, Abandoned> {
+    let black_name = shared.names[p.black.0].clone();
+    let white_name = shared.names[p.white.0].clone();
+    let (opening, opening_line, transform) = shared.opening_for(p);
+    let setup = GameSetup {
+        size: shared.config.size,
+        rule: shared.config.rule,
+        opening: opening.clone(),
+        draw_after: shared.config.draw_after,
+        send_by_board: shared.config.send_by_board,
+        black_clock: shared.clock_of(p.black),
+        white_clock: shared.clock_of(p.white),
+    };
+    let started = Utc::now();
+    let outcome = match engines.prepare(shared, p).await {
+        Some(termination) => game::GameOutcome {
+            termination,
+            moves: vec![],
+            messages: vec![],
+        },
+        None => engines.play(shared, p, &setup).await?,
+    };
+    Ok(GameRecord {
+        game: p.game,
+        round: p.round,
+        pair: p.pair,
+        pair_game: p.pair_game,
+        black: p.black,
+        white: p.white,
+        black_name,
+        white_name,
+        black_cmd: shared.config.engines[p.black.0].cmd.clone(),
+        white_cmd: shared.config.engines[p.white.0].cmd.clone(),
+        size: shared.config.size,
+        rule: shared.config.rule,
+        opening,
+        opening_line,
+        transform,
+        outcome,
+        started,
+        ended: Utc::now(),
+    })
+}
+
+/// One game slot: plays the games the dispatcher hands it, one after another.
+async fn slot_task(slot: usize, shared: Arc<Shared>, events: mpsc::UnboundedSender<SlotMsg>) {
+    let mut engines = Engines {
+        slot,
+        sessions: HashMap::new(),
+    };
+    while let Some(p) = next_game(&events).await {
+        let msg = match play_one(&shared, &mut engines, &p).await {
+            Ok(record) => SlotMsg::Finished(Box::new(record)),
+            Err(Abandoned) => SlotMsg::Abandoned(p.game),
+        };
+        let abandoned = matches!(msg, SlotMsg::Abandoned(_));
+        if events.send(msg).is_err() || abandoned {
+            break;
+        }
+    }
+    engines.end(&shared.hard).await;
+}
+
+/// Resolve each engine's display name: `name=` if given, else its ABOUT answer, else the program
+/// name. Duplicate names get a `#2`, `#3` suffix so tables stay readable.
+pub async fn resolve_names(config: &Config) -> Vec<String> {
+    let mut names = Vec::with_capacity(config.engines.len());
+    for spec in &config.engines {
+        let name = match &spec.name {
+            Some(n) => n.clone(),
+            None => match EngineSession::spawn(spec, 0, LogSink::none()) {
+                Ok(mut s) => {
+                    let got = s.about(config.startup_timeout).await.ok();
+                    s.kill("name resolved");
+                    drop(s);
+                    got.filter(|n| !n.trim().is_empty())
+                        .unwrap_or_else(|| spec.display_name())
+                }
+                Err(_) => spec.display_name(),
+            },
+        };
+        names.push(name);
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for n in names.iter_mut() {
+        let count = seen.entry(n.clone()).or_insert(0);
+        *count += 1;
+        if *count > 1 {
+            *n = format!("{n}#{count}");
+        }
+    }
+    names
+}
