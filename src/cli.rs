@@ -8,9 +8,9 @@ use thiserror::Error;
 pub enum CliError {
     #[error("unknown option {0:?} (see --help)")]
     UnknownOption(String),
-    #[error("option {option} needs {what}")]
+    #[error("-{option}: needs {what}")]
     MissingValue { option: String, what: &'static str },
-    #[error("option {option}: expected key=value, got {got:?}")]
+    #[error("-{option}: expected key=value, got {got:?}")]
     NotKeyValue { option: String, got: String },
     #[error("unexpected argument {0:?} (options start with '-')")]
     Stray(String),
@@ -251,6 +251,32 @@ mod tests {
             parse_legacy(&args(&["stray"])),
             Err(CliError::Stray(_))
         ));
+    }
+
+    #[test]
+    fn missing_values_use_the_dash_option_form() {
+        // Every other command-line message reads `-option: ...`; so do missing values.
+        let msg = |a: &[&str]| parse_legacy(&args(a)).unwrap_err().to_string();
+        assert_eq!(msg(&["-games"]), "-games: needs a value");
+        assert_eq!(msg(&["-games", "-repeat"]), "-games: needs a value");
+        assert_eq!(msg(&["-draw", "1"]), "-draw: needs a value");
+        assert_eq!(msg(&["-engine"]), "-engine: needs key=value settings");
+        assert_eq!(
+            msg(&["-openings", "file"]),
+            "-openings: expected key=value, got \"file\""
+        );
+        // The one missing value found later, by `config`, reads the same way.
+        let raw = parse_legacy(&args(&[
+            "-engine",
+            "cmd=/bin/sh",
+            "-engine",
+            "cmd=/bin/sh",
+            "-openings",
+            "type=pos",
+        ]))
+        .unwrap();
+        let e = crate::config::Config::from_raw(&raw).unwrap_err();
+        assert!(e.to_string().starts_with("-openings: needs file="), "{e}");
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub enum ConfigError {
     Sample(#[from] SampleConfigError),
     #[error("-sample: {0}")]
     SampleFormat(#[from] SampleEncodeError),
-    #[error("-openings needs file=")]
+    #[error("-openings: needs file=")]
     OpeningsWithoutFile,
     #[error("-sprt works with exactly two engines (got {0})")]
     SprtNeedsTwoEngines(usize),

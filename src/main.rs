@@ -1,19 +1,17 @@
-//! The `gomoku-cli` binary: parse the command line, run, and map the outcome to an exit code.
+//! The `gomoku-cli` binary: parse the command line, dispatch to a command (`commands`), and map
+//! its outcome to an exit code.
 //!
 //! Exit codes are decided here and only here (documented in README.md):
 //! 0 run completed (or SPRT accepted H1); 1 error in the input or an output file; 2 command-line
 //! usage error; 3 SPRT accepted H0; 4 stopped by `-fatalerror` after an engine failure; 130 interrupted (Ctrl-C / SIGTERM).
 
-use std::io::Write;
+mod commands;
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use gomoku_cli::board::BoardSize;
-use gomoku_cli::cli;
-use gomoku_cli::config::Config;
-use gomoku_cli::rules::Rule;
-use gomoku_cli::runner::{self, StopReason, Stops};
+use commands::{say, CommandError, CommandResult, Outcome};
 
 /// Exit codes, in one place.
 mod exit {
@@ -39,45 +37,25 @@ struct Tools {
 #[derive(Subcommand, Debug)]
 enum Tool {
     /// Judge positions: one per input line (pos-notation moves or SIZE:ROW/ROW/...), one JSON object per line out.
-    Judge {
-        /// Gomocup rule code: 0 freestyle, 1 exact five, 4 renju, 8 caro, 9 standard caro.
-        #[arg(long, default_value_t = 4)]
-        rule: i64,
-        /// Board size for move-sequence lines.
-        #[arg(long, default_value_t = 15)]
-        boardsize: u32,
-        /// Files to read (standard input when none).
-        files: Vec<std::path::PathBuf>,
-    },
+    Judge(commands::judge::JudgeArgs),
     /// SPRT and Elo calculator: from pentanomial or W/L/D counts, or from journal files of a run.
-    Sprt(SprtArgs),
+    Sprt(commands::sprt::SprtArgs),
     /// Training sample files (-sample): check what a file holds.
-    Samples {
-        #[command(subcommand)]
-        command: SamplesTool,
-    },
+    Samples(commands::samples::SamplesArgs),
 }
 
-#[derive(Subcommand, Debug)]
-enum SamplesTool {
-    /// Counts, result distribution, board sizes, rules and a histogram of stones per sample.
-    Stats {
-        /// The sample file.
-        file: std::path::PathBuf,
-        /// csv, bin or bin_lz4 (default: from the extension .csv / .bin / .lz4).
-        #[arg(long)]
-        format: Option<String>,
-    },
-}
+/// The subcommands `Tools` parses; anything else is the match runner's command line.
+const SUBCOMMANDS: [&str; 3] = ["judge", "sprt", "samples"];
 
 const HELP: &str = "\
 gomoku-cli — tournament runner for gomoku/renju engines speaking the Gomocup (pbrain) protocol
 
 USAGE:
   gomoku-cli [-each OPTIONS] -engine OPTIONS -engine OPTIONS ... [options]
-  gomoku-cli judge --rule R [--boardsize N] [FILE...]
+  gomoku-cli judge [--rule R] [--boardsize N] [--to-move black|white] [--strict] [FILE...]
   gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
   gomoku-cli samples stats FILE [--format csv|bin|bin_lz4]
+  gomoku-cli help SUBCOMMAND    the options of judge, sprt or samples
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
   cmd=COMMAND        command to run; with a '/', it runs in that directory
@@ -119,319 +97,114 @@ EXIT CODES: 0 done (or SPRT H1), 1 error, 2 usage error, 3 SPRT H0, 4 stopped by
 130 interrupted.
 ";
 
-/// Write to standard output, ignoring a closed pipe (`gomoku-cli ... | head` must not panic).
-fn say(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-}
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None | Some("-h") | Some("--help") | Some("-help") | Some("help") => {
-            say(HELP);
-            return ExitCode::from(if args.is_empty() {
-                exit::USAGE
-            } else {
-                exit::OK
-            });
-        }
-        Some("-V") | Some("--version") | Some("-version") => {
+    let result = match args.first().map(String::as_str) {
+        None => return help_exit(exit::USAGE),
+        Some("-h" | "--help" | "-help") => return help_exit(exit::OK),
+        Some("help") => return help_on(&args[1..]),
+        Some("-V" | "--version" | "-version") => {
             say(&format!("gomoku-cli {}\n", env!("CARGO_PKG_VERSION")));
             return ExitCode::from(exit::OK);
         }
-        Some("judge") | Some("sprt") | Some("samples") => return tools(),
-        _ => {}
+        Some(first) if SUBCOMMANDS.contains(&first) => match parse_tools(&args) {
+            Ok(Tool::Judge(a)) => commands::judge::run(a),
+            Ok(Tool::Sprt(a)) => commands::sprt::run(a),
+            Ok(Tool::Samples(a)) => commands::samples::run(a),
+            Err(code) => return code,
+        },
+        _ => commands::run::run(&args),
+    };
+    if let Err(e) = &result {
+        eprintln!("error: {e}");
     }
-    legacy(&args)
+    ExitCode::from(exit_code(&result))
 }
 
-fn tools() -> ExitCode {
-    let tools = match Tools::try_parse() {
-        Ok(t) => t,
+/// The exit code of a command's result.
+fn exit_code(result: &CommandResult) -> u8 {
+    match result {
+        Ok(Outcome::Done) => exit::OK,
+        Ok(Outcome::SprtH0) => exit::SPRT_H0,
+        Ok(Outcome::EngineFailure) => exit::ENGINE_FAILURE,
+        Ok(Outcome::Interrupted) => exit::INTERRUPTED,
+        Err(CommandError::Usage(_)) => exit::USAGE,
+        Err(CommandError::Failed(_)) => exit::ERROR,
+    }
+}
+
+/// Print the main help and exit with `code`.
+fn help_exit(code: u8) -> ExitCode {
+    say(HELP);
+    ExitCode::from(code)
+}
+
+/// `gomoku-cli help [SUBCOMMAND...]`: the main help, or a subcommand's own.
+fn help_on(topic: &[String]) -> ExitCode {
+    match topic.first().map(String::as_str) {
+        None => help_exit(exit::OK),
+        // clap's `help` subcommand prints what `SUBCOMMAND --help` prints (and takes
+        // `help samples stats` too); its "error" is the help text, exit code 0.
+        Some(first) if SUBCOMMANDS.contains(&first) => {
+            let mut args = vec!["help".to_string()];
+            args.extend_from_slice(topic);
+            match parse_tools(&args) {
+                Ok(_) => ExitCode::from(exit::OK),
+                Err(code) => code,
+            }
+        }
+        Some(other) => {
+            eprintln!(
+                "error: no help on {other:?}: the subcommands are judge, sprt and samples \
+                 (`gomoku-cli --help` for the match runner)"
+            );
+            ExitCode::from(exit::USAGE)
+        }
+    }
+}
+
+/// Parse a subcommand's command line (without the program name); clap prints its own errors and
+/// help, and the exit code is returned for them.
+fn parse_tools(args: &[String]) -> Result<Tool, ExitCode> {
+    let argv = std::iter::once("gomoku-cli").chain(args.iter().map(String::as_str));
+    match Tools::try_parse_from(argv) {
+        Ok(t) => Ok(t.command),
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
+            Err(ExitCode::from(if e.use_stderr() {
                 exit::USAGE
             } else {
                 exit::OK
-            });
-        }
-    };
-    match tools.command {
-        Tool::Sprt(args) => sprt_tool(args),
-        Tool::Samples {
-            command: SamplesTool::Stats { file, format },
-        } => {
-            use gomoku_cli::record::samples::{samples_stats_command, SampleFormat};
-            let format = match format.as_deref().map(str::parse::<SampleFormat>) {
-                None => None,
-                Some(Ok(f)) => Some(f),
-                Some(Err(e)) => {
-                    eprintln!("error: --format: {e}");
-                    return ExitCode::from(exit::USAGE);
-                }
-            };
-            match samples_stats_command(&file, format) {
-                Ok(text) => {
-                    say(&text);
-                    ExitCode::from(exit::OK)
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(exit::ERROR)
-                }
-            }
-        }
-        Tool::Judge {
-            rule,
-            boardsize,
-            files,
-        } => {
-            let rule = match Rule::from_code(rule) {
-                Ok(r) => r,
-                Err(e) => {
-                    eprintln!("error: --rule: {e}");
-                    return ExitCode::from(exit::USAGE);
-                }
-            };
-            let size = match BoardSize::new(boardsize) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("error: --boardsize: {e}");
-                    return ExitCode::from(exit::USAGE);
-                }
-            };
-            let stdout = std::io::stdout();
-            let mut out = stdout.lock();
-            let mut errors = 0;
-            if files.is_empty() {
-                let input = std::io::stdin().lock();
-                match gomoku_cli::judge::run_judge(input, rule, size, &mut out) {
-                    Ok(s) => errors += s.errors,
-                    Err(e) => {
-                        eprintln!("error: reading standard input: {e}");
-                        return ExitCode::from(exit::ERROR);
-                    }
-                }
-            }
-            for f in files {
-                let file = match std::fs::File::open(&f) {
-                    Ok(file) => file,
-                    Err(e) => {
-                        eprintln!("error: {}: {e}", f.display());
-                        return ExitCode::from(exit::ERROR);
-                    }
-                };
-                match gomoku_cli::judge::run_judge(
-                    std::io::BufReader::new(file),
-                    rule,
-                    size,
-                    &mut out,
-                ) {
-                    Ok(s) => errors += s.errors,
-                    Err(e) => {
-                        eprintln!("error: {}: {e}", f.display());
-                        return ExitCode::from(exit::ERROR);
-                    }
-                }
-            }
-            let _ = out.flush();
-            ExitCode::from(if errors > 0 { exit::ERROR } else { exit::OK })
+            }))
         }
     }
 }
 
-#[derive(clap::Args, Debug)]
-struct SprtArgs {
-    /// Pair counts by half-points of the first engine: LL,LD,WL+DD,WD,WW.
-    #[arg(long, conflicts_with = "wld")]
-    ptnml: Option<String>,
-    /// Game counts of the first engine: W,L,D.
-    #[arg(long)]
-    wld: Option<String>,
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
-    elo0: f64,
-    #[arg(long, default_value_t = 5.0, allow_negative_numbers = true)]
-    elo1: f64,
-    #[arg(long, default_value_t = 0.05)]
-    alpha: f64,
-    #[arg(long, default_value_t = 0.05)]
-    beta: f64,
-    /// normalized (fishtest's default), logistic, or gsprt (c-gomoku-cli's approximation).
-    #[arg(long, default_value = "normalized")]
-    model: String,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
-    /// Journal files (`-journal`) of one run, possibly split over shards.
-    journals: Vec<std::path::PathBuf>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn sprt_tool(a: SprtArgs) -> ExitCode {
-    use gomoku_cli::stats::{sprt_calculator, Counts, Sprt, SprtModel};
-    let model: SprtModel = match a.model.parse() {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: --model: {e}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    let sprt = match Sprt::new(a.elo0, a.elo1, a.alpha, a.beta, model) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    let calc = if a.journals.is_empty() {
-        match Counts::from_args(a.wld.as_deref(), a.ptnml.as_deref()) {
-            Ok(c) => sprt_calculator(c, &sprt),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(exit::USAGE);
-            }
-        }
-    } else {
-        if a.wld.is_some() || a.ptnml.is_some() {
-            eprintln!("error: give counts or journal files, not both");
-            return ExitCode::from(exit::USAGE);
-        }
-        match sprt_from_journals(&a.journals, &sprt) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(exit::ERROR);
-            }
-        }
-    };
-    if a.json {
-        match serde_json::to_string(&calc) {
-            Ok(j) => say(&format!("{j}\n")),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(exit::ERROR);
-            }
-        }
-    } else {
-        say(&calc.to_text());
+    #[test]
+    fn exit_codes_are_the_documented_ones() {
+        let code = |r: CommandResult| exit_code(&r);
+        assert_eq!(code(Ok(Outcome::Done)), 0);
+        assert_eq!(code(Err(CommandError::Failed("x".into()))), 1);
+        assert_eq!(code(Err(CommandError::Usage("x".into()))), 2);
+        assert_eq!(code(Ok(Outcome::SprtH0)), 3);
+        assert_eq!(code(Ok(Outcome::EngineFailure)), 4);
+        assert_eq!(code(Ok(Outcome::Interrupted)), 130);
     }
-    ExitCode::from(exit::OK)
-}
 
-/// The SPRT of a run from its journal files, replayed in journal order.
-fn sprt_from_journals(
-    files: &[std::path::PathBuf],
-    sprt: &gomoku_cli::stats::Sprt,
-) -> Result<gomoku_cli::stats::SprtCalculation, String> {
-    use gomoku_cli::record::journal;
-    use gomoku_cli::tracker::Pairing;
-    let mut entries = Vec::new();
-    let mut headers = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let read = journal::parse(&text, &f.display().to_string()).map_err(|e| e.to_string())?;
-        for w in read.warnings {
-            eprintln!("warning: {w}");
-        }
-        headers.extend(read.header);
-        entries.extend(read.entries);
-    }
-    let (calc, pairing) = gomoku_cli::tracker::sprt_of_journals(&headers, &entries, sprt)
-        .map_err(|e| e.to_string())?;
-    if let Pairing::Guessed { paired } = pairing {
-        eprintln!(
-            "warning: the journal has no header (an older version wrote it): games were read as {}, guessed from the openings",
-            if paired { "colour-swapped pairs" } else { "single games" }
-        );
-    }
-    Ok(calc)
-}
-
-fn legacy(args: &[String]) -> ExitCode {
-    let raw = match cli::parse_legacy(args) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    let config = match Config::from_raw(&raw) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(exit::ERROR);
-        }
-    };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return ExitCode::from(exit::ERROR);
-        }
-    };
-    let stops = Stops::default();
-    let result = rt.block_on(async {
-        tokio::spawn(watch_signals(stops.clone()));
-        runner::run(config, stops.clone()).await
-    });
-    // Engines still being ended in the background must not outlive us: the runtime's shutdown
-    // drops every task, and dropping a session kills its process group.
-    rt.shutdown_timeout(std::time::Duration::from_secs(5));
-    match result {
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(exit::ERROR)
-        }
-        Ok(summary) => {
-            say(&format!(
-                "Finished {} of {} games{}\n",
-                summary.finished,
-                summary.total,
-                match summary.reason {
-                    StopReason::Completed => "",
-                    StopReason::Interrupted => " (interrupted)",
-                    StopReason::EngineFailure => " (stopped: engine failure)",
-                    StopReason::SprtH0 => " (SPRT: H0 accepted)",
-                    StopReason::SprtH1 => " (SPRT: H1 accepted)",
-                }
-            ));
-            let _ = std::io::stdout().flush();
-            ExitCode::from(match summary.reason {
-                StopReason::Completed | StopReason::SprtH1 => exit::OK,
-                StopReason::SprtH0 => exit::SPRT_H0,
-                StopReason::Interrupted => exit::INTERRUPTED,
-                StopReason::EngineFailure => exit::ENGINE_FAILURE,
-            })
-        }
-    }
-}
-
-/// First Ctrl-C or SIGTERM: abandon games in progress and end engines politely. Second: kill now.
-async fn watch_signals(stops: Stops) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return;
-    };
-    let mut seen = 0;
-    loop {
-        tokio::select! {
-            _ = int.recv() => {}
-            _ = term.recv() => {}
-        }
-        seen += 1;
-        if seen == 1 {
-            eprintln!("\nInterrupted: abandoning games in progress, ending engines (Ctrl-C again to kill them now)");
-            stops.abort.cancel();
-        } else {
-            stops.hard.cancel();
-        }
+    #[test]
+    fn every_subcommand_is_known_to_the_dispatcher() {
+        use clap::CommandFactory;
+        let mut names: Vec<String> = Tools::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        names.sort();
+        let mut known: Vec<String> = SUBCOMMANDS.iter().map(|s| s.to_string()).collect();
+        known.sort();
+        assert_eq!(names, known);
     }
 }

@@ -108,12 +108,15 @@ pub enum OpeningError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{}:{line}: {problem}: {text:?}", file.display())]
+    #[error("{}:{line}: {problem}: {text:?}{}", file.display(), notation_hint(*looks_like))]
     Line {
         file: PathBuf,
         line: usize,
         text: String,
         problem: LineProblem,
+        /// The other notation, when the line fails in the one asked for but reads in this one:
+        /// the message then suggests the `type=` to use.
+        looks_like: Option<OpeningFormat>,
     },
     #[error("{}: the file contains no openings", file.display())]
     Empty { file: PathBuf },
@@ -125,6 +128,17 @@ pub enum OpeningError {
     },
     #[error("unknown opening format {0:?} (expected offset or pos)")]
     UnknownFormat(String),
+}
+
+/// The end of a line error's message when the line reads in the other notation.
+fn notation_hint(looks_like: Option<OpeningFormat>) -> &'static str {
+    match looks_like {
+        None => "",
+        Some(OpeningFormat::Pos) => " (this looks like pos notation: add type=pos to -openings)",
+        Some(OpeningFormat::Offset) => {
+            " (this looks like offset notation: use type=offset, the default, in -openings)"
+        }
+    }
 }
 
 impl OpeningError {
@@ -267,12 +281,18 @@ impl OpeningBook {
                 continue;
             }
             let stones = parse_line(line, format, size)
-                .and_then(|st| validate(&st, size, rule).map(|()| st))
-                .map_err(|problem| OpeningError::Line {
+                .map_err(|problem| (problem, other_notation_reads(line, format, size)))
+                .and_then(|st| {
+                    validate(&st, size, rule)
+                        .map(|()| st)
+                        .map_err(|problem| (problem, None))
+                })
+                .map_err(|(problem, looks_like)| OpeningError::Line {
                     file: source.clone(),
                     line: line_no,
                     text: line.to_string(),
                     problem,
+                    looks_like,
                 })?;
             openings.push(Opening {
                 line: line_no,
@@ -339,6 +359,21 @@ fn parse_line(line: &str, format: OpeningFormat, size: BoardSize) -> Result<Vec<
         OpeningFormat::Offset => parse_offset_line(line, size),
         OpeningFormat::Pos => parse_pos_line(line, size),
     }
+}
+
+/// The other notation, if `line` (which failed to parse in `format`) parses in it: a file in the
+/// wrong notation is the likely mistake then. Pos notation only fits boards up to 26.
+fn other_notation_reads(
+    line: &str,
+    format: OpeningFormat,
+    size: BoardSize,
+) -> Option<OpeningFormat> {
+    let other = match format {
+        OpeningFormat::Offset if size.get() <= 26 => OpeningFormat::Pos,
+        OpeningFormat::Offset => return None,
+        OpeningFormat::Pos => OpeningFormat::Offset,
+    };
+    parse_line(line, other, size).is_ok().then_some(other)
 }
 
 fn parse_offset_line(line: &str, size: BoardSize) -> Result<Vec<Pos>, LineProblem> {
@@ -776,8 +811,22 @@ mod tests {
         );
         assert!(matches!(problem, LineProblem::OffBoard { stone: 2, .. }));
         // An offset file read as pos fails on the first line with a clear character complaint.
-        let (_, problem, _) = line_err("0,0, 1,1", OpeningFormat::Pos, 15, Rule::Freestyle);
+        let (_, problem, msg) = line_err("0,0, 1,1", OpeningFormat::Pos, 15, Rule::Freestyle);
         assert_eq!(problem, LineProblem::UnexpectedChar { ch: '0', column: 1 });
+        assert!(
+            msg.ends_with(
+                "(this looks like offset notation: use type=offset, the default, in -openings)"
+            ),
+            "{msg}"
+        );
+        // And the other way round; on boards over 26 pos notation is no candidate.
+        let (_, _, msg) = line_err("h8i9", OpeningFormat::Offset, 15, Rule::Freestyle);
+        assert!(
+            msg.ends_with("(this looks like pos notation: add type=pos to -openings)"),
+            "{msg}"
+        );
+        let (_, _, msg) = line_err("h8i9", OpeningFormat::Offset, 27, Rule::Freestyle);
+        assert!(!msg.contains("looks like"), "{msg}");
     }
 
     #[test]

@@ -279,3 +279,49 @@ fn a_bad_line_in_a_real_file_is_reported_with_its_number() {
     let e = OpeningBook::load(&path, OpeningFormat::Pos, size(15), Rule::Freestyle).unwrap_err();
     assert!(matches!(e, OpeningError::Line { line: 6, .. }), "{e}");
 }
+
+#[test]
+fn pos_file_read_as_offset_hints_at_type_pos() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pos.txt");
+    std::fs::write(&path, "\r\nh8i9j10\r\ng8\r\n").unwrap();
+    let e = OpeningBook::load(&path, OpeningFormat::Offset, size(15), Rule::Freestyle).unwrap_err();
+    assert_eq!(e.line(), Some(2), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(&format!("{}:2:", path.display())),
+        "file and line named: {msg}"
+    );
+    assert!(
+        msg.ends_with("(this looks like pos notation: add type=pos to -openings)"),
+        "{msg}"
+    );
+    // A line that is bad in both notations gets no hint.
+    std::fs::write(&path, "0;0\n").unwrap();
+    let msg = OpeningBook::load(&path, OpeningFormat::Offset, size(15), Rule::Freestyle)
+        .unwrap_err()
+        .to_string();
+    assert!(!msg.contains("looks like"), "{msg}");
+}
+
+#[test]
+fn offset_file_read_as_pos_hints_at_type_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("offset.txt");
+    std::fs::write(&path, "0,0, 1,1\n").unwrap();
+    let msg = OpeningBook::load(&path, OpeningFormat::Pos, size(15), Rule::Freestyle)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.starts_with(&format!("{}:1:", path.display())),
+        "file and line named: {msg}"
+    );
+    assert!(msg.contains("this looks like offset notation"), "{msg}");
+    assert!(msg.contains("type=offset"), "{msg}");
+    // A pos line that fails on its own (off the board) is not blamed on the notation.
+    std::fs::write(&path, "h8z9\n").unwrap();
+    let msg = OpeningBook::load(&path, OpeningFormat::Pos, size(15), Rule::Freestyle)
+        .unwrap_err()
+        .to_string();
+    assert!(!msg.contains("looks like"), "{msg}");
+}

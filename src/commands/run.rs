@@ -1,0 +1,70 @@
+//! The match runner (c-gomoku-cli's command line): parse the legacy options, check them into a
+//! `Config`, run the tournament on a tokio runtime with Ctrl-C/SIGTERM handling, print the summary.
+
+use gomoku_cli::cli;
+use gomoku_cli::config::Config;
+use gomoku_cli::runner::{self, StopReason, Stops};
+
+use super::{say, CommandError, CommandResult, Outcome};
+
+/// Run a tournament from the legacy command line (without the program name).
+pub fn run(args: &[String]) -> CommandResult {
+    let raw = cli::parse_legacy(args).map_err(|e| CommandError::Usage(e.to_string()))?;
+    let config = Config::from_raw(&raw).map_err(|e| CommandError::Failed(e.to_string()))?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CommandError::Failed(format!("cannot start the async runtime: {e}")))?;
+    let stops = Stops::default();
+    let result = rt.block_on(async {
+        tokio::spawn(watch_signals(stops.clone()));
+        runner::run(config, stops.clone()).await
+    });
+    // Engines still being ended in the background must not outlive us: the runtime's shutdown
+    // drops every task, and dropping a session kills its process group.
+    rt.shutdown_timeout(std::time::Duration::from_secs(5));
+    let summary = result.map_err(|e| CommandError::Failed(e.to_string()))?;
+    say(&format!(
+        "Finished {} of {} games{}\n",
+        summary.finished,
+        summary.total,
+        match summary.reason {
+            StopReason::Completed => "",
+            StopReason::Interrupted => " (interrupted)",
+            StopReason::EngineFailure => " (stopped: engine failure)",
+            StopReason::SprtH0 => " (SPRT: H0 accepted)",
+            StopReason::SprtH1 => " (SPRT: H1 accepted)",
+        }
+    ));
+    Ok(match summary.reason {
+        StopReason::Completed | StopReason::SprtH1 => Outcome::Done,
+        StopReason::SprtH0 => Outcome::SprtH0,
+        StopReason::Interrupted => Outcome::Interrupted,
+        StopReason::EngineFailure => Outcome::EngineFailure,
+    })
+}
+
+/// First Ctrl-C or SIGTERM: abandon games in progress and end engines politely. Second: kill now.
+async fn watch_signals(stops: Stops) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return;
+    };
+    let mut seen = 0;
+    loop {
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
+        }
+        seen += 1;
+        if seen == 1 {
+            eprintln!("\nInterrupted: abandoning games in progress, ending engines (Ctrl-C again to kill them now)");
+            stops.abort.cancel();
+        } else {
+            stops.hard.cancel();
+        }
+    }
+}
