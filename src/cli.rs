@@ -79,6 +79,7 @@ pub const FLAG_OPTIONS: &[&str] = &[
     "fatalerror",
     "quiet",
     "noprogress",
+    "verbose",
 ];
 
 fn is_option(arg: &str) -> bool {

@@ -308,30 +308,135 @@ fn journal_path(raw: &RawCli) -> Option<JournalTarget> {
     }
 }
 
+/// Every `-engine` with `-each` applied under it (a per-engine value wins), checked.
+fn engines_of(raw: &RawCli) -> Result<Vec<EngineSpec>, ConfigError> {
+    let mut engines = Vec::new();
+    for (i, kvs) in raw.engines.iter().enumerate() {
+        let index = i + 1;
+        let mut spec = EngineSpec::new("");
+        // -each first, then the engine's own keys: a per-engine value wins.
+        apply_engine_keys(&mut spec, &raw.each, "each", index)?;
+        apply_engine_keys(&mut spec, kvs, "engine", index)?;
+        if spec.cmd.trim().is_empty() {
+            return Err(ConfigError::MissingCmd { index });
+        }
+        let (program, _args, cwd) = spec.program_and_args().map_err(|e| ConfigError::Engine {
+            index,
+            source: Box::new(e),
+        })?;
+        if !program_exists(&program, cwd.as_deref()) {
+            return Err(ConfigError::MissingProgram { index, program });
+        }
+        engines.push(spec);
+    }
+    Ok(engines)
+}
+
+/// `-rule`: a Gomocup rule code (default 0, freestyle).
+fn rule_of(raw: &RawCli) -> Result<Rule, ConfigError> {
+    Ok(match raw.value("rule") {
+        None => Rule::Freestyle,
+        Some(v) => {
+            let code: i64 = v
+                .trim()
+                .parse()
+                .map_err(|_| bad("rule", v, "expected a Gomocup rule code"))?;
+            Rule::from_code(code).map_err(|e| bad("rule", v, e.to_string()))?
+        }
+    })
+}
+
+/// `-openings file=F [type=...] [order=...] [srand=N]`.
+fn openings_of(raw: &RawCli) -> Result<Option<OpeningsConfig>, ConfigError> {
+    Ok(match &raw.openings {
+        None => None,
+        Some(kvs) => {
+            let mut file = None;
+            let mut format = OpeningFormat::Offset;
+            let mut order_random = false;
+            let mut seed = 0u64;
+            for (k, v) in kvs {
+                match k.as_str() {
+                    "file" => file = Some(PathBuf::from(v)),
+                    "type" => {
+                        format = match v.as_str() {
+                            "offset" => OpeningFormat::Offset,
+                            "pos" => OpeningFormat::Pos,
+                            _ => return Err(bad("openings", v, "type is offset or pos")),
+                        }
+                    }
+                    "order" => {
+                        order_random = match v.as_str() {
+                            "random" => true,
+                            "sequential" => false,
+                            _ => return Err(bad("openings", v, "order is sequential or random")),
+                        }
+                    }
+                    "srand" => {
+                        seed = v
+                            .trim()
+                            .parse()
+                            .map_err(|_| bad("openings", v, "srand is a whole number"))?
+                    }
+                    _ => {
+                        return Err(ConfigError::UnknownKey {
+                            option: "openings".into(),
+                            key: k.clone(),
+                            known: "file, type, order, srand",
+                        })
+                    }
+                }
+            }
+            let file = file.ok_or(ConfigError::OpeningsWithoutFile)?;
+            if seed == 0 {
+                seed = crate::opening::fresh_seed();
+            }
+            let order = if order_random {
+                OpeningOrder::Random { seed }
+            } else {
+                OpeningOrder::Sequential
+            };
+            Some(OpeningsConfig {
+                file,
+                format,
+                order,
+                seed,
+                transform: raw.flag("transform"),
+            })
+        }
+    })
+}
+
+/// `-drawafter N` (negative = off, as in the predecessor).
+fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
+    Ok(match raw.value("drawafter") {
+        None => 0,
+        Some(v) => {
+            let n: i64 = v
+                .trim()
+                .parse()
+                .map_err(|_| bad("drawafter", v, "expected a whole number"))?;
+            n.max(0) as usize
+        }
+    })
+}
+
+/// `-log` / `-debug`.
+fn log_level_of(raw: &RawCli) -> LogLevel {
+    if raw.flag("debug") {
+        LogLevel::Debug
+    } else if raw.flag("log") {
+        LogLevel::Protocol
+    } else {
+        LogLevel::Off
+    }
+}
+
 impl Config {
     /// Check every value of the raw command line.
     pub fn from_raw(raw: &RawCli) -> Result<Config, ConfigError> {
         let mut warnings = Vec::new();
-        let mut engines = Vec::new();
-        for (i, kvs) in raw.engines.iter().enumerate() {
-            let index = i + 1;
-            let mut spec = EngineSpec::new("");
-            // -each first, then the engine's own keys: a per-engine value wins.
-            apply_engine_keys(&mut spec, &raw.each, "each", index)?;
-            apply_engine_keys(&mut spec, kvs, "engine", index)?;
-            if spec.cmd.trim().is_empty() {
-                return Err(ConfigError::MissingCmd { index });
-            }
-            let (program, _args, cwd) =
-                spec.program_and_args().map_err(|e| ConfigError::Engine {
-                    index,
-                    source: Box::new(e),
-                })?;
-            if !program_exists(&program, cwd.as_deref()) {
-                return Err(ConfigError::MissingProgram { index, program });
-            }
-            engines.push(spec);
-        }
+        let engines = engines_of(raw)?;
         if engines.len() < 2 {
             return Err(ConfigError::TooFewEngines(engines.len()));
         }
@@ -352,16 +457,7 @@ impl Config {
                 e.to_string(),
             )
         })?;
-        let rule = match raw.value("rule") {
-            None => Rule::Freestyle,
-            Some(v) => {
-                let code: i64 = v
-                    .trim()
-                    .parse()
-                    .map_err(|_| bad("rule", v, "expected a Gomocup rule code"))?;
-                Rule::from_code(code).map_err(|e| bad("rule", v, e.to_string()))?
-            }
-        };
+        let rule = rule_of(raw)?;
         if size.get() < 5 {
             return Err(ConfigError::RuleSize {
                 rule,
@@ -369,81 +465,15 @@ impl Config {
                 why: "a five needs at least 5 columns",
             });
         }
-        let draw_after = match raw.value("drawafter") {
-            None => 0,
-            Some(v) => {
-                let n: i64 = v
-                    .trim()
-                    .parse()
-                    .map_err(|_| bad("drawafter", v, "expected a whole number"))?;
-                n.max(0) as usize
-            }
-        };
+        let draw_after = draw_after_of(raw)?;
+        let log = log_level_of(raw);
         let startup_timeout = match raw.value("startuptimeout") {
             Some(v) => parse_secs("startuptimeout", v)?,
             None => Duration::from_secs(10),
         };
         let rating_interval = value_u64("ratinginterval", 10, 0)?;
 
-        let openings = match &raw.openings {
-            None => None,
-            Some(kvs) => {
-                let mut file = None;
-                let mut format = OpeningFormat::Offset;
-                let mut order_random = false;
-                let mut seed = 0u64;
-                for (k, v) in kvs {
-                    match k.as_str() {
-                        "file" => file = Some(PathBuf::from(v)),
-                        "type" => {
-                            format = match v.as_str() {
-                                "offset" => OpeningFormat::Offset,
-                                "pos" => OpeningFormat::Pos,
-                                _ => return Err(bad("openings", v, "type is offset or pos")),
-                            }
-                        }
-                        "order" => {
-                            order_random = match v.as_str() {
-                                "random" => true,
-                                "sequential" => false,
-                                _ => {
-                                    return Err(bad("openings", v, "order is sequential or random"))
-                                }
-                            }
-                        }
-                        "srand" => {
-                            seed = v
-                                .trim()
-                                .parse()
-                                .map_err(|_| bad("openings", v, "srand is a whole number"))?
-                        }
-                        _ => {
-                            return Err(ConfigError::UnknownKey {
-                                option: "openings".into(),
-                                key: k.clone(),
-                                known: "file, type, order, srand",
-                            })
-                        }
-                    }
-                }
-                let file = file.ok_or(ConfigError::OpeningsWithoutFile)?;
-                if seed == 0 {
-                    seed = crate::opening::fresh_seed();
-                }
-                let order = if order_random {
-                    OpeningOrder::Random { seed }
-                } else {
-                    OpeningOrder::Sequential
-                };
-                Some(OpeningsConfig {
-                    file,
-                    format,
-                    order,
-                    seed,
-                    transform: raw.flag("transform"),
-                })
-            }
-        };
+        let openings = openings_of(raw)?;
         if raw.openings.is_none() && raw.flag("transform") {
             warnings.push("-transform has no effect without -openings".into());
         }
@@ -481,13 +511,6 @@ impl Config {
         if lose_only && kind != TournamentKind::Gauntlet {
             warnings.push("-loseonly only has an effect with -gauntlet".into());
         }
-        let log = if raw.flag("debug") {
-            LogLevel::Debug
-        } else if raw.flag("log") {
-            LogLevel::Protocol
-        } else {
-            LogLevel::Off
-        };
         let path = |n: &str| raw.value(n).map(PathBuf::from);
         Ok(Config {
             engines,

@@ -11,11 +11,7 @@ use common::*;
 use gomoku_cli::board::{parse_pos_sequence, BoardSize, Pos};
 
 fn journal(dir: &Path, name: &str) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(dir.join(name))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    journal_games(&dir.join(name))
 }
 
 /// Play a small renju match with every record enabled; return the directory and the journal.
@@ -297,10 +293,7 @@ fn bin_lz4_samples_stay_valid_after_ctrl_c() {
         ],
     );
     wait_until(std::time::Duration::from_secs(60), || {
-        std::fs::read_to_string(dir.path().join("j.jsonl"))
-            .map(|t| t.lines().count())
-            .unwrap_or(0)
-            >= 5
+        journal_games(&dir.path().join("j.jsonl")).len() >= 5
     });
     run.signal(libc::SIGINT);
     let status = run.finish().status;

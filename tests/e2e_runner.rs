@@ -9,10 +9,7 @@ use std::time::Duration;
 use common::*;
 
 fn journal(dir: &std::path::Path, name: &str) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
-    text.lines()
-        .map(|l| serde_json::from_str(l).expect("journal line is JSON"))
-        .collect()
+    journal_games(&dir.join(name))
 }
 
 #[test]

@@ -27,21 +27,23 @@ fn finished_count(stdout: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// The LLR at which the SPRT decided (games still in flight then were counted afterwards, so
-/// the final block may show a slightly different value).
-fn decision_llr(stdout: &str) -> f64 {
+/// The SPRT decision line: `(games counted, game number, LLR)` of the crossing.
+fn decision(stdout: &str) -> (usize, u64, f64) {
     let line = stdout
         .lines()
-        .find(|l| l.starts_with("SPRT (") && l.contains(" accepted, LLR "))
+        .find(|l| l.starts_with("SPRT (") && l.contains(" accepted after "))
         .expect("a decision line");
-    line.split(" accepted, LLR ")
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
+    let rest = line.split(" accepted after ").nth(1).unwrap();
+    let games = rest.split_whitespace().next().unwrap().parse().unwrap();
+    let game = rest.split("(at game ").nth(1).unwrap();
+    let game = game.split(',').next().unwrap().parse().unwrap();
+    let llr = rest.split("LLR ").nth(1).unwrap();
+    let llr = llr.split(')').next().unwrap().parse().unwrap();
+    (games, game, llr)
+}
+
+fn decision_llr(stdout: &str) -> f64 {
+    decision(stdout).2
 }
 
 /// The LLR of the last results block printed.
@@ -95,11 +97,21 @@ fn sprt_between_two_depths_accepts_h1_and_the_calculator_agrees() {
     eprintln!("SPRT depth 4 vs depth 2 accepted H1 after {n} games");
     assert!((10..3000).contains(&n));
     // Games in flight when the test decided are finished and counted.
-    let journal = std::fs::read_to_string(dir.path().join("h1.jsonl")).unwrap();
-    assert_eq!(journal.lines().count(), n);
+    assert_eq!(journal_games(&dir.path().join("h1.jsonl")).len(), n);
     assert!(run.stdout.contains("Ptnml(0-2): ["));
-    assert!(decision_llr(&run.stdout) >= 2.94);
+    let (crossed_after, crossed_at, crossing_llr) = decision(&run.stdout);
+    assert!(crossing_llr >= 2.94);
+    // The final block reports the verdict of the crossing, not the LLR after games in flight.
     let llr = last_llr(&run.stdout);
+    assert_eq!(
+        format!("{llr:.2}"),
+        format!("{crossing_llr:.2}"),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .contains(&format!("SPRT: H1 accepted after {crossed_after} games")));
     // The calculator reads the journal and prints the same numbers.
     let out = Command::new(runner())
         .args(["sprt", "--elo0", "0", "--elo1", "20", "--json"])
@@ -114,9 +126,13 @@ fn sprt_between_two_depths_accepts_h1_and_the_calculator_agrees() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["verdict"], "H1");
     assert_eq!(v["stats"], "pentanomial");
+    // Replayed in journal order, the calculator finds the same crossing as the run.
+    let c = &v["crossing"];
+    assert_eq!(c["games"].as_u64().unwrap() as usize, crossed_after, "{v}");
+    assert_eq!(c["game"].as_u64().unwrap(), crossed_at, "{v}");
     assert!(
-        (v["llr"].as_f64().unwrap() - llr).abs() < 0.006,
-        "{v} vs {llr}"
+        (c["llr"].as_f64().unwrap() - crossing_llr).abs() < 0.006,
+        "{v}"
     );
     assert_eq!(v["games"].as_u64().unwrap() as usize / 2 * 2, n / 2 * 2);
 }
@@ -185,15 +201,15 @@ fn results_block_in_fastchess_layout_every_interval() {
         ],
     );
     assert_eq!(run.code(), Some(0), "{}", run.stderr);
-    // Three interval blocks plus the final one.
+    // Interval blocks after games 2 and 4, then the final one (not a copy after game 6 too).
     assert_eq!(
         run.lines_starting("Results of A vs B (").len(),
-        4,
+        3,
         "{}",
         run.stdout
     );
-    assert_eq!(run.lines_starting("Elo: ").len(), 4);
-    assert_eq!(run.lines_starting("LOS: ").len(), 4);
+    assert_eq!(run.lines_starting("Elo: ").len(), 3);
+    assert_eq!(run.lines_starting("LOS: ").len(), 3);
     let games: Vec<&str> = run.lines_starting("Games: ");
     assert!(
         games.last().unwrap().starts_with("Games: 6, Wins: "),

@@ -11,6 +11,7 @@ use super::{say, CommandError, CommandResult, Outcome};
 pub fn run(args: &[String]) -> CommandResult {
     let raw = cli::parse_legacy(args).map_err(|e| CommandError::Usage(e.to_string()))?;
     let config = Config::from_raw(&raw).map_err(|e| CommandError::Failed(e.to_string()))?;
+    init_diagnostics(raw.flag("verbose"));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -42,6 +43,28 @@ pub fn run(args: &[String]) -> CommandResult {
         StopReason::Interrupted => Outcome::Interrupted,
         StopReason::EngineFailure => Outcome::EngineFailure,
     })
+}
+
+/// The runner's own diagnostics (engine restarts, lines ignored while waiting for a move, engines
+/// killed or ended) go to standard error through `tracing`: with `RUST_LOG` (any filter, e.g.
+/// `RUST_LOG=gomoku_cli=debug`) or `-verbose` (debug level for gomoku-cli). Off otherwise.
+fn init_diagnostics(verbose: bool) {
+    use tracing_subscriber::EnvFilter;
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(v) if !v.trim().is_empty() => EnvFilter::try_new(v),
+        _ if verbose => EnvFilter::try_new("gomoku_cli=debug"),
+        _ => return,
+    };
+    match filter {
+        Ok(filter) => {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_writer(std::io::stderr)
+                .with_target(false)
+                .try_init();
+        }
+        Err(e) => eprintln!("warning: RUST_LOG: {e}"),
+    }
 }
 
 /// First Ctrl-C or SIGTERM: abandon games in progress and end engines politely. Second: kill now.

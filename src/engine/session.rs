@@ -310,11 +310,15 @@ impl EngineSession {
             loop {
                 let line = self.read_line().await?;
                 let (raw, coords) = match parse_engine_line(&line) {
-                    None
-                    | Some(EngineLine::Debug(_))
-                    | Some(EngineLine::Error(_))
-                    | Some(EngineLine::Unknown(_))
-                    | Some(EngineLine::Ok) => continue,
+                    None | Some(EngineLine::Debug(_)) | Some(EngineLine::Ok) => continue,
+                    Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_)) => {
+                        tracing::debug!(
+                            slot = self.slot + 1,
+                            engine = %self.name,
+                            "ignored while waiting for a move: {line}"
+                        );
+                        continue;
+                    }
                     Some(EngineLine::Message(text)) => {
                         self.messages.push(text);
                         continue;
@@ -492,7 +496,9 @@ impl EngineSession {
         self.settle(outcome, &what, start).await
     }
 
+    /// A runner's remark about the engine: to the protocol log, and to `-verbose` diagnostics.
     fn note(&self, text: String) {
+        tracing::debug!(slot = self.slot + 1, engine = %self.name, "{text}");
         self.log.emit(self.slot, &self.name, Direction::Note, text);
     }
 

@@ -217,7 +217,6 @@ impl Outputs {
             let mut rng = samples::game_rng(self.seed, r.game.0);
             let batch = samples::samples_of(r, *freq, &mut rng);
             if let Err(e) = w.write_game(&batch) {
-                tracing::warn!("game {}: {e}", r.game);
                 eprintln!("warning: game {}: {e}", r.game);
             }
         }
@@ -237,7 +236,6 @@ impl Outputs {
 fn write(out: &mut Option<(std::fs::File, PathBuf)>, text: &str) {
     if let Some((f, path)) = out {
         if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.flush()) {
-            tracing::warn!(path = %path.display(), "cannot write a record: {e}");
             eprintln!("warning: cannot write a record to {}: {e}", path.display());
         }
     }

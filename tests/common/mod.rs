@@ -192,3 +192,12 @@ pub fn wait_until(within: Duration, cond: impl Fn() -> bool) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// The game entries of a journal file (its header line left out); empty when it is missing.
+pub fn journal_games(path: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("journal line is JSON"))
+        .filter(|v| v["type"] != "header")
+        .collect()
+}

@@ -1,0 +1,301 @@
+//! End-to-end tests of the run-loop decisions a new user tripped over: stops that still started
+//! games, journals that were shared or misread, output paths that failed silently, duplicated
+//! reports. Each runs the built binary with the bundled engines.
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+
+fn random() -> String {
+    format!("cmd={}", engine("pbrain-random"))
+}
+
+#[test]
+fn fatalerror_starts_no_game_after_the_stop() {
+    for concurrency in ["1", "3"] {
+        let dir = tempfile::tempdir().unwrap();
+        let faulty = format!("cmd={} --crash-at 2", engine("pbrain-faulty"));
+        let r = random();
+        let run = run_in(
+            dir.path(),
+            &[
+                "-engine",
+                &faulty,
+                "name=faulty",
+                "-engine",
+                &r,
+                "name=random",
+                "-games",
+                "12",
+                "-concurrency",
+                concurrency,
+                "-fatalerror",
+                "-journal",
+                "j.jsonl",
+            ],
+        );
+        assert_eq!(run.code(), Some(4), "{}\n{}", run.stdout, run.stderr);
+        let lines: Vec<&str> = run.stdout.lines().collect();
+        let stop = lines
+            .iter()
+            .position(|l| l.starts_with("Stopping: engine failure"))
+            .expect("a stop line");
+        assert!(
+            lines[stop..].iter().all(|l| !l.starts_with("Started game")),
+            "a game started after the stop:\n{}",
+            run.stdout
+        );
+        let finished = run.lines_starting("Finished game").len();
+        assert_eq!(journal_games(&dir.path().join("j.jsonl")).len(), finished);
+        assert!(
+            run.stdout
+                .contains(&format!("Finished {finished} of 12 games")),
+            "{}",
+            run.stdout
+        );
+        if concurrency == "1" {
+            // One slot: the first game crashes, nothing else is played.
+            assert_eq!(finished, 1, "{}", run.stdout);
+            assert_eq!(run.lines_starting("Started game").len(), 1);
+        }
+    }
+}
+
+#[test]
+fn sprt_reads_the_pairing_from_the_journal_header() {
+    // No openings and no -repeat: consecutive games have the same (empty) opening with colours
+    // reversed, which a reader guessing from the openings takes for pairs.
+    let dir = tempfile::tempdir().unwrap();
+    let r = random();
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &r,
+            "name=A",
+            "-engine",
+            &r,
+            "name=B",
+            "-games",
+            "20",
+            "-boardsize",
+            "9",
+            "-journal",
+            "j.jsonl",
+            "-ratinginterval",
+            "0",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let header: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(dir.path().join("j.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(header["type"], "header");
+    assert_eq!(header["settings"]["repeat"], false);
+    assert_eq!(header["settings"]["total_games"], 20);
+    assert_eq!(header["settings"]["engines"][0]["name"], "A");
+    let out = Command::new(runner())
+        .args(["sprt", "--json"])
+        .arg(dir.path().join("j.jsonl"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stats"], "trinomial", "{v}");
+    assert_eq!(v["games"], 20);
+    // The run's own block printed the same draw ratio the calculator computes.
+    let printed = run
+        .lines_starting("LOS: ")
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let ratio = format!(
+        "DrawRatio: {:.2} %",
+        v["draw_ratio"].as_f64().unwrap() * 100.0
+    );
+    assert!(printed.contains(&ratio), "{printed} vs {ratio}");
+}
+
+#[test]
+fn runs_started_together_never_share_a_default_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = random();
+    let args = [
+        "-engine",
+        &r,
+        "name=A",
+        "-engine",
+        &r,
+        "name=B",
+        "-games",
+        "6",
+        "-boardsize",
+        "9",
+        "-quiet",
+    ];
+    let a = spawn_tagged(dir.path(), &args);
+    let b = spawn_tagged(dir.path(), &args);
+    let (a, b) = (a.finish(), b.finish());
+    assert!(a.status.success() && b.status.success());
+    let journals: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".journal.jsonl"))
+        .collect();
+    assert_eq!(journals.len(), 2, "{journals:?}");
+    for j in &journals {
+        assert_eq!(journal_games(j).len(), 6, "{}", j.display());
+        let out = Command::new(runner()).arg("sprt").arg(j).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A named journal that holds games is never appended to.
+    let named = journals[0].to_string_lossy().into_owned();
+    let mut again = args.to_vec();
+    again.extend(["-journal", &named]);
+    let run = run_in(dir.path(), &again);
+    assert_eq!(run.code(), Some(1));
+    assert!(
+        run.stderr.contains(&named) && run.stderr.contains("not empty"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        journal_games(&journals[0]).len(),
+        6,
+        "the journal is untouched"
+    );
+}
+
+#[test]
+fn output_paths_are_created_or_refused_before_the_first_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = random();
+    let base = [
+        "-engine",
+        &r,
+        "name=A",
+        "-engine",
+        &r,
+        "name=B",
+        "-games",
+        "2",
+        "-boardsize",
+        "9",
+        "-journal",
+        "j.jsonl",
+    ];
+    // A missing log directory (and record directories) are created.
+    let mut args = base.to_vec();
+    args.extend(["-log", "-logdir", "logs/deep", "-pgn", "rec/games.pgn"]);
+    let run = run_in(dir.path(), &args);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let log = std::fs::read_to_string(dir.path().join("logs/deep/gomoku-cli.1.log")).unwrap();
+    assert!(log.contains("START"), "{log}");
+    assert!(dir.path().join("rec/games.pgn").is_file());
+    // A file where a directory must be: refused, named, nothing played.
+    std::fs::write(dir.path().join("A"), "x").unwrap();
+    for extra in [["-pgn", "A/B.pgn"], ["-logdir", "A"]] {
+        let sub = tempfile::tempdir_in(dir.path()).unwrap();
+        std::fs::write(sub.path().join("A"), "x").unwrap();
+        let mut args = base.to_vec();
+        args.push("-log");
+        args.extend(extra);
+        let run = run_in(sub.path(), &args);
+        assert_eq!(run.code(), Some(1), "{extra:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("A is a file, not a directory"),
+            "{extra:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("File exists"), "{}", run.stderr);
+        assert!(run.lines_starting("Started game").is_empty());
+    }
+}
+
+#[test]
+fn the_final_results_block_is_printed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = random();
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &r,
+            "name=A",
+            "-engine",
+            &r,
+            "name=B",
+            "-games",
+            "10",
+            "-boardsize",
+            "9",
+            "-ratinginterval",
+            "5",
+            "-journal",
+            "j.jsonl",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    // One block after game 5, then the final one after game 10 (not a second copy of it).
+    let games = run.lines_starting("Games: ");
+    assert_eq!(games.len(), 2, "{}", run.stdout);
+    assert!(games[0].starts_with("Games: 5,") && games[1].starts_with("Games: 10,"));
+}
+
+#[test]
+fn verbose_shows_the_runners_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let faulty = format!("cmd={} --crash-at 2", engine("pbrain-faulty"));
+    let r = random();
+    let args = [
+        "-engine",
+        &faulty,
+        "name=faulty",
+        "-engine",
+        &r,
+        "name=random",
+        "-games",
+        "2",
+        "-journal",
+        "j.jsonl",
+    ];
+    let quiet = run_in(dir.path(), &args);
+    assert!(
+        !quiet.stderr.contains("restarting the engine"),
+        "{}",
+        quiet.stderr
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut verbose = args.to_vec();
+    verbose.push("-verbose");
+    let run = run_in(dir.path(), &verbose);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("restarting the engine before its next game"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("engine=faulty"), "{}", run.stderr);
+}
