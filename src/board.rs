@@ -14,22 +14,29 @@ pub const MAX_SIZE: u8 = 32;
 /// Errors from board geometry and notation parsing.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum BoardError {
+    /// A requested board size is smaller or larger than the sizes the program supports.
     #[error("board size {0} is out of range (must be {MIN_SIZE}..={MAX_SIZE})")]
     SizeOutOfRange(u32),
+    /// A coordinate pair falls outside the board (negative or not less than the board size).
     #[error("position {x},{y} is off a {size}x{size} board")]
     OffBoard { x: i64, y: i64, size: u8 },
+    /// A letter-based notation was asked for on a board wider than its 26 letters can name.
     #[error("{notation} notation cannot express a {size}x{size} board (at most {max})")]
     NotationTooSmall {
         notation: &'static str,
         size: u8,
         max: u8,
     },
+    /// A row-by-row board picture has a different number of rows than the board size.
     #[error("{found} rows for a {size}x{size} board")]
     RowCount { found: usize, size: u8 },
+    /// One row of a board picture is shorter or longer than the board is wide.
     #[error("row {row} has {found} cells, expected {size}")]
     RowLength { row: usize, found: usize, size: u8 },
+    /// A board picture contains a character other than a black stone, a white stone or an empty point.
     #[error("row {row}, column {col}: {ch:?} is not X, O or .")]
     BadCell { row: usize, col: usize, ch: char },
+    /// Text given as a point or move list in one of the notations (Gomocup, SGF, renju, pos) does not read as one.
     #[error("cannot parse {text:?} as {notation} notation: {why}")]
     BadNotation {
         notation: &'static str,

@@ -6,12 +6,16 @@ use thiserror::Error;
 /// Errors in the shape of the command line (values are checked later, in `config`).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CliError {
+    /// The command line uses an option name that the program does not know.
     #[error("unknown option {0:?} (see --help)")]
     UnknownOption(String),
+    /// An option is the last argument or is directly followed by another option, so its value is missing.
     #[error("-{option}: needs {what}")]
     MissingValue { option: String, what: &'static str },
+    /// An option that takes key=value settings got an argument without `=` or with an empty key.
     #[error("-{option}: expected key=value, got {got:?}")]
     NotKeyValue { option: String, got: String },
+    /// A bare argument appears where an option name was expected, e.g. an extra value after a flag or a one-value option.
     #[error("unexpected argument {0:?} (options start with '-')")]
     Stray(String),
 }

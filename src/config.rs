@@ -18,38 +18,49 @@ use crate::stats::{Sprt, SprtModel};
 /// A value on the command line that cannot be used.
 #[derive(Debug, Error)]
 pub enum ConfigError {
+    /// A value that does not parse or is out of range.
     #[error("-{option}: {value:?} is not valid: {why}")]
     BadValue {
         option: String,
         value: String,
         why: String,
     },
+    /// A `key=value` list with a key the option does not have.
     #[error("-{option}: unknown key {key:?} (known: {known})")]
     UnknownKey {
         option: String,
         key: String,
         known: &'static str,
     },
+    /// Fewer than two `-engine` options.
     #[error("at least two engines are needed (got {0}); add -engine cmd=... for each")]
     TooFewEngines(usize),
+    /// An `-engine` without `cmd=` (and none from `-each`).
     #[error("engine {index} has no cmd=")]
     MissingCmd { index: usize },
+    /// An engine setting (time control, command) that cannot be used.
     #[error("engine {index}: {source}")]
     Engine {
         index: usize,
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// The engine program does not exist or cannot be executed.
     #[error("engine {index}: program {program:?} not found or not executable")]
     MissingProgram { index: usize, program: PathBuf },
+    /// A `-sample` list that cannot be used.
     #[error("{0}")]
     Sample(#[from] SampleConfigError),
+    /// A sample format that cannot store this board size or rule.
     #[error("-sample: {0}")]
     SampleFormat(#[from] SampleEncodeError),
+    /// `-openings` without `file=`.
     #[error("-openings: needs file=")]
     OpeningsWithoutFile,
+    /// `-sprt` with more than two engines.
     #[error("-sprt works with exactly two engines (got {0})")]
     SprtNeedsTwoEngines(usize),
+    /// A board too small for the rule.
     #[error("rule {rule} cannot be played on a {size}x{size} board: {why}")]
     RuleSize {
         rule: Rule,

@@ -71,28 +71,36 @@ pub struct ForbiddenPoint {
 /// Why a line could not be judged.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum JudgeError {
+    /// The board size in front of a board picture is not a whole number.
     #[error("board size {0:?} is not a number")]
     BadSizeText(String),
+    /// The board picture or move list could not be turned into a position (bad size, rows or notation).
     #[error(transparent)]
     Board(#[from] BoardError),
+    /// In strict mode, the stone counts cannot come from alternating play that black starts.
     #[error("impossible stone counts: {black} black and {white} white (black moves first, colours alternate)")]
     StoneCounts { black: usize, white: usize },
+    /// In strict mode, the side given as to move is not the side the stone counts say moves next.
     #[error("{to_move} cannot be to move with {black} black and {white} white stones (black moves first, colours alternate)")]
     ToMoveAgainstCounts {
         to_move: &'static str,
         black: usize,
         white: usize,
     },
+    /// Both colours have a winning line on the board, which no real game can reach.
     #[error("both black and white have a five: there is no single winner")]
     TwoWinners,
+    /// A move in the sequence is played on a point that already holds a stone.
     #[error("move {index} ({mv}) is on an occupied point")]
     Occupied { index: usize, mv: String },
+    /// Under renju, a black move in the sequence is a forbidden move.
     #[error("move {index} ({mv}) is forbidden for black ({kind})")]
     Forbidden {
         index: usize,
         mv: String,
         kind: &'static str,
     },
+    /// The move sequence continues after one side has already completed a winning line.
     #[error("move {index} ({mv}) is played after {winner} already won")]
     AfterWin {
         index: usize,

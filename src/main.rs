@@ -84,13 +84,16 @@ RUN OPTIONS:
   -fatalerror        stop the run when an engine crashes, hangs or fails to start
   -log               protocol logs gomoku-cli.<slot>.log (in -logdir DIR, default .)
   -debug             like -log
-  -journal FILE      one JSON line per finished game (default: a timestamped file; off = none)
+  -journal FILE      header + one JSON line per finished game (default: a timestamped file;
+                     off = none); a FILE that already holds games is refused
   -sprt [elo0=E0] elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic|gsprt]
                      stop when the SPRT decides (two engines)
   -ratinginterval N  results block every N games (default 10; 0 = at the end only)
   -pgn FILE -sgf FILE -msg FILE   game records
   -sample [freq=F] [format=csv|bin|bin_lz4] [file=F]   training samples
-  -quiet -noprogress less output
+  -quiet             no per-game lines (reports and the progress bar stay)
+  -noprogress        no progress bar
+  -verbose           the runner's diagnostics on stderr (or RUST_LOG=gomoku_cli=debug)
   -draw C S, -resign C S  accepted for compatibility; no effect (pbrain engines report no score)
 
 EXIT CODES: 0 done (or SPRT H1), 1 error, 2 usage error, 3 SPRT H0, 4 stopped by -fatalerror,

@@ -58,28 +58,36 @@ impl FromStr for OpeningFormat {
 /// What is wrong with one line of an opening file.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum LineProblem {
+    /// The line contains a character that has no place in the chosen opening notation.
     #[error("unexpected character {ch:?} at column {column}")]
     UnexpectedChar { ch: char, column: usize },
+    /// An offset value contains digits and signs but does not read as a whole number.
     #[error("{token:?} is not an integer")]
     BadNumber { token: String },
+    /// Two commas with nothing between them (or a comma at either end) leave an offset value blank.
     #[error("empty value (stray comma?) at value {index}")]
     EmptyValue { index: usize },
+    /// An offset line has a dangling x without its y, so the values cannot be paired into stones.
     #[error("odd number of offset values ({count}); each stone needs dx,dy")]
     OddValueCount { count: usize },
+    /// A pos-notation stone gives its column letter but no row number after it.
     #[error("letter {letter:?} has no row number")]
     MissingRow { letter: char },
+    /// A stone of the opening lies outside the board size used for the tournament.
     #[error("stone {stone} ({text}) is off the {size}x{size} board")]
     OffBoard {
         stone: usize,
         text: String,
         size: u8,
     },
+    /// The opening places two stones on the same point.
     #[error("stone {stone} ({text}) repeats stone {first}")]
     Duplicate {
         stone: usize,
         text: String,
         first: usize,
     },
+    /// Placing this stone already wins the game, so the opening would leave nothing to play.
     #[error("stone {stone} ({text}) completes a five for {color} under {rule}")]
     Five {
         stone: usize,
@@ -87,14 +95,17 @@ pub enum LineProblem {
         color: Color,
         rule: Rule,
     },
+    /// The finished opening position already contains a winning line, although no single stone was judged to make it.
     #[error("the position contains a five for {color} under {rule}")]
     StandingFive { color: Color, rule: Rule },
+    /// Under renju, the opening makes black play a move that the rule forbids.
     #[error("stone {stone} ({text}) is a forbidden black move under renju ({kind})")]
     Forbidden {
         stone: usize,
         text: String,
         kind: ForbiddenKind,
     },
+    /// The opening covers every point of the board, so no move would be left to play.
     #[error("stone {stone} ({text}) fills the board")]
     FillsBoard { stone: usize, text: String },
 }
@@ -102,12 +113,14 @@ pub enum LineProblem {
 /// Errors from reading and validating an opening file.
 #[derive(Debug, Error)]
 pub enum OpeningError {
+    /// The opening file could not be read from disk (missing, unreadable, a directory...).
     #[error("cannot read opening file {}: {source}", path.display())]
     Io {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
+    /// One line of the opening file could not be parsed or is not a playable opening.
     #[error("{}:{line}: {problem}: {text:?}{}", file.display(), notation_hint(*looks_like))]
     Line {
         file: PathBuf,
@@ -118,14 +131,17 @@ pub enum OpeningError {
         /// the message then suggests the `type=` to use.
         looks_like: Option<OpeningFormat>,
     },
+    /// The opening file has only blank lines, so there is no opening to play.
     #[error("{}: the file contains no openings", file.display())]
     Empty { file: PathBuf },
+    /// The chosen notation cannot describe the tournament's board size, so no line could be read.
     #[error("{}: {source}", file.display())]
     Notation {
         file: PathBuf,
         #[source]
         source: BoardError,
     },
+    /// The `type=` given for the opening file names neither of the supported notations.
     #[error("unknown opening format {0:?} (expected offset or pos)")]
     UnknownFormat(String),
 }

@@ -12,6 +12,19 @@ fn random() -> String {
     format!("cmd={}", engine("pbrain-random"))
 }
 
+/// Arguments for engine `r` as A against itself as B on 9×9, then `extra`.
+fn two<'a>(r: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["-engine", r, "name=A", "-engine", r, "name=B"];
+    args.extend_from_slice(&["-boardsize", "9"]);
+    args.extend_from_slice(extra);
+    args
+}
+
+/// pbrain-random as A against itself as B on 9×9, with `extra` options.
+fn random_match(dir: &std::path::Path, extra: &[&str]) -> Run {
+    run_in(dir, &two(&random(), extra))
+}
+
 #[test]
 fn fatalerror_starts_no_game_after_the_stop() {
     for concurrency in ["1", "3"] {
@@ -68,20 +81,11 @@ fn sprt_reads_the_pairing_from_the_journal_header() {
     // No openings and no -repeat: consecutive games have the same (empty) opening with colours
     // reversed, which a reader guessing from the openings takes for pairs.
     let dir = tempfile::tempdir().unwrap();
-    let r = random();
-    let run = run_in(
+    let run = random_match(
         dir.path(),
         &[
-            "-engine",
-            &r,
-            "name=A",
-            "-engine",
-            &r,
-            "name=B",
             "-games",
             "20",
-            "-boardsize",
-            "9",
             "-journal",
             "j.jsonl",
             "-ratinginterval",
@@ -137,19 +141,7 @@ fn sprt_reads_the_pairing_from_the_journal_header() {
 fn runs_started_together_never_share_a_default_journal() {
     let dir = tempfile::tempdir().unwrap();
     let r = random();
-    let args = [
-        "-engine",
-        &r,
-        "name=A",
-        "-engine",
-        &r,
-        "name=B",
-        "-games",
-        "6",
-        "-boardsize",
-        "9",
-        "-quiet",
-    ];
+    let args = two(&r, &["-games", "6", "-quiet"]);
     let a = spawn_tagged(dir.path(), &args);
     let b = spawn_tagged(dir.path(), &args);
     let (a, b) = (a.finish(), b.finish());
@@ -171,7 +163,7 @@ fn runs_started_together_never_share_a_default_journal() {
     }
     // A named journal that holds games is never appended to.
     let named = journals[0].to_string_lossy().into_owned();
-    let mut again = args.to_vec();
+    let mut again = args.clone();
     again.extend(["-journal", &named]);
     let run = run_in(dir.path(), &again);
     assert_eq!(run.code(), Some(1));
@@ -191,22 +183,9 @@ fn runs_started_together_never_share_a_default_journal() {
 fn output_paths_are_created_or_refused_before_the_first_game() {
     let dir = tempfile::tempdir().unwrap();
     let r = random();
-    let base = [
-        "-engine",
-        &r,
-        "name=A",
-        "-engine",
-        &r,
-        "name=B",
-        "-games",
-        "2",
-        "-boardsize",
-        "9",
-        "-journal",
-        "j.jsonl",
-    ];
+    let base = two(&r, &["-games", "2", "-journal", "j.jsonl"]);
     // A missing log directory (and record directories) are created.
-    let mut args = base.to_vec();
+    let mut args = base.clone();
     args.extend(["-log", "-logdir", "logs/deep", "-pgn", "rec/games.pgn"]);
     let run = run_in(dir.path(), &args);
     assert_eq!(run.code(), Some(0), "{}", run.stderr);
@@ -218,7 +197,7 @@ fn output_paths_are_created_or_refused_before_the_first_game() {
     for extra in [["-pgn", "A/B.pgn"], ["-logdir", "A"]] {
         let sub = tempfile::tempdir_in(dir.path()).unwrap();
         std::fs::write(sub.path().join("A"), "x").unwrap();
-        let mut args = base.to_vec();
+        let mut args = base.clone();
         args.push("-log");
         args.extend(extra);
         let run = run_in(sub.path(), &args);
@@ -236,20 +215,11 @@ fn output_paths_are_created_or_refused_before_the_first_game() {
 #[test]
 fn the_final_results_block_is_printed_once() {
     let dir = tempfile::tempdir().unwrap();
-    let r = random();
-    let run = run_in(
+    let run = random_match(
         dir.path(),
         &[
-            "-engine",
-            &r,
-            "name=A",
-            "-engine",
-            &r,
-            "name=B",
             "-games",
             "10",
-            "-boardsize",
-            "9",
             "-ratinginterval",
             "5",
             "-journal",
@@ -298,4 +268,46 @@ fn verbose_shows_the_runners_diagnostics() {
         run.stderr
     );
     assert!(run.stderr.contains("engine=faulty"), "{}", run.stderr);
+}
+
+/// Run the runner on a pseudo-terminal (util-linux `script`), as in a user's shell, so standard
+/// error is a terminal; returns everything it wrote there.
+fn on_a_terminal(dir: &std::path::Path, args: &[&str]) -> String {
+    let quoted: Vec<String> = std::iter::once(runner().to_string_lossy().into_owned())
+        .chain(args.iter().map(|a| a.to_string()))
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect();
+    let out = Command::new("script")
+        .args(["-qefc", &quoted.join(" "), "/dev/null"])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn quiet_keeps_the_progress_bar_and_noprogress_hides_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = random();
+    let quiet = on_a_terminal(
+        dir.path(),
+        &two(&r, &["-games", "30", "-quiet", "-journal", "q.jsonl"]),
+    );
+    assert!(
+        quiet.contains("games/min"),
+        "no progress bar with -quiet:\n{quiet}"
+    );
+    assert!(!quiet.contains("Started game"), "{quiet}");
+    let hidden = on_a_terminal(
+        dir.path(),
+        &two(&r, &["-games", "30", "-noprogress", "-journal", "n.jsonl"]),
+    );
+    assert!(!hidden.contains("games/min"), "{hidden}");
+    assert!(hidden.contains("Started game"), "{hidden}");
 }

@@ -60,6 +60,7 @@ fn init_diagnostics(verbose: bool) {
             let _ = tracing_subscriber::fmt()
                 .with_env_filter(filter)
                 .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
                 .with_target(false)
                 .try_init();
         }

@@ -19,26 +19,33 @@ pub use spec::{EngineSpec, SpecError, TimeControl};
 /// Everything that can go wrong talking to an engine.
 #[derive(Debug, Error)]
 pub enum EngineError {
+    /// The engine's command line cannot be turned into a program and arguments to run.
     #[error("engine command '{cmd}' is invalid: {source}")]
     BadCommand {
         cmd: String,
         #[source]
         source: SpecError,
     },
+    /// The operating system could not start the engine process (not found, not executable...).
     #[error("cannot start engine '{cmd}': {source}")]
     SpawnFailed {
         cmd: String,
         #[source]
         source: std::io::Error,
     },
+    /// The engine answered a START or RESTART with ERROR or UNKNOWN instead of OK.
     #[error("engine refused to start: {text}")]
     StartFailed { text: String },
+    /// The engine gave no answer before its time for that command ran out, and was killed.
     #[error("engine did not answer {what} within {elapsed:?}")]
     Timeout { what: String, elapsed: Duration },
+    /// The engine process exited or closed its output, or was already dead when asked to act.
     #[error("engine crashed ({status})")]
     Crashed { status: String },
+    /// The session cannot carry on as the protocol needs, e.g. RESTART was refused and there is no process to start again.
     #[error("engine protocol error: {text}")]
     Protocol { text: String },
+    /// Reading from or writing to the engine's pipes failed for a reason other than the engine exiting.
     #[error("engine I/O error: {0}")]
     Io(#[from] std::io::Error),
 }

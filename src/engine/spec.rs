@@ -17,12 +17,16 @@ pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(3);
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SpecError {
+    /// A time control string is empty, misshapen or holds a negative or non-numeric time.
     #[error("time control '{text}': {why} (expected match[/turn][+increment] in seconds, e.g. 180/30+1)")]
     BadTimeControl { text: String, why: String },
+    /// The engine command has no program to run (it is empty or only whitespace).
     #[error("engine command is empty")]
     EmptyCommand,
+    /// The engine command opens a single or double quote that is never closed.
     #[error("engine command '{cmd}': unterminated {quote} quote")]
     UnterminatedQuote { cmd: String, quote: char },
+    /// The program path in the engine command cannot be made absolute or names a directory.
     #[error("engine command '{cmd}': cannot resolve the program path: {why}")]
     BadProgramPath { cmd: String, why: String },
 }

@@ -187,6 +187,7 @@ pub fn render_line(r: &GameRecord, fingerprint: &str) -> String {
 /// A journal that cannot be read.
 #[derive(Debug, Error)]
 pub enum JournalError {
+    /// A line that is neither a header nor a game entry (and not a torn last line).
     #[error("{file}:{line}: not a journal entry ({why}): {text:?}")]
     BadLine {
         file: String,
@@ -205,6 +206,12 @@ pub struct JournalRead {
     pub entries: Vec<JournalEntry>,
     /// A torn last line (a killed run): skipped, with this warning.
     pub warnings: Vec<String>,
+}
+
+/// One parsed journal line.
+enum Line {
+    Header(Box<JournalHeader>),
+    Entry(Box<JournalEntry>),
 }
 
 /// Whether a line is a header (its `type` is `header`); entries have no `type`.
@@ -230,29 +237,17 @@ pub fn parse(text: &str, file: &str) -> Result<JournalRead, JournalError> {
             continue;
         }
         let is_last = i + 1 == n;
-        if is_header(line) {
-            match serde_json::from_str::<JournalHeader>(line) {
-                Ok(h) if out.header.is_none() => out.header = Some(h),
-                Ok(_) => out
-                    .warnings
-                    .push(format!("{file}:{}: a second header line is ignored", i + 1)),
-                Err(e) if is_last && !complete => out.warnings.push(format!(
-                    "{file}:{}: skipping a torn last line (an interrupted write): {e}",
-                    i + 1
-                )),
-                Err(e) => {
-                    return Err(JournalError::BadLine {
-                        file: file.to_string(),
-                        line: i + 1,
-                        why: e.to_string(),
-                        text: line.chars().take(120).collect(),
-                    })
-                }
-            }
-            continue;
-        }
-        match serde_json::from_str::<JournalEntry>(line) {
-            Ok(e) => out.entries.push(e),
+        let parsed = if is_header(line) {
+            serde_json::from_str(line).map(Line::Header)
+        } else {
+            serde_json::from_str(line).map(|e| Line::Entry(Box::new(e)))
+        };
+        match parsed {
+            Ok(Line::Header(h)) if out.header.is_none() => out.header = Some(*h),
+            Ok(Line::Header(_)) => out
+                .warnings
+                .push(format!("{file}:{}: a second header line is ignored", i + 1)),
+            Ok(Line::Entry(e)) => out.entries.push(*e),
             Err(e) if is_last && !complete => out.warnings.push(format!(
                 "{file}:{}: skipping a torn last line (an interrupted write): {e}",
                 i + 1

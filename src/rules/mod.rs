@@ -33,6 +33,7 @@ pub enum Rule {
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RuleError {
+    /// A numeric rule code does not match any of the supported game rules.
     #[error("unknown rule code {0} (expected 0 freestyle, 1 exact five, 4 renju, 8 caro, 9 standard caro)")]
     UnknownCode(i64),
 }

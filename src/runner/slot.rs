@@ -239,7 +239,7 @@ impl Engines {
                 let why = o.termination.reason(setup.size);
                 tracing::info!(
                     slot = self.slot + 1,
-                    engine = culprit.name(),
+                    engine = %culprit.name(),
                     "restarting the engine before its next game: {why}"
                 );
                 culprit.kill(&why);

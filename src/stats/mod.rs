@@ -27,14 +27,19 @@ pub use tally::{pairs_ratio, PairTally, Pentanomial, Score, Wld};
 /// Invalid statistics input: an SPRT design or a count list typed by a user.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum StatsError {
+    /// The SPRT model name given is not one of the supported models.
     #[error("unknown SPRT model {0:?} (expected normalized, logistic or gsprt)")]
     UnknownModel(String),
+    /// An SPRT error rate (alpha or beta) is not a usable probability: 0 or less, 1 or more, or NaN.
     #[error("{name} must be strictly between 0 and 1, got {value}")]
     InvalidProbability { name: &'static str, value: f64 },
+    /// Alpha and beta together reach 1 or more, so the SPRT could never stop with a sound verdict.
     #[error("alpha + beta must be below 1 so that the bounds straddle 0, got alpha={alpha}, beta={beta}")]
     ErrorRatesTooLarge { alpha: f64, beta: f64 },
+    /// The SPRT Elo hypotheses are unusable: a bound is infinite or NaN, or the lower one is not below the upper one.
     #[error("elo0 must be finite and below elo1, got elo0={elo0}, elo1={elo1}")]
     InvalidElo { elo0: f64, elo1: f64 },
+    /// A typed list of game counts has too few or too many comma-separated fields.
     #[error("{what} needs {expected} comma-separated counts, got {found} in {input:?}")]
     CountArity {
         what: &'static str,
@@ -42,16 +47,20 @@ pub enum StatsError {
         expected: usize,
         found: usize,
     },
+    /// A field of a typed count list is not a whole number zero or above.
     #[error("{what}: {field:?} in {input:?} is not a non-negative integer")]
     BadCount {
         what: &'static str,
         input: String,
         field: String,
     },
+    /// Neither or both of the win/loss/draw and pentanomial count lists were given.
     #[error("give exactly one of --wld W,L,D or --ptnml LL,LD,WL+DD,WD,WW")]
     CountsChoice,
+    /// A result refers to an engine number that the tournament does not have.
     #[error("engine index {index} out of range: the tournament has {engines} engines")]
     EngineIndex { index: usize, engines: usize },
+    /// A result pairs an engine against itself, which the tally cannot record.
     #[error("engine {index} cannot play itself")]
     SelfPairing { index: usize },
 }
