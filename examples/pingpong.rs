@@ -220,20 +220,8 @@ fn driver(opts: &Options, next: &AtomicU64) -> Result<(u64, u64)> {
 /// `times_ms` array, which has one entry per move played.
 fn count_moves(path: &str) -> Result<u64> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
-    let mut total = 0;
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        let v: serde_json::Value =
-            serde_json::from_str(line).with_context(|| format!("{path}:{}", i + 1))?;
-        let times = v["times_ms"]
-            .as_array()
-            .with_context(|| format!("{path}:{}: no times_ms array", i + 1))?;
-        total += times.len() as u64;
-    }
-    Ok(total)
+    let read = gomoku_cli::record::journal::parse(&text, path)?;
+    Ok(read.entries.iter().map(|e| e.times_ms.len() as u64).sum())
 }
 
 fn parse_args() -> Result<Option<Options>> {

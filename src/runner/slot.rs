@@ -194,10 +194,10 @@ impl Engines {
                     self.sessions.insert(e, s);
                 }
                 Err(err) => {
-                    failed.get_or_insert(Termination::FailedStart {
-                        by: color,
+                    let failure = Failure::StartFailed {
                         text: err.to_string(),
-                    });
+                    };
+                    failed.get_or_insert(failure.termination(color, None, true));
                 }
             }
         }
