@@ -1,5 +1,5 @@
-//! Pure encodings of samples into bytes: csv lines and bin entries, appended to a buffer. No I/O
-//! here, so the writer, the benchmarks and the tests share one definition of each format.
+//! Pure encodings of samples into bytes: csv lines and bin entries, appended to a buffer. No file
+//! I/O here, so the writer, the benchmarks and the tests share one definition of each format.
 
 use crate::board::Pos;
 use crate::rules::Rule;
@@ -76,20 +76,33 @@ fn push_pos(p: Pos, out: &mut Vec<u8>) {
     out.push(b'0' + (row % 10) as u8);
 }
 
-/// Append one csv line `position,move,result\n` (pos notation; empty position = empty field).
-pub fn encode_csv(sample: &Sample, out: &mut Vec<u8>) -> Result<(), SampleEncodeError> {
-    let size = sample.size.get();
-    if size > CSV_MAX_SIZE {
-        return Err(SampleEncodeError::BoardTooLargeForCsv { size });
+/// Append one csv line `position,move,result` per sample (pos notation; an empty position is an
+/// empty field; no header line, as the predecessor writes none). The csv crate writes the records,
+/// so quoting and line ends follow the crate's rules rather than hand-written ones (pos notation and
+/// the result digit never need quotes, so the bytes are the plain `h8i9,h9,2\n`).
+pub fn encode_csv(samples: &[Sample], out: &mut Vec<u8>) -> Result<(), SampleEncodeError> {
+    // Check the whole batch first: a csv writer cannot take back what it has written.
+    if let Some(s) = samples.iter().find(|s| s.size.get() > CSV_MAX_SIZE) {
+        return Err(SampleEncodeError::BoardTooLargeForCsv { size: s.size.get() });
     }
-    for &p in &sample.position {
-        push_pos(p, out);
+    let mut csv = csv::WriterBuilder::new()
+        .has_headers(false)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out);
+    let (mut position, mut mv) = (Vec::new(), Vec::new());
+    for s in samples {
+        position.clear();
+        for &p in &s.position {
+            push_pos(p, &mut position);
+        }
+        mv.clear();
+        push_pos(s.mv, &mut mv);
+        let result = [b'0' + s.result.code()];
+        // Writing into a Vec cannot fail, and every record has the same three fields.
+        csv.write_record([&position[..], &mv[..], &result[..]])
+            .expect("a csv record into memory");
     }
-    out.push(b',');
-    push_pos(sample.mv, out);
-    out.push(b',');
-    out.push(b'0' + sample.result.code());
-    out.push(b'\n');
+    csv.flush().expect("flushing csv into memory");
     Ok(())
 }
 
@@ -100,15 +113,14 @@ pub fn encode_batch(
     out: &mut Vec<u8>,
 ) -> Result<(), SampleEncodeError> {
     let start = out.len();
-    let encode = match format {
-        SampleFormat::Csv => encode_csv,
-        SampleFormat::Bin | SampleFormat::BinLz4 => encode_bin,
-    };
-    for s in samples {
-        if let Err(e) = encode(s, out) {
-            out.truncate(start);
-            return Err(e);
+    let encoded = match format {
+        SampleFormat::Csv => encode_csv(samples, out),
+        SampleFormat::Bin | SampleFormat::BinLz4 => {
+            samples.iter().try_for_each(|s| encode_bin(s, out))
         }
+    };
+    if encoded.is_err() {
+        out.truncate(start);
     }
-    Ok(())
+    encoded
 }

@@ -2,7 +2,7 @@
 //! frame after a walk over the frame structure that locates a cut.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use lz4_flex::frame::FrameDecoder;
@@ -229,10 +229,8 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 }
 
 enum Source {
-    Csv {
-        lines: io::Lines<BufReader<File>>,
-        line: u64,
-    },
+    /// Boxed: the csv reader's state is large next to the other variants.
+    Csv(Box<CsvSource>),
     Bin {
         reader: Counting<Box<dyn Read>>,
         compressed: bool,
@@ -255,10 +253,9 @@ pub fn open_samples(path: &Path, format: SampleFormat) -> Result<SampleReader, S
         source,
     };
     let source = match format {
-        SampleFormat::Csv => Source::Csv {
-            lines: BufReader::new(File::open(path).map_err(io_err)?).lines(),
-            line: 0,
-        },
+        SampleFormat::Csv => Source::Csv(Box::new(CsvSource::new(Box::new(
+            File::open(path).map_err(io_err)?,
+        )))),
         SampleFormat::Bin => Source::Bin {
             reader: Counting {
                 inner: Box::new(BufReader::with_capacity(
@@ -302,22 +299,83 @@ pub fn read_samples(
     open_samples(path, format)?.collect()
 }
 
-fn parse_csv_line(text: &str) -> Result<StoredSample, String> {
+/// A csv file read by the csv crate: records of `position,move,result`, no header line.
+struct CsvSource {
+    reader: csv::Reader<Box<dyn Read>>,
+    /// The current record, reused.
+    record: csv::ByteRecord,
+}
+
+impl CsvSource {
+    fn new(input: Box<dyn Read>) -> CsvSource {
+        let reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            // The field count is checked per record, with a message that names the fields.
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(input);
+        CsvSource {
+            reader,
+            record: csv::ByteRecord::new(),
+        }
+    }
+
+    fn next(&mut self, path: &Path) -> Option<Result<StoredSample, SampleReadError>> {
+        loop {
+            match self.reader.read_byte_record(&mut self.record) {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(e) => {
+                    return Some(Err(SampleReadError::Io {
+                        path: path.to_path_buf(),
+                        source: e.into(),
+                    }))
+                }
+            }
+            // The crate skips empty lines; a line of blanks is one empty field after trimming.
+            if self.record.len() == 1 && self.record[0].is_empty() {
+                continue;
+            }
+            let record = &self.record;
+            return Some(parse_csv_record(record).map_err(|why| {
+                SampleReadError::Csv {
+                    path: path.to_path_buf(),
+                    line: record.position().map_or(0, |p| p.line()),
+                    text: record
+                        .iter()
+                        .map(String::from_utf8_lossy)
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    why,
+                }
+            }));
+        }
+    }
+}
+
+fn parse_csv_record(record: &csv::ByteRecord) -> Result<StoredSample, String> {
     // Pos notation has 26 letters; the file does not say the board size, so check against that.
     let letters = BoardSize::new(CSV_MAX_SIZE as u32).expect("26 is a valid board size");
-    let mut fields = text.split(',');
-    let (Some(pos), Some(mv), Some(res), None) =
-        (fields.next(), fields.next(), fields.next(), fields.next())
-    else {
-        return Err("expected 3 fields: position,move,result".into());
+    if record.len() != 3 {
+        return Err(format!(
+            "expected 3 fields: position,move,result (found {})",
+            record.len()
+        ));
+    }
+    let field = |i: usize, name: &str| {
+        std::str::from_utf8(&record[i]).map_err(|_| format!("{name} is not UTF-8 text"))
     };
-    let position = parse_pos_sequence(pos.trim(), letters).map_err(|e| format!("position: {e}"))?;
-    let mv = match parse_pos_sequence(mv.trim(), letters).map_err(|e| format!("move: {e}"))?[..] {
+    let (pos, mv, res) = (
+        field(0, "position")?,
+        field(1, "move")?,
+        field(2, "result")?,
+    );
+    let position = parse_pos_sequence(pos, letters).map_err(|e| format!("position: {e}"))?;
+    let mv = match parse_pos_sequence(mv, letters).map_err(|e| format!("move: {e}"))?[..] {
         [p] => p,
         _ => return Err(format!("move {mv:?} is not a single point")),
     };
     let result = res
-        .trim()
         .parse::<u16>()
         .ok()
         .and_then(SampleResult::from_code)
@@ -332,34 +390,6 @@ fn parse_csv_line(text: &str) -> Result<StoredSample, String> {
 }
 
 impl SampleReader {
-    fn next_csv(&mut self) -> Option<Result<StoredSample, SampleReadError>> {
-        let Source::Csv { lines, line } = &mut self.source else {
-            unreachable!("called on a csv source")
-        };
-        loop {
-            *line += 1;
-            let text = match lines.next()? {
-                Ok(t) => t,
-                Err(source) => {
-                    return Some(Err(SampleReadError::Io {
-                        path: self.path.clone(),
-                        source,
-                    }))
-                }
-            };
-            let text = text.trim_end_matches('\r');
-            if text.trim().is_empty() {
-                continue;
-            }
-            return Some(parse_csv_line(text).map_err(|why| SampleReadError::Csv {
-                path: self.path.clone(),
-                line: *line,
-                text: text.to_string(),
-                why,
-            }));
-        }
-    }
-
     fn next_bin(&mut self) -> Option<Result<StoredSample, SampleReadError>> {
         let Source::Bin {
             reader,
@@ -452,7 +482,7 @@ impl Iterator for SampleReader {
 
     fn next(&mut self) -> Option<Self::Item> {
         let item = match self.source {
-            Source::Csv { .. } => self.next_csv(),
+            Source::Csv(ref mut csv) => csv.next(&self.path),
             Source::Bin { .. } => self.next_bin(),
             Source::Done => None,
         };
@@ -487,5 +517,37 @@ mod tests {
         assert!(why.contains("ends inside"), "{why}");
         let (offset, _) = lz4_frame_starts(b"garbage!").unwrap_err();
         assert_eq!(offset, 0);
+    }
+
+    #[test]
+    fn csv_reader_takes_what_the_csv_crate_parses() {
+        // CR LF line ends, blank lines, a quoted field, blanks around fields, no final newline.
+        let text = "h8i9,h9,2\r\n\r\n\"h8i9h9\", i10 ,0\n   \n,j10,1";
+        let mut src = CsvSource::new(Box::new(io::Cursor::new(text.as_bytes().to_vec())));
+        let got: Vec<StoredSample> = std::iter::from_fn(|| src.next(Path::new("mem")))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let size = BoardSize::new(15).unwrap();
+        let seq = |t: &str| parse_pos_sequence(t, size).unwrap();
+        let want = [("h8i9", "h9", 2), ("h8i9h9", "i10", 0), ("", "j10", 1)];
+        assert_eq!(got.len(), want.len());
+        for (s, (position, mv, result)) in got.iter().zip(want) {
+            assert_eq!(s.position, seq(position));
+            assert_eq!(s.mv, seq(mv)[0]);
+            assert_eq!(s.result.code(), result);
+            assert_eq!((s.size, s.rule), (None, None));
+        }
+    }
+
+    #[test]
+    fn csv_reader_names_the_line_of_a_bad_record() {
+        let text = "h8i9,h9,2\nh8i9,h9\n";
+        let mut src = CsvSource::new(Box::new(io::Cursor::new(text.as_bytes().to_vec())));
+        assert!(src.next(Path::new("f.csv")).unwrap().is_ok());
+        let err = src.next(Path::new("f.csv")).unwrap().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "f.csv:2: expected 3 fields: position,move,result (found 2) in \"h8i9,h9\""
+        );
     }
 }
