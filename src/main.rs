@@ -174,9 +174,13 @@ fn tools() -> ExitCode {
                 }
             };
             match samples_stats_command(&file, format) {
-                Ok(text) => {
-                    say(&text);
-                    ExitCode::from(exit::OK)
+                Ok(report) => {
+                    // A damaged file: its statistics and the damage on stdout, and exit 1.
+                    say(&report.text);
+                    ExitCode::from(match report.damage {
+                        None => exit::OK,
+                        Some(_) => exit::ERROR,
+                    })
                 }
                 Err(e) => {
                     eprintln!("error: {e}");

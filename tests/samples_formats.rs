@@ -2,6 +2,8 @@
 //! writer and reader for every format, and bin_lz4 files checked with the real `lz4` tool and
 //! python's `lz4.frame`, including files whose writer was never finished or was cut mid-write.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -531,7 +533,9 @@ fn stats_command_guesses_the_format() {
     let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
     let dir = tmp();
     let lz4 = write_file(dir.path(), SampleFormat::BinLz4, &batches);
-    let text = samples_stats_command(&lz4, None).unwrap();
+    let report = samples_stats_command(&lz4, None).unwrap();
+    assert!(report.damage.is_none(), "{report:?}");
+    let text = report.text;
     assert!(text.contains("(bin_lz4)"), "{text}");
     assert!(text.contains("samples: 15\n"), "{text}");
     // Wins: 4 (black_five) + 2 (white in renju_forbidden); draws: 4.
@@ -546,7 +550,7 @@ fn stats_command_guesses_the_format() {
     );
 
     let csv = write_file(dir.path(), SampleFormat::Csv, &batches);
-    let text = samples_stats_command(&csv, None).unwrap();
+    let text = samples_stats_command(&csv, None).unwrap().text;
     assert!(text.contains("not recorded (csv)"), "{text}");
 
     let odd = dir.path().join("samples.dat");
@@ -557,5 +561,72 @@ fn stats_command_guesses_the_format() {
     ));
     assert!(samples_stats_command(&odd, Some(SampleFormat::BinLz4))
         .unwrap()
+        .text
         .contains("samples: 15"));
+}
+
+/// Cut `file` `n` bytes before its end, as a writer killed in the middle of a game's write leaves it.
+fn cut(file: &Path, n: usize) {
+    let full = std::fs::read(file).unwrap();
+    std::fs::write(file, &full[..full.len() - n]).unwrap();
+}
+
+/// `gomoku-cli samples stats FILE`: exit code and standard output.
+fn stats_cli(file: &Path) -> (Option<i32>, String) {
+    let out = Command::new(common::runner())
+        .args(["samples", "stats"])
+        .arg(file)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn stats_of_a_cut_file_report_the_complete_part_then_the_cut_and_fail() {
+    // Game a (7 samples) is complete; game b (4 samples) is cut 3 bytes before its end.
+    let a = all_samples(&black_five());
+    let b = all_samples(&renju_forbidden());
+    // For each format: the samples before the cut, and where the cut is reported.
+    let bin_len = |s: &[Sample]| s.iter().map(|x| 4 + 2 * x.position.len()).sum::<usize>();
+    let cases = [
+        // One frame per game: the cut frame is b's, which starts right after a's.
+        (SampleFormat::BinLz4, 7, None),
+        // b's first three entries are whole; its last starts after them.
+        (SampleFormat::Bin, 10, Some(bin_len(&a) + bin_len(&b[..3]))),
+        (SampleFormat::Csv, 10, None),
+    ];
+    for (format, complete, offset) in cases {
+        let dir = tmp();
+        let file = write_file(dir.path(), format, std::slice::from_ref(&a));
+        let first_len = std::fs::metadata(&file).unwrap().len() as usize;
+        write_file(dir.path(), format, std::slice::from_ref(&b));
+        cut(&file, 3);
+        let offset = match format {
+            SampleFormat::BinLz4 => first_len,
+            SampleFormat::Csv => {
+                // The last line starts after the file's last complete line.
+                let text = std::fs::read(&file).unwrap();
+                text.iter().rposition(|&c| c == b'\n').unwrap() + 1
+            }
+            _ => offset.unwrap(),
+        };
+        let (code, stdout) = stats_cli(&file);
+        assert_eq!(code, Some(1), "{format}: {stdout}");
+        assert!(
+            stdout.contains(&format!("samples: {complete}\n")),
+            "{format}: {stdout}"
+        );
+        // After the statistics: where the file is cut and why.
+        let damage = stdout
+            .split_once("results (side to move)")
+            .map(|(_, rest)| rest)
+            .unwrap_or_default();
+        assert!(
+            damage.contains(&format!("byte {offset}")) && damage.contains("cut"),
+            "{format}: {stdout}"
+        );
+    }
 }

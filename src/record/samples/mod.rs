@@ -42,7 +42,7 @@ pub use encode::{
     CSV_MAX_SIZE,
 };
 pub use reader::{open_samples, read_samples, SampleReadError, SampleReader, StoredSample};
-pub use stats::{samples_stats_command, SampleStats};
+pub use stats::{samples_stats_command, SampleStats, StatsReport};
 pub use writer::{SampleWriteError, SampleWriter};
 
 /// The three file formats of `-sample format=`.

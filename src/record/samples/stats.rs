@@ -119,12 +119,24 @@ impl SampleStats {
     }
 }
 
-/// `gomoku-cli samples stats FILE [--format F]`: read the whole file and render its statistics.
-/// Without a format, it is guessed from the extension (.csv, .bin, .lz4).
+/// What `samples stats` found in a file.
+#[derive(Debug)]
+pub struct StatsReport {
+    /// The file name and format, the statistics of every sample read, and the damage if any.
+    pub text: String,
+    /// What stopped the reading before the end of the file (a cut, a bad entry): the statistics
+    /// cover the part before it, and the file is not sound.
+    pub damage: Option<SampleReadError>,
+}
+
+/// `gomoku-cli samples stats FILE [--format F]`: read the file and render its statistics.
+/// Without a format, it is guessed from the extension (.csv, .bin, .lz4). A file that cannot be
+/// opened is an error; a damaged one (cut by a kill mid-write, say) still gets the statistics of
+/// its readable part, followed by where and why reading stopped, and `damage` is set.
 pub fn samples_stats_command(
     path: &Path,
     format: Option<SampleFormat>,
-) -> Result<String, SampleReadError> {
+) -> Result<StatsReport, SampleReadError> {
     let format = match format.or_else(|| SampleFormat::from_extension(path)) {
         Some(f) => f,
         None => {
@@ -134,10 +146,20 @@ pub fn samples_stats_command(
         }
     };
     let mut stats = SampleStats::default();
-    for s in open_samples(path, format)? {
-        stats.add(&s?);
+    let mut damage = None;
+    for item in open_samples(path, format)? {
+        match item {
+            Ok(s) => stats.add(&s),
+            Err(e) => damage = Some(e),
+        }
     }
-    Ok(format!("{} ({format})\n{}", path.display(), stats.render()))
+    let mut text = format!("{} ({format})\n{}", path.display(), stats.render());
+    if let Some(e) = &damage {
+        text.push_str(&format!(
+            "damaged: {e}\nthe statistics above cover only the part of the file before the damage\n"
+        ));
+    }
+    Ok(StatsReport { text, damage })
 }
 
 #[cfg(test)]
