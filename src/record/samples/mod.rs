@@ -1,22 +1,23 @@
 //! Training samples (`-sample`): what a sample is, which moves of a finished game become samples,
 //! and the `-sample` options. The formats live in the submodules:
 //!
-//! - `encode`: samples to bytes (csv, bin), pure;
+//! - `encode`: samples to bytes (csv, bin, binpack), pure;
 //! - `writer`: [`SampleWriter`], which appends one complete batch per game with a single
 //!   `write_all`, so a file is valid up to the last finished game however the process ends; for
-//!   `bin_lz4` each game's batch is its own complete LZ4 frame (concatenated frames are one stream);
-//! - `reader`: [`SampleReader`], streaming a file back;
+//!   `bin_lz4` and `binpack_lz4` each game's batch is its own complete LZ4 frame (concatenated
+//!   frames are one stream);
+//! - `reader`: [`SampleReader`], streaming a file back and saying where it is damaged;
 //! - `stats`: the `samples stats` report.
 //!
 //! The public names are re-exported here, so callers use `crate::record::samples::X` whatever
 //! file `X` lives in.
 //!
-//! # The rule field of the bin format
-//! The bin format gives the Gomocup rule code 3 bits. Codes 0 (freestyle), 1 (exact five) and
+//! # The rule field of the binary formats
+//! bin and binpack give the Gomocup rule code 3 bits. Codes 0 (freestyle), 1 (exact five) and
 //! 4 (renju) fit; caro (8) and standard caro (9) do not, and masking them (`code & 7`) would label
-//! caro games as freestyle / exact five, silently poisoning a training set. So bin and bin_lz4
-//! refuse those rules with [`SampleEncodeError::RuleDoesNotFit`]; [`SampleFormat::check`] lets a
-//! run refuse before the first game. csv records no rule and accepts every rule.
+//! caro games as freestyle / exact five, silently poisoning a training set. So the four binary
+//! formats refuse those rules with [`SampleEncodeError::RuleDoesNotFit`]; [`SampleFormat::check`]
+//! lets a run refuse before the first game. csv records no rule and accepts every rule.
 
 mod encode;
 mod reader;
@@ -38,23 +39,39 @@ use crate::record::GameRecord;
 use crate::rules::Rule;
 
 pub use encode::{
-    bin_word, encode_batch, encode_bin, encode_csv, SampleEncodeError, BIN_MAX_PLY, BIN_MAX_SIZE,
+    bin_word, binpack_chain_len, encode_batch, encode_bin, encode_binpack, encode_csv,
+    SampleEncodeError, BINPACK_MAX_STONES, BINPACK_PLAIN_MOVE, BIN_MAX_PLY, BIN_MAX_SIZE,
     CSV_MAX_SIZE,
 };
-pub use reader::{open_samples, read_samples, SampleReadError, SampleReader, StoredSample};
+pub use reader::{
+    open_samples, read_samples, EntryCounts, SampleReadError, SampleReader, StoredSample,
+};
 pub use stats::{samples_stats_command, SampleStats, StatsReport};
 pub use writer::{SampleWriteError, SampleWriter};
 
-/// The three file formats of `-sample format=`.
+/// The file formats of `-sample format=`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SampleFormat {
+    /// `position,move,result` lines.
     Csv,
+    /// One entry per sample: a head of two u16 words, then the position's stones.
     Bin,
+    /// The bin stream in LZ4 frames, one per game.
     BinLz4,
+    /// The predecessor's packed format: one entry per chain of consecutive positions of a game.
+    Binpack,
+    /// The binpack stream in LZ4 frames, one per game.
+    BinpackLz4,
 }
 
 impl SampleFormat {
-    pub const ALL: [SampleFormat; 3] = [SampleFormat::Csv, SampleFormat::Bin, SampleFormat::BinLz4];
+    pub const ALL: [SampleFormat; 5] = [
+        SampleFormat::Csv,
+        SampleFormat::Bin,
+        SampleFormat::BinLz4,
+        SampleFormat::Binpack,
+        SampleFormat::BinpackLz4,
+    ];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -62,6 +79,8 @@ impl SampleFormat {
             SampleFormat::Csv => "csv",
             SampleFormat::Bin => "bin",
             SampleFormat::BinLz4 => "bin_lz4",
+            SampleFormat::Binpack => "binpack",
+            SampleFormat::BinpackLz4 => "binpack_lz4",
         }
     }
 
@@ -71,17 +90,44 @@ impl SampleFormat {
             SampleFormat::Csv => "sample.csv",
             SampleFormat::Bin => "sample.bin",
             SampleFormat::BinLz4 => "sample.bin.lz4",
+            SampleFormat::Binpack => "sample.binpack",
+            SampleFormat::BinpackLz4 => "sample.binpack.lz4",
         }
     }
 
-    /// The format implied by a file name: `.csv`, `.bin`, `.lz4`.
+    /// The format implied by a file name: `.csv`, `.bin`, `.binpack`, `.binpack.lz4`, and any
+    /// other `.lz4` (such as `.bin.lz4`) for bin_lz4, as before binpack existed.
     pub fn from_extension(path: &Path) -> Option<SampleFormat> {
-        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        if name.ends_with(".binpack.lz4") {
+            return Some(SampleFormat::BinpackLz4);
+        }
+        match Path::new(&name).extension()?.to_str()? {
             "csv" => Some(SampleFormat::Csv),
             "bin" => Some(SampleFormat::Bin),
             "lz4" => Some(SampleFormat::BinLz4),
+            "binpack" => Some(SampleFormat::Binpack),
             _ => None,
         }
+    }
+
+    /// Whether the file is LZ4 frames around the stream of [`SampleFormat::uncompressed`].
+    pub fn compressed(self) -> bool {
+        matches!(self, SampleFormat::BinLz4 | SampleFormat::BinpackLz4)
+    }
+
+    /// The format of the stream inside the LZ4 frames (the format itself when not compressed).
+    pub fn uncompressed(self) -> SampleFormat {
+        match self {
+            SampleFormat::BinLz4 => SampleFormat::Bin,
+            SampleFormat::BinpackLz4 => SampleFormat::Binpack,
+            other => other,
+        }
+    }
+
+    /// Whether the format is binpack (entries are chains of positions, not single samples).
+    pub fn packed(self) -> bool {
+        self.uncompressed() == SampleFormat::Binpack
     }
 
     /// Whether games of this size and rule can be written in this format at all, so a run can
@@ -94,7 +140,12 @@ impl SampleFormat {
                     return Err(SampleEncodeError::BoardTooLargeForCsv { size: size.get() });
                 }
             }
-            SampleFormat::Bin | SampleFormat::BinLz4 => {
+            // binpack has bin's 5-bit size and 3-bit rule fields; its 10-bit stone counts hold
+            // every stone of a 31x31 board, so it has no ply limit.
+            SampleFormat::Bin
+            | SampleFormat::BinLz4
+            | SampleFormat::Binpack
+            | SampleFormat::BinpackLz4 => {
                 if size.get() > BIN_MAX_SIZE {
                     return Err(SampleEncodeError::BoardTooLargeForBin { size: size.get() });
                 }
@@ -144,7 +195,9 @@ pub enum SampleConfigError {
     #[error("-sample: freq={value} is outside [0, 1]")]
     FreqOutOfRange { value: String },
     /// format= names no sample format.
-    #[error("-sample: unknown format={value:?} (expected csv, bin or bin_lz4)")]
+    #[error(
+        "-sample: unknown format={value:?} (expected csv, bin, bin_lz4, binpack or binpack_lz4)"
+    )]
     UnknownFormat { value: String },
     /// file= is given but empty.
     #[error("-sample: file= is empty")]
@@ -161,8 +214,8 @@ pub struct SampleConfig {
 }
 
 impl SampleConfig {
-    /// Parse the `key=value` list that follows `-sample`. Defaults: freq=1, format=csv,
-    /// file=sample.csv / sample.bin / sample.bin.lz4 by format.
+    /// Parse the `key=value` list that follows `-sample`. Defaults: freq=1, format=csv, file by
+    /// format ([`SampleFormat::default_file`]: sample.csv, sample.bin, sample.bin.lz4, ...).
     pub fn parse(kvs: &[(String, String)]) -> Result<SampleConfig, SampleConfigError> {
         let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
         for (key, value) in kvs {
@@ -227,6 +280,15 @@ impl SampleResult {
             1 => Some(SampleResult::Draw),
             2 => Some(SampleResult::Win),
             _ => None,
+        }
+    }
+
+    /// The same result seen by the other player (who moves in the next position).
+    pub fn flipped(self) -> SampleResult {
+        match self {
+            SampleResult::Loss => SampleResult::Win,
+            SampleResult::Draw => SampleResult::Draw,
+            SampleResult::Win => SampleResult::Loss,
         }
     }
 }
@@ -312,6 +374,11 @@ mod tests {
         let c = SampleConfig::parse(&kv(&[("format", "bin_lz4"), ("freq", "0.25")])).unwrap();
         assert_eq!(c.file, PathBuf::from("sample.bin.lz4"));
         assert_eq!(c.freq, 0.25);
+        let c = SampleConfig::parse(&kv(&[("format", "binpack_lz4")])).unwrap();
+        assert_eq!(
+            (c.format, c.file),
+            (SampleFormat::BinpackLz4, "sample.binpack.lz4".into())
+        );
         let c = SampleConfig::parse(&kv(&[("format", "bin"), ("file", "x.dat")])).unwrap();
         assert_eq!((c.format, c.file), (SampleFormat::Bin, "x.dat".into()));
     }
@@ -330,6 +397,24 @@ mod tests {
         assert!(e.to_string().contains("freqq=1"), "{e}");
         let e = SampleConfig::parse(&kv(&[("file", "a"), ("file", "b")])).unwrap_err();
         assert!(matches!(e, SampleConfigError::Duplicate { .. }));
+    }
+
+    #[test]
+    fn the_format_follows_from_the_file_name() {
+        let guess = |name: &str| SampleFormat::from_extension(Path::new(name));
+        assert_eq!(guess("dir/a.csv"), Some(SampleFormat::Csv));
+        assert_eq!(guess("a.BIN"), Some(SampleFormat::Bin));
+        assert_eq!(guess("a.bin.lz4"), Some(SampleFormat::BinLz4));
+        assert_eq!(guess("a.lz4"), Some(SampleFormat::BinLz4));
+        assert_eq!(guess("a.binpack"), Some(SampleFormat::Binpack));
+        assert_eq!(guess("a.binpack.lz4"), Some(SampleFormat::BinpackLz4));
+        assert_eq!(guess("a.dat"), None);
+        assert_eq!(guess("binpack"), None);
+        // Every default file name says its own format.
+        for f in SampleFormat::ALL {
+            assert_eq!(guess(f.default_file()), Some(f), "{f}");
+            assert_eq!(f.name().parse::<SampleFormat>(), Ok(f));
+        }
     }
 
     #[test]
@@ -391,6 +476,18 @@ mod tests {
             Err(SampleEncodeError::RuleDoesNotFit { code: 8, .. })
         ));
         assert!(SampleFormat::Csv.check(s15, Rule::StandardCaro).is_ok());
+        // binpack has bin's size and rule fields.
+        assert!(SampleFormat::BinpackLz4.check(s15, Rule::Renju).is_ok());
+        for format in [SampleFormat::Binpack, SampleFormat::BinpackLz4] {
+            assert!(matches!(
+                format.check(s15, Rule::StandardCaro),
+                Err(SampleEncodeError::RuleDoesNotFit { code: 9, .. })
+            ));
+            assert!(format.check(s32, Rule::Freestyle).is_err());
+            assert!(format
+                .check(BoardSize::new(31).unwrap(), Rule::Freestyle)
+                .is_ok());
+        }
         assert!(SampleFormat::Bin.check(s32, Rule::Freestyle).is_err());
         assert!(SampleFormat::Csv
             .check(BoardSize::new(27).unwrap(), Rule::Freestyle)

@@ -1,5 +1,5 @@
-//! Reading sample files back, streaming: csv record by record (the csv crate), bin entry by entry,
-//! bin_lz4 frame by frame after a walk over the frame structure.
+//! Reading sample files back, streaming: csv record by record (the csv crate), bin and binpack
+//! entry by entry, bin_lz4 and binpack_lz4 frame by frame after a walk over the frame structure.
 //!
 //! A damaged file yields every sample before the damage, then one error that says where the
 //! damage is (line or byte offset) and what was expected there, then nothing: what follows a bad
@@ -7,6 +7,7 @@
 //! The usual damage is a cut: a writer killed in the middle of a game's write leaves a partial
 //! last record, entry or LZ4 frame.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -53,7 +54,7 @@ pub enum SampleReadError {
         source: io::Error,
     },
     /// No format was given and the file name does not tell it.
-    #[error("cannot tell the sample format of {path} from its extension (.csv, .bin, .lz4): give the format")]
+    #[error("cannot tell the sample format of {path} from its extension (.csv, .bin, .lz4, .binpack, .binpack.lz4): give the format")]
     UnknownFormat { path: PathBuf },
     /// A csv record that is not `position,move,result` (or is cut short by the end of the file);
     /// `line` and `offset` are where the record starts.
@@ -65,13 +66,14 @@ pub enum SampleReadError {
         text: String,
         why: String,
     },
-    /// A bin entry that is cut short or holds an impossible value; `offset` counts bytes of the
-    /// bin stream (after decompression for bin_lz4).
-    #[error("{path}: bin entry at byte {offset}{stream}: {why}", stream = if *.compressed { " of the decompressed stream" } else { "" })]
+    /// A bin or binpack entry that is cut short or holds an impossible value; `offset` counts
+    /// bytes of the bin or binpack stream (after decompression for the LZ4 formats).
+    #[error("{path}: {kind} entry at byte {offset}{stream}: {why}", kind = .format.uncompressed(), stream = if .format.compressed() { " of the decompressed stream" } else { "" })]
     Bin {
         path: PathBuf,
+        /// The file's format.
+        format: SampleFormat,
         offset: u64,
-        compressed: bool,
         why: String,
     },
     /// The LZ4 frame structure is broken (cut, or not LZ4) at `offset`, a byte offset in the file.
@@ -288,13 +290,22 @@ enum Source {
     /// Boxed: the csv reader's state is large next to the other variants.
     Csv(Box<CsvSource>),
     Bin(BinSource),
-    Done,
+}
+
+/// How much of a file a reader has read whole.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EntryCounts {
+    /// csv records and bin entries (one sample each), or binpack entries (one chain each).
+    pub entries: u64,
+    /// Move records: one per sample, but a binpack multi-PV group has one per alternative.
+    pub moves: u64,
 }
 
 /// Streams the samples of a file. At the first damage it yields one error, then stops.
 pub struct SampleReader {
     path: PathBuf,
     source: Source,
+    done: bool,
     /// Damage after the last complete LZ4 frame: reported once the frames before it are read.
     tail: Option<SampleReadError>,
 }
@@ -308,34 +319,40 @@ impl SampleReader {
         path: &Path,
     ) -> Result<SampleReader, SampleReadError> {
         let mut tail = None;
+        if format.compressed() {
+            let mut bytes = Vec::new();
+            input
+                .read_to_end(&mut bytes)
+                .map_err(|source| SampleReadError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            let walk = lz4_frame_walk(&bytes);
+            tail = walk.damage.map(|(offset, why)| SampleReadError::Lz4 {
+                path: path.to_path_buf(),
+                offset,
+                why,
+            });
+            input = Box::new(Lz4Stream::new(bytes, walk.starts));
+        }
         let source = match format {
             SampleFormat::Csv => Source::Csv(Box::new(CsvSource::new(input))),
-            SampleFormat::Bin => Source::Bin(BinSource::new(input, false)),
-            SampleFormat::BinLz4 => {
-                let mut bytes = Vec::new();
-                input
-                    .read_to_end(&mut bytes)
-                    .map_err(|source| SampleReadError::Io {
-                        path: path.to_path_buf(),
-                        source,
-                    })?;
-                let walk = lz4_frame_walk(&bytes);
-                tail = walk.damage.map(|(offset, why)| SampleReadError::Lz4 {
-                    path: path.to_path_buf(),
-                    offset,
-                    why,
-                });
-                Source::Bin(BinSource::new(
-                    Box::new(Lz4Stream::new(bytes, walk.starts)),
-                    true,
-                ))
-            }
+            _ => Source::Bin(BinSource::new(input, format)),
         };
         Ok(SampleReader {
             path: path.to_path_buf(),
             source,
+            done: false,
             tail,
         })
+    }
+
+    /// The entries and move records read whole so far.
+    pub fn counts(&self) -> EntryCounts {
+        match &self.source {
+            Source::Csv(csv) => csv.counts,
+            Source::Bin(bin) => bin.counts,
+        }
     }
 }
 
@@ -365,6 +382,7 @@ struct CsvSource {
     reader: csv::Reader<Counting<Box<dyn Read>>>,
     /// The current record, reused.
     record: csv::ByteRecord,
+    counts: EntryCounts,
 }
 
 impl CsvSource {
@@ -378,6 +396,7 @@ impl CsvSource {
         CsvSource {
             reader,
             record: csv::ByteRecord::new(),
+            counts: EntryCounts::default(),
         }
     }
 
@@ -397,12 +416,15 @@ impl CsvSource {
             if self.record.len() == 1 && self.record[0].is_empty() {
                 continue;
             }
-            return Some(parse_csv_record(&self.record).map_err(|why| self.error(path, why)));
+            let sample = parse_csv_record(&self.record).map_err(|why| self.error(path, why));
+            if sample.is_ok() {
+                self.counts.entries += 1;
+                self.counts.moves += 1;
+            }
+            return Some(sample);
         }
     }
-}
 
-impl CsvSource {
     /// The error for the current record, which `why` is wrong with.
     fn error(&self, path: &Path, why: String) -> SampleReadError {
         let start = self
@@ -475,13 +497,16 @@ fn parse_csv_record(record: &csv::ByteRecord) -> Result<StoredSample, String> {
     })
 }
 
-/// A bin stream (a bin file, or the decompressed frames of a bin_lz4 file), entry by entry.
+/// A bin or binpack stream (the file, or the decompressed frames of an LZ4 file), entry by entry.
 struct BinSource {
     input: Counting<Box<dyn Read>>,
-    /// Whether the stream is decompressed (offsets are then not file offsets).
-    compressed: bool,
-    /// The current entry's stones, reused.
-    words: Vec<u8>,
+    /// The file's format: bin or binpack, compressed or not.
+    format: SampleFormat,
+    /// The current entry's bytes after its head, reused.
+    buf: Vec<u8>,
+    /// Samples of the current entry not handed out yet (a binpack entry holds several).
+    pending: VecDeque<StoredSample>,
+    counts: EntryCounts,
 }
 
 /// The fields of a bin entry's 4-byte head.
@@ -507,16 +532,112 @@ impl BinHead {
             ply: ((w0 >> 2) & 0x1FF) as usize,
             size,
             rule,
-            mv: stone(w1 >> 3, size, "move")?,
+            mv: stone(w1 >> 3, size).map_err(|e| format!("move {e}"))?,
         })
     }
 }
 
+/// The fields of a binpack entry's 8-byte head (the 14-bit game tag is reserved and ignored).
+struct BinpackHead {
+    size: BoardSize,
+    rule: Rule,
+    /// For the side to move at the starting position.
+    result: SampleResult,
+    /// Stones on the board when the entry ends.
+    stones: usize,
+    /// Stones of the starting position.
+    start: usize,
+    /// Move records that follow the starting position.
+    moves: usize,
+}
+
+impl BinpackHead {
+    fn parse(head: [u8; 8]) -> Result<BinpackHead, String> {
+        let w1 = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let w2 = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+        let size = BoardSize::new(w1 & 31).map_err(|e| format!("board size field: {e}"))?;
+        let rule =
+            Rule::from_code(((w1 >> 5) & 7) as i64).map_err(|e| format!("rule field: {e}"))?;
+        let code = ((w1 >> 8) & 15) as u16;
+        let result = SampleResult::from_code(code)
+            .ok_or(format!("result field is {code} (expected 0, 1 or 2)"))?;
+        Ok(BinpackHead {
+            size,
+            rule,
+            result,
+            stones: ((w1 >> 12) & 1023) as usize,
+            start: (w1 >> 22) as usize,
+            moves: (w2 >> 14) as usize,
+        })
+    }
+
+    /// The samples of the entry whose starting position is `position` and whose move records
+    /// are `moves`: one per multi-PV group (bits 0 and 1 mark its first and last move), whose
+    /// first move is the one played; the others are alternatives the engine reported. Our
+    /// writer's groups have one move each. A pass (bit 3) cannot be a sample and is refused.
+    fn samples(&self, mut position: Vec<Pos>, moves: &[u8]) -> Result<Vec<StoredSample>, String> {
+        let mut out = Vec::new();
+        let mut result = self.result;
+        // The first move of the group being read.
+        let mut played: Option<Pos> = None;
+        for (i, m) in moves.chunks_exact(4).enumerate() {
+            let word = u16::from_le_bytes([m[0], m[1]]);
+            let (first, last) = (word & 1 != 0, word & 2 != 0);
+            if word & 8 != 0 {
+                return Err(format!(
+                    "move {} is a pass, which no sample can hold",
+                    i + 1
+                ));
+            }
+            let mv = stone(word >> 6, self.size).map_err(|e| format!("move {} {e}", i + 1))?;
+            match (played, first) {
+                (None, true) => played = Some(mv),
+                (Some(_), false) => {}
+                (None, false) => {
+                    return Err(format!(
+                        "move {} is in no multi-PV group (bit 0 unset after a group's end)",
+                        i + 1
+                    ))
+                }
+                (Some(_), true) => {
+                    return Err(format!(
+                        "move {} starts a multi-PV group inside another (bit 1 unset before it)",
+                        i + 1
+                    ))
+                }
+            }
+            if let (true, Some(mv)) = (last, played) {
+                out.push(StoredSample {
+                    size: Some(self.size),
+                    rule: Some(self.rule),
+                    position: position.clone(),
+                    mv,
+                    result,
+                });
+                position.push(mv);
+                result = result.flipped();
+                played = None;
+            }
+        }
+        if played.is_some() {
+            return Err("the last multi-PV group has no end (bit 1 unset)".into());
+        }
+        if position.len() != self.stones {
+            return Err(format!(
+                "the head says the entry ends with {} stones, its moves make {}",
+                self.stones,
+                position.len()
+            ));
+        }
+        Ok(out)
+    }
+}
+
 /// A `(x << 5) | y` word as a point of a `size` board.
-fn stone(w: u16, size: BoardSize, what: &str) -> Result<Pos, String> {
+fn stone(w: u16, size: BoardSize) -> Result<Pos, String> {
     let (x, y) = (w >> 5, w & 31);
     if x >= size.get() as u16 || y >= size.get() as u16 {
-        return Err(format!("{what} {x},{y} is off the {size}x{size} board"));
+        return Err(format!("{x},{y} is off the {size}x{size} board"));
     }
     Ok(Pos::new(x as u8, y as u8))
 }
@@ -527,39 +648,51 @@ fn stones(words: &[u8], size: BoardSize) -> Result<Vec<Pos>, String> {
         .chunks_exact(2)
         .enumerate()
         .map(|(i, w)| {
-            stone(
-                u16::from_le_bytes([w[0], w[1]]),
-                size,
-                &format!("stone {}", i + 1),
-            )
+            stone(u16::from_le_bytes([w[0], w[1]]), size)
+                .map_err(|e| format!("stone {} {e}", i + 1))
         })
         .collect()
 }
 
 impl BinSource {
-    fn new(input: Box<dyn Read>, compressed: bool) -> BinSource {
+    fn new(input: Box<dyn Read>, format: SampleFormat) -> BinSource {
         BinSource {
             input: Counting::new(input),
-            compressed,
-            words: Vec::new(),
+            format,
+            buf: Vec::new(),
+            pending: VecDeque::new(),
+            counts: EntryCounts::default(),
         }
     }
 
     fn next(&mut self, path: &Path) -> Option<Result<StoredSample, SampleReadError>> {
-        let offset = self.input.read;
-        self.next_entry()
-            .map_err(|why| SampleReadError::Bin {
-                path: path.to_path_buf(),
-                offset,
-                compressed: self.compressed,
-                why,
-            })
-            .transpose()
+        // A loop: a binpack entry may hold no move, hence no sample.
+        while self.pending.is_empty() {
+            let offset = self.input.read;
+            let read = if self.format.packed() {
+                self.read_binpack_entry()
+            } else {
+                self.read_bin_entry()
+            };
+            match read {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(why) => {
+                    return Some(Err(SampleReadError::Bin {
+                        path: path.to_path_buf(),
+                        format: self.format,
+                        offset,
+                        why,
+                    }))
+                }
+            }
+        }
+        self.pending.pop_front().map(Ok)
     }
 
     /// Why the data stops inside `what`: a cut file, or (decompressed) a frame that ends there.
     fn ends_inside(&self, what: String) -> String {
-        if self.compressed {
+        if self.format.compressed() {
             format!("the decompressed stream ends inside {what}")
         } else {
             format!(
@@ -569,42 +702,66 @@ impl BinSource {
         }
     }
 
-    /// The next entry; `None` at the end of the stream.
-    fn next_entry(&mut self) -> Result<Option<StoredSample>, String> {
-        let read_err = |e: io::Error| format!("read failed: {e}");
-        let mut head = [0u8; 4];
-        match fill(&mut self.input, &mut head).map_err(read_err)? {
-            Fill::Full => {}
-            Fill::Empty => return Ok(None),
+    /// Read a head of `N` bytes; `None` at the end of the stream.
+    fn read_head<const N: usize>(&mut self) -> Result<Option<[u8; N]>, String> {
+        let mut head = [0u8; N];
+        match fill(&mut self.input, &mut head).map_err(|e| format!("read failed: {e}"))? {
+            Fill::Full => Ok(Some(head)),
+            Fill::Empty => Ok(None),
             Fill::Partial(n) => {
-                return Err(self.ends_inside(format!("this entry's head ({n} of 4 bytes)")))
+                Err(self.ends_inside(format!("this entry's head ({n} of {N} bytes)")))
             }
         }
+    }
+
+    /// Read the `len` bytes of the entry that follow its `head`-byte head into `buf`.
+    fn read_body(&mut self, head: usize, len: usize) -> Result<(), String> {
+        self.buf.resize(len, 0);
+        let got =
+            match fill(&mut self.input, &mut self.buf).map_err(|e| format!("read failed: {e}"))? {
+                Fill::Full => return Ok(()),
+                Fill::Empty => 0,
+                Fill::Partial(n) => n,
+            };
+        Err(self.ends_inside(format!(
+            "this entry ({} of {} bytes)",
+            head + got,
+            head + len
+        )))
+    }
+
+    /// Read one bin entry into `pending`; `false` at the end of the stream.
+    fn read_bin_entry(&mut self) -> Result<bool, String> {
+        let Some(head) = self.read_head::<4>()? else {
+            return Ok(false);
+        };
         let head = BinHead::parse(head)?;
-        self.words.resize(2 * head.ply, 0);
-        match fill(&mut self.input, &mut self.words).map_err(read_err)? {
-            Fill::Full => {}
-            Fill::Empty if head.ply == 0 => {}
-            Fill::Empty => {
-                return Err(
-                    self.ends_inside(format!("this entry (4 of {} bytes)", 4 + 2 * head.ply))
-                )
-            }
-            Fill::Partial(n) => {
-                return Err(self.ends_inside(format!(
-                    "this entry ({} of {} bytes)",
-                    4 + n,
-                    4 + 2 * head.ply
-                )))
-            }
-        }
-        Ok(Some(StoredSample {
+        self.read_body(4, 2 * head.ply)?;
+        self.pending.push_back(StoredSample {
             size: Some(head.size),
             rule: Some(head.rule),
-            position: stones(&self.words, head.size)?,
+            position: stones(&self.buf, head.size)?,
             mv: head.mv,
             result: head.result,
-        }))
+        });
+        self.counts.entries += 1;
+        self.counts.moves += 1;
+        Ok(true)
+    }
+
+    /// Read one binpack entry's samples into `pending`; `false` at the end of the stream.
+    fn read_binpack_entry(&mut self) -> Result<bool, String> {
+        let Some(head) = self.read_head::<8>()? else {
+            return Ok(false);
+        };
+        let head = BinpackHead::parse(head)?;
+        self.read_body(8, 2 * head.start + 4 * head.moves)?;
+        let (start, moves) = self.buf.split_at(2 * head.start);
+        let samples = head.samples(stones(start, head.size)?, moves)?;
+        self.pending.extend(samples);
+        self.counts.entries += 1;
+        self.counts.moves += head.moves as u64;
+        Ok(true)
     }
 }
 
@@ -612,21 +769,22 @@ impl Iterator for SampleReader {
     type Item = Result<StoredSample, SampleReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
         let item = match &mut self.source {
             Source::Csv(csv) => csv.next(&self.path),
             Source::Bin(bin) => bin.next(&self.path),
-            Source::Done => None,
         };
         match item {
             Some(Ok(sample)) => Some(Ok(sample)),
             // What follows damage cannot be trusted: stop at the first.
             Some(Err(e)) => {
-                self.source = Source::Done;
-                self.tail = None;
+                self.done = true;
                 Some(Err(e))
             }
             None => {
-                self.source = Source::Done;
+                self.done = true;
                 self.tail.take().map(Err)
             }
         }
@@ -636,8 +794,159 @@ impl Iterator for SampleReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::{GameResult, PlayedMove, Termination};
     use crate::record::fixtures::sample_record;
-    use crate::record::samples::{game_rng, samples_of, SampleWriter};
+    use crate::record::samples::{encode_binpack, game_rng, samples_of, SampleWriter};
+    use crate::record::GameRecord;
+    use proptest::prelude::*;
+    use rand::seq::SliceRandom;
+
+    /// Read `bytes`, a file of `format`, to the end.
+    fn read_bytes(bytes: Vec<u8>, format: SampleFormat) -> (Vec<StoredSample>, EntryCounts) {
+        let mut r =
+            SampleReader::new(Box::new(io::Cursor::new(bytes)), format, Path::new("mem")).unwrap();
+        let samples = r.by_ref().collect::<Result<_, _>>().unwrap();
+        (samples, r.counts())
+    }
+
+    /// A finished game on a `size` board: `opening` and `moves` stones on distinct random points.
+    fn random_game(
+        size: u32,
+        rule: Rule,
+        seed: u64,
+        opening: usize,
+        moves: usize,
+        result: u8,
+    ) -> GameRecord {
+        let size = BoardSize::new(size).unwrap();
+        let mut points: Vec<Pos> = size.all().collect();
+        points.shuffle(&mut game_rng(seed, 0));
+        let moves = moves.min(points.len() - opening);
+        let mut r = sample_record();
+        r.size = size;
+        r.rule = rule;
+        r.opening = points[..opening].to_vec();
+        r.outcome.moves = points[opening..opening + moves]
+            .iter()
+            .map(|&pos| PlayedMove {
+                pos,
+                time: std::time::Duration::ZERO,
+            })
+            .collect();
+        (r.outcome.result, r.outcome.termination) = match result {
+            0 => (GameResult::BlackWins, Termination::Five { line: vec![] }),
+            1 => (GameResult::WhiteWins, Termination::Five { line: vec![] }),
+            _ => (GameResult::Draw, Termination::FullBoard),
+        };
+        r
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+        /// Random games → samples at a random freq → each binary format → read back: the same
+        /// samples; binpack has one entry per run of consecutive sampled moves of a game, and
+        /// binpack_lz4 one complete frame per game that has samples.
+        #[test]
+        fn binary_formats_round_trip_random_games(
+            size in 5u32..=31,
+            rule in prop::sample::select(vec![Rule::Freestyle, Rule::ExactFive, Rule::Renju]),
+            seed in any::<u64>(),
+            games in prop::collection::vec((0usize..6, 0usize..90, 0u8..3), 1..4),
+            freq in prop::sample::select(vec![0.0, 0.2, 0.5, 0.9, 1.0]),
+        ) {
+            let batches: Vec<Vec<Sample>> = games
+                .iter()
+                .enumerate()
+                .map(|(g, &(opening, moves, result))| {
+                    let r = random_game(size, rule, seed ^ g as u64, opening, moves, result);
+                    samples_of(&r, freq, &mut game_rng(seed, g as u64))
+                })
+                .collect();
+            let all: Vec<Sample> = batches.concat();
+            // Independently of the encoder: a run breaks where a game starts or a move was skipped.
+            let runs = batches
+                .iter()
+                .map(|b| {
+                    b.iter().enumerate().filter(|(i, s)| {
+                        *i == 0 || s.position.len() != b[i - 1].position.len() + 1
+                    }).count() as u64
+                })
+                .sum::<u64>();
+            for format in [SampleFormat::Bin, SampleFormat::BinLz4, SampleFormat::Binpack, SampleFormat::BinpackLz4] {
+                let mut w = SampleWriter::new(format, Vec::new(), "mem");
+                for b in &batches {
+                    w.write_game(b).unwrap();
+                }
+                let bytes = w.finish().unwrap();
+                if format.compressed() {
+                    let walk = lz4_frame_walk(&bytes);
+                    prop_assert!(walk.damage.is_none());
+                    let with_samples = batches.iter().filter(|b| !b.is_empty()).count();
+                    prop_assert_eq!(walk.starts.len(), with_samples);
+                }
+                let (back, counts) = read_bytes(bytes, format);
+                let want: Vec<StoredSample> =
+                    all.iter().map(|s| StoredSample::stored_as(s, format)).collect();
+                prop_assert_eq!(&back, &want, "{}", format);
+                prop_assert_eq!(counts.moves, all.len() as u64);
+                if format.packed() {
+                    prop_assert_eq!(counts.entries, runs, "{}", format);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn binpack_multi_pv_groups_give_one_sample_each_with_the_first_move_played() {
+        // Our writer never makes multi-PV groups; the predecessor's engines may. Rewrite an
+        // entry of two one-move groups into a group of two (the played move first, then an
+        // alternative with an evaluation) and a group of one.
+        let s = samples_of(&sample_record(), 1.0, &mut game_rng(0, 0));
+        let mut one = Vec::new();
+        encode_binpack(&s[..2], &mut one).unwrap();
+        let moves_at = 8 + 2 * s[0].position.len();
+        let alternative = Pos::new(0, 0);
+        let mut entry = one[..moves_at].to_vec();
+        // Three move records now.
+        entry[4..8].copy_from_slice(&(3u32 << 14).to_le_bytes());
+        let records: [(u16, Pos, i16); 3] = [
+            (0b001, s[0].mv, 0),
+            (0b010, alternative, -35),
+            (0b111, s[1].mv, 0),
+        ];
+        for (flags, mv, eval) in records {
+            entry.extend_from_slice(
+                &(flags | crate::record::samples::bin_word(mv) << 6).to_le_bytes(),
+            );
+            entry.extend_from_slice(&eval.to_le_bytes());
+        }
+        let (back, counts) = read_bytes(entry.clone(), SampleFormat::Binpack);
+        let want: Vec<StoredSample> = s[..2]
+            .iter()
+            .map(|x| StoredSample::stored_as(x, SampleFormat::Binpack))
+            .collect();
+        assert_eq!(back, want);
+        assert_eq!(
+            counts,
+            EntryCounts {
+                entries: 1,
+                moves: 3
+            }
+        );
+        // A group left open at the end of the entry is damage.
+        let last = entry.len() - 4;
+        entry[last] &= !0b010;
+        let err = SampleReader::new(
+            Box::new(io::Cursor::new(entry)),
+            SampleFormat::Binpack,
+            Path::new("mem"),
+        )
+        .unwrap()
+        .find_map(Result::err)
+        .unwrap();
+        assert!(err.to_string().contains("has no end"), "{err}");
+    }
 
     #[test]
     fn lz4_frame_walk_finds_the_complete_frames_and_the_cut() {

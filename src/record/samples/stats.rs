@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{open_samples, SampleFormat, SampleReadError, StoredSample};
+use super::{open_samples, EntryCounts, SampleFormat, SampleReadError, StoredSample};
 use crate::rules::Rule;
 
 /// A summary of a sample file.
@@ -14,12 +14,14 @@ pub struct SampleStats {
     pub results: [u64; 3],
     /// Samples by number of stones in the position.
     pub plies: BTreeMap<usize, u64>,
-    /// Samples by board size (bin formats only).
+    /// Samples by board size (binary formats only).
     pub sizes: BTreeMap<u8, u64>,
-    /// Samples by Gomocup rule code (bin formats only).
+    /// Samples by Gomocup rule code (binary formats only).
     pub rules: BTreeMap<u8, u64>,
     /// Samples whose file records no size or rule (csv).
     pub without_context: u64,
+    /// binpack only: entries (chains of positions) and move records.
+    pub packed: Option<EntryCounts>,
 }
 
 fn percent(n: u64, total: u64) -> f64 {
@@ -49,6 +51,12 @@ impl SampleStats {
         let mut s = String::new();
         let n = self.count;
         s.push_str(&format!("samples: {n}\n"));
+        if let Some(c) = self.packed {
+            s.push_str(&format!(
+                "binpack entries: {} (chains of consecutive positions), moves: {}\n",
+                c.entries, c.moves
+            ));
+        }
         if n == 0 {
             return s;
         }
@@ -85,7 +93,13 @@ impl SampleStats {
             "stones in position: min {min}, mean {:.1}, max {max}\n",
             total as f64 / n as f64
         ));
-        // At most about 20 rows, with a round bucket width.
+        s.push_str(&self.histogram(min, max));
+        s
+    }
+
+    /// The histogram of stones per position, at most about 20 rows with a round bucket width.
+    fn histogram(&self, min: usize, max: usize) -> String {
+        let mut s = String::new();
         let span = max - min + 1;
         let width = [1usize, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
             .into_iter()
@@ -130,7 +144,7 @@ pub struct StatsReport {
 }
 
 /// `gomoku-cli samples stats FILE [--format F]`: read the file and render its statistics.
-/// Without a format, it is guessed from the extension (.csv, .bin, .lz4). A file that cannot be
+/// Without a format, it is guessed from the file name ([`SampleFormat::from_extension`]). A file that cannot be
 /// opened is an error; a damaged one (cut by a kill mid-write, say) still gets the statistics of
 /// its readable part, followed by where and why reading stopped, and `damage` is set.
 pub fn samples_stats_command(
@@ -147,11 +161,15 @@ pub fn samples_stats_command(
     };
     let mut stats = SampleStats::default();
     let mut damage = None;
-    for item in open_samples(path, format)? {
+    let mut reader = open_samples(path, format)?;
+    for item in reader.by_ref() {
         match item {
             Ok(s) => stats.add(&s),
             Err(e) => damage = Some(e),
         }
+    }
+    if format.packed() {
+        stats.packed = Some(reader.counts());
     }
     let mut text = format!("{} ({format})\n{}", path.display(), stats.render());
     if let Some(e) = &damage {

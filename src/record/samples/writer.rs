@@ -1,4 +1,5 @@
-//! The crash-safe appending writer: one complete batch (one LZ4 frame for bin_lz4) per game.
+//! The crash-safe appending writer: one complete batch (one LZ4 frame for bin_lz4 and
+//! binpack_lz4) per game, so a file is valid up to its last finished game after any stop.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -30,8 +31,8 @@ pub enum SampleWriteError {
 /// Appends the samples of each finished game to a file (or any `Write`).
 ///
 /// Every game is encoded in memory and written with one `write_all` then flushed, so the output
-/// holds only whole games (short of a kill in the middle of that one call). For bin_lz4 every game
-/// is a complete LZ4 frame; a file cut after any game decodes with `lz4 -d`. Python's
+/// holds only whole games (short of a kill in the middle of that one call). For bin_lz4 and
+/// binpack_lz4 every game is a complete LZ4 frame; a file cut after any game decodes with `lz4 -d`. Python's
 /// `lz4.frame.decompress` returns only the first frame of a buffer: read such files with
 /// `LZ4FrameDecompressor` in a loop over `unused_data` (see the tests), or with `lz4 -d`.
 /// Data reaches the kernel after every game (nothing is lost when the process is killed); it is
@@ -49,7 +50,7 @@ pub struct SampleWriter<W: Write = File> {
 
 impl SampleWriter<File> {
     /// Open `config.file` for appending (created if missing), whatever the format: an existing
-    /// bin_lz4 file simply gets more frames. (A file left cut mid-game by a kill during a write
+    /// bin_lz4 or binpack_lz4 file simply gets more frames. (A file left cut mid-game by a kill during a write
     /// stays cut: new games are appended after the damaged tail, which the reader reports.)
     pub fn open(config: &SampleConfig) -> Result<SampleWriter<File>, SampleWriteError> {
         let name = config.file.display().to_string();
@@ -68,7 +69,7 @@ impl SampleWriter<File> {
 impl<W: Write> SampleWriter<W> {
     /// A writer over any output; `name` is used in error messages.
     pub fn new(format: SampleFormat, out: W, name: impl Into<String>) -> SampleWriter<W> {
-        let lz4 = (format == SampleFormat::BinLz4).then(|| {
+        let lz4 = format.compressed().then(|| {
             let info = FrameInfo::new()
                 .block_size(BlockSize::Max64KB)
                 .block_mode(BlockMode::Independent)
