@@ -99,6 +99,8 @@ pub fn encode_csv(samples: &[Sample], out: &mut Vec<u8>) -> Result<(), SampleEnc
     let mut csv = csv::WriterBuilder::new()
         .has_headers(false)
         .terminator(csv::Terminator::Any(b'\n'))
+        // The crate's buffer in front of `out` is allocated per batch: keep it small.
+        .buffer_capacity(1024)
         .from_writer(out);
     let (mut position, mut mv) = (Vec::new(), Vec::new());
     for s in samples {
