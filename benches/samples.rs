@@ -1,5 +1,6 @@
-//! Sample writer throughput: entries per second for csv, bin and bin_lz4, and uncompressed bytes per
-//! second through the LZ4 frame encoder, writing whole games to `io::sink()`.
+//! Sample writer throughput: samples per second for every format (csv, bin, bin_lz4, binpack,
+//! binpack_lz4), and uncompressed bytes per second through the LZ4 frame encoder, writing whole
+//! games to `io::sink()`.
 
 use std::hint::black_box;
 use std::io;

@@ -54,7 +54,7 @@ USAGE:
   gomoku-cli [-each OPTIONS] -engine OPTIONS -engine OPTIONS ... [options]
   gomoku-cli judge [--rule R] [--boardsize N] [--to-move black|white] [--strict] [FILE...]
   gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
-  gomoku-cli samples stats FILE [--format csv|bin|bin_lz4]
+  gomoku-cli samples stats FILE [--format csv|bin|bin_lz4|binpack|binpack_lz4]
   gomoku-cli help SUBCOMMAND    the options of judge, sprt or samples
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
@@ -90,7 +90,7 @@ RUN OPTIONS:
                      stop when the SPRT decides (two engines)
   -ratinginterval N  results block every N games (default 10; 0 = at the end only)
   -pgn FILE -sgf FILE -msg FILE   game records
-  -sample [freq=F] [format=csv|bin|bin_lz4] [file=F]   training samples
+  -sample [freq=F] [format=csv|bin|bin_lz4|binpack|binpack_lz4] [file=F]   training samples
   -quiet             no per-game lines (reports and the progress bar stay)
   -noprogress        no progress bar
   -verbose           the runner's diagnostics on stderr (or RUST_LOG=gomoku_cli=debug)

@@ -1,6 +1,9 @@
-//! Training sample files: selection rules, exact csv and bin encodings, round trips through the
-//! writer and reader for every format, and bin_lz4 files checked with the real `lz4` tool and
-//! python's `lz4.frame`, including files whose writer was never finished or was cut mid-write.
+//! Training sample files: selection rules, exact csv, bin and binpack encodings, round trips through
+//! the writer and reader for every format, bin_lz4 and binpack_lz4 files checked with the real
+//! `lz4` tool and python's `lz4.frame` (including files whose writer was never finished or was cut
+//! mid-write), `samples stats` on cut files, and a real run writing binpack_lz4.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,7 +13,7 @@ use chrono::{TimeZone, Utc};
 use gomoku_cli::board::{parse_pos_sequence, BoardSize, Color, Pos, Symmetry};
 use gomoku_cli::game::{GameOutcome, GameResult, IllegalMoveKind, PlayedMove, Termination};
 use gomoku_cli::record::samples::{
-    game_rng, read_samples, samples_of, samples_stats_command, Sample, SampleConfig,
+    bin_word, game_rng, read_samples, samples_of, samples_stats_command, Sample, SampleConfig,
     SampleEncodeError, SampleFormat, SampleReadError, SampleResult, SampleWriteError, SampleWriter,
     StoredSample,
 };
@@ -336,6 +339,73 @@ fn bin_entry_bytes_match_the_format() {
 }
 
 #[test]
+fn binpack_entry_bytes_match_the_format() {
+    // The first two samples of black_five are one chain: start position h8 i9 (2 stones), moves
+    // h9 and i10, black to move at the start and black won: result 2; size 15, freestyle (0).
+    //   word1 = 15 | 0<<5 | 2<<8 | 4<<12 (stones at the end) | 2<<22 (stones at the start)
+    //         = 0x0080_420F
+    //   word2 = 0 (game tag) | 2<<14 (moves) = 0x0000_8000
+    //   stones: h8 (7<<5)|7 = 0x00E7, i9 (8<<5)|8 = 0x0108
+    //   moves, flags 0b111 (first and last of a one-move group, no evaluation) | move<<6, eval 0:
+    //     h9 (7<<5)|8 = 232: 7 | 232<<6 = 0x3A07; i10 (8<<5)|9 = 265: 7 | 265<<6 = 0x4247
+    let mut out = Vec::new();
+    let mut w = SampleWriter::new(SampleFormat::Binpack, &mut out, "mem");
+    w.write_game(&all_samples(&black_five())[..2]).unwrap();
+    drop(w);
+    #[rustfmt::skip]
+    let want = [
+        0x0F, 0x42, 0x80, 0x00, 0x00, 0x80, 0x00, 0x00, // head
+        0xE7, 0x00, 0x08, 0x01, // h8 i9
+        0x07, 0x3A, 0x00, 0x00, // h9
+        0x47, 0x42, 0x00, 0x00, // i10
+    ];
+    assert_eq!(out, want);
+
+    // A renju game's single sampled position (white to move after h8, white won): an entry of
+    // its own, rule 4 and result 2 for white.
+    //   word1 = 15 | 4<<5 | 2<<8 | 2<<12 | 1<<22 = 0x0040_228F, word2 = 1<<14
+    //   h8 = 0x00E7, then a1 (0,0): 7 | 0<<6 = 0x0007
+    let mut out = Vec::new();
+    let mut w = SampleWriter::new(SampleFormat::Binpack, &mut out, "mem");
+    w.write_game(&all_samples(&renju_forbidden())[..1]).unwrap();
+    drop(w);
+    assert_eq!(
+        out,
+        [0x8F, 0x22, 0x40, 0x00, 0x00, 0x40, 0x00, 0x00, 0xE7, 0x00, 0x07, 0x00, 0x00, 0x00]
+    );
+}
+
+#[test]
+fn binpack_keeps_every_sampled_move_in_chains_of_consecutive_positions() {
+    // Moves 0, 1, 2 and 5 of black_five sampled (as freq < 1 might): two entries, the second of
+    // a single position, which the predecessor would have dropped.
+    let s = all_samples(&black_five());
+    let picked = vec![s[0].clone(), s[1].clone(), s[2].clone(), s[5].clone()];
+    let dir = tmp();
+    let file = write_file(
+        dir.path(),
+        SampleFormat::Binpack,
+        std::slice::from_ref(&picked),
+    );
+    let bytes = std::fs::read(&file).unwrap();
+    // Entry 1: head, 2 stones, 3 moves; entry 2: head, 7 stones, 1 move.
+    assert_eq!(bytes.len(), (8 + 2 * 2 + 4 * 3) + (8 + 2 * 7 + 4));
+    assert_eq!(
+        read_samples(&file, SampleFormat::Binpack).unwrap(),
+        stored(&picked, SampleFormat::Binpack)
+    );
+    let report = samples_stats_command(&file, None).unwrap();
+    assert!(report.damage.is_none());
+    assert!(
+        report.text.contains(
+            "samples: 4\nbinpack entries: 2 (chains of consecutive positions), moves: 4\n"
+        ),
+        "{}",
+        report.text
+    );
+}
+
+#[test]
 fn every_format_round_trips() {
     let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
     let all: Vec<Sample> = batches.concat();
@@ -365,28 +435,38 @@ fn writers_append_to_existing_files() {
     }
 }
 
+/// The LZ4 formats and the uncompressed stream their frames hold.
+const LZ4_FORMATS: [(SampleFormat, SampleFormat); 2] = [
+    (SampleFormat::BinLz4, SampleFormat::Bin),
+    (SampleFormat::BinpackLz4, SampleFormat::Binpack),
+];
+
 #[test]
-fn lz4_file_decodes_with_the_lz4_tool_to_the_bin_bytes() {
+fn lz4_file_decodes_with_the_lz4_tool_to_the_uncompressed_bytes() {
     if !have("lz4", &["--version"]) {
         return;
     }
     let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
-    let dir = tmp();
-    let bin = std::fs::read(write_file(dir.path(), SampleFormat::Bin, &batches)).unwrap();
-    let lz4 = write_file(dir.path(), SampleFormat::BinLz4, &batches);
-    assert_eq!(lz4_cli_decode(&lz4), bin);
+    for (lz4, plain) in LZ4_FORMATS {
+        let dir = tmp();
+        let plain = std::fs::read(write_file(dir.path(), plain, &batches)).unwrap();
+        let file = write_file(dir.path(), lz4, &batches);
+        assert_eq!(lz4_cli_decode(&file), plain, "{lz4}");
+    }
 }
 
 #[test]
-fn lz4_file_decodes_with_python_lz4_frame_to_the_bin_bytes() {
+fn lz4_file_decodes_with_python_lz4_frame_to_the_uncompressed_bytes() {
     if !have("python3", &["-c", "import lz4.frame"]) {
         return;
     }
     let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
-    let dir = tmp();
-    let bin = std::fs::read(write_file(dir.path(), SampleFormat::Bin, &batches)).unwrap();
-    let lz4 = write_file(dir.path(), SampleFormat::BinLz4, &batches);
-    assert_eq!(python_decode(&lz4), bin);
+    for (lz4, plain) in LZ4_FORMATS {
+        let dir = tmp();
+        let plain = std::fs::read(write_file(dir.path(), plain, &batches)).unwrap();
+        let file = write_file(dir.path(), lz4, &batches);
+        assert_eq!(python_decode(&file), plain, "{lz4}");
+    }
 }
 
 #[test]
@@ -394,31 +474,29 @@ fn unfinished_writer_leaves_a_valid_file() {
     // Two games written, then the writer is dropped without finish() (as when the runner dies).
     let a = all_samples(&black_five());
     let b = all_samples(&empty_start_draw());
-    let dir = tmp();
-    let file = dir.path().join("crash.bin.lz4");
-    {
-        let cfg = SampleConfig {
-            freq: 1.0,
-            format: SampleFormat::BinLz4,
-            file: file.clone(),
-        };
-        let mut w = SampleWriter::open(&cfg).unwrap();
-        w.write_game(&a).unwrap();
-        w.write_game(&b).unwrap();
-        // No finish(), not even the destructor, as when the process is killed.
-        std::mem::forget(w);
-    }
-    let want = stored(&[a, b].concat(), SampleFormat::BinLz4);
-    assert_eq!(read_samples(&file, SampleFormat::BinLz4).unwrap(), want);
-    if have("lz4", &["--version"]) {
-        let decoded = lz4_cli_decode(&file);
-        let plain = std::fs::read(write_file(
-            dir.path(),
-            SampleFormat::Bin,
-            &[all_samples(&black_five()), all_samples(&empty_start_draw())],
-        ))
-        .unwrap();
-        assert_eq!(decoded, plain);
+    for (format, plain) in LZ4_FORMATS {
+        let dir = tmp();
+        let file = dir.path().join(format!("crash.{}", format.default_file()));
+        {
+            let cfg = SampleConfig {
+                freq: 1.0,
+                format,
+                file: file.clone(),
+            };
+            let mut w = SampleWriter::open(&cfg).unwrap();
+            w.write_game(&a).unwrap();
+            w.write_game(&b).unwrap();
+            // No finish(), not even the destructor, as when the process is killed.
+            std::mem::forget(w);
+        }
+        let want = stored(&[a.clone(), b.clone()].concat(), format);
+        assert_eq!(read_samples(&file, format).unwrap(), want, "{format}");
+        if have("lz4", &["--version"]) {
+            let decoded = lz4_cli_decode(&file);
+            let plain =
+                std::fs::read(write_file(dir.path(), plain, &[a.clone(), b.clone()])).unwrap();
+            assert_eq!(decoded, plain, "{format}");
+        }
     }
 }
 
@@ -426,52 +504,65 @@ fn unfinished_writer_leaves_a_valid_file() {
 fn a_file_cut_mid_frame_is_reported_at_the_frame() {
     let a = all_samples(&black_five());
     let b = all_samples(&renju_forbidden());
-    let dir = tmp();
-    let file = write_file(dir.path(), SampleFormat::BinLz4, std::slice::from_ref(&a));
-    let first_len = std::fs::metadata(&file).unwrap().len();
-    let file = write_file(dir.path(), SampleFormat::BinLz4, &[b]);
-    let full = std::fs::read(&file).unwrap();
-    // Cut inside the second game's frame, as a kill during its write would.
-    std::fs::write(&file, &full[..full.len() - 3]).unwrap();
-    let err = read_samples(&file, SampleFormat::BinLz4).unwrap_err();
-    match &err {
-        SampleReadError::Lz4 { offset, path, .. } => {
-            assert_eq!(*offset, first_len);
-            assert_eq!(path, &file);
+    for (format, _) in LZ4_FORMATS {
+        let dir = tmp();
+        let file = write_file(dir.path(), format, std::slice::from_ref(&a));
+        let first_len = std::fs::metadata(&file).unwrap().len();
+        let file = write_file(dir.path(), format, std::slice::from_ref(&b));
+        let full = std::fs::read(&file).unwrap();
+        // Cut inside the second game's frame, as a kill during its write would.
+        cut(&file, 3);
+        let err = read_samples(&file, format).unwrap_err();
+        match &err {
+            SampleReadError::Lz4 { offset, path, .. } => {
+                assert_eq!(*offset, first_len, "{format}");
+                assert_eq!(path, &file);
+            }
+            other => panic!("{format}: unexpected error {other}"),
         }
-        other => panic!("unexpected error {other}"),
+        assert!(
+            err.to_string().contains(&format!("byte {first_len}")),
+            "{err}"
+        );
+        // Cutting back to the frame boundary recovers every finished game.
+        std::fs::write(&file, &full[..first_len as usize]).unwrap();
+        assert_eq!(
+            read_samples(&file, format).unwrap(),
+            stored(&a, format),
+            "{format}"
+        );
     }
-    assert!(
-        err.to_string().contains(&format!("byte {first_len}")),
-        "{err}"
-    );
-    // Cutting back to the frame boundary recovers every finished game.
-    std::fs::write(&file, &full[..first_len as usize]).unwrap();
-    assert_eq!(
-        read_samples(&file, SampleFormat::BinLz4).unwrap(),
-        stored(&a, SampleFormat::BinLz4)
-    );
 }
 
 #[test]
 fn unencodable_games_are_refused_whole() {
     // Caro's rule code 8 does not fit the 3-bit rule field: refused, nothing written.
+    // The same holds for binpack, whose rule field is bin's.
     let mut caro = black_five();
     caro.rule = Rule::Caro;
-    let mut out = Vec::new();
-    let mut w = SampleWriter::new(SampleFormat::Bin, &mut out, "caro.bin");
-    let err = w.write_game(&all_samples(&caro)).unwrap_err();
-    assert!(matches!(
-        err,
-        SampleWriteError::Encode {
-            source: SampleEncodeError::RuleDoesNotFit { code: 8, .. },
-            ..
-        }
-    ));
-    assert!(err.to_string().contains("caro.bin"), "{err}");
-    assert_eq!(w.samples_written(), 0);
-    drop(w);
-    assert!(out.is_empty());
+    for format in [
+        SampleFormat::Bin,
+        SampleFormat::Binpack,
+        SampleFormat::BinpackLz4,
+    ] {
+        let mut out = Vec::new();
+        let mut w = SampleWriter::new(format, &mut out, "caro.bin");
+        let err = w.write_game(&all_samples(&caro)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                SampleWriteError::Encode {
+                    source: SampleEncodeError::RuleDoesNotFit { code: 8, .. },
+                    ..
+                }
+            ),
+            "{format}"
+        );
+        assert!(err.to_string().contains("caro.bin"), "{err}");
+        assert_eq!(w.samples_written(), 0);
+        drop(w);
+        assert!(out.is_empty(), "{format}");
+    }
     // csv has no rule field and takes it.
     let mut out = Vec::new();
     SampleWriter::new(SampleFormat::Csv, &mut out, "caro.csv")
@@ -538,7 +629,9 @@ fn stats_command_guesses_the_format() {
     let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
     let dir = tmp();
     let lz4 = write_file(dir.path(), SampleFormat::BinLz4, &batches);
-    let text = samples_stats_command(&lz4, None).unwrap();
+    let report = samples_stats_command(&lz4, None).unwrap();
+    assert!(report.damage.is_none(), "{report:?}");
+    let text = report.text;
     assert!(text.contains("(bin_lz4)"), "{text}");
     assert!(text.contains("samples: 15\n"), "{text}");
     // Wins: 4 (black_five) + 2 (white in renju_forbidden); draws: 4.
@@ -553,7 +646,7 @@ fn stats_command_guesses_the_format() {
     );
 
     let csv = write_file(dir.path(), SampleFormat::Csv, &batches);
-    let text = samples_stats_command(&csv, None).unwrap();
+    let text = samples_stats_command(&csv, None).unwrap().text;
     assert!(text.contains("not recorded (csv)"), "{text}");
 
     let odd = dir.path().join("samples.dat");
@@ -564,5 +657,252 @@ fn stats_command_guesses_the_format() {
     ));
     assert!(samples_stats_command(&odd, Some(SampleFormat::BinLz4))
         .unwrap()
+        .text
         .contains("samples: 15"));
+}
+
+/// Cut `file` `n` bytes before its end, as a writer killed in the middle of a game's write leaves it.
+fn cut(file: &Path, n: usize) {
+    let full = std::fs::read(file).unwrap();
+    std::fs::write(file, &full[..full.len() - n]).unwrap();
+}
+
+/// `gomoku-cli samples stats FILE`: exit code and standard output.
+fn stats_cli(file: &Path) -> (Option<i32>, String) {
+    let out = Command::new(common::runner())
+        .args(["samples", "stats"])
+        .arg(file)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn stats_of_a_cut_file_report_the_complete_part_then_the_cut_and_fail() {
+    // Game a (7 samples) is complete; game b (4 samples) is cut 3 bytes before its end.
+    let a = all_samples(&black_five());
+    let b = all_samples(&renju_forbidden());
+    // For each format: the samples before the cut, and where the cut is reported.
+    let bin_len = |s: &[Sample]| s.iter().map(|x| 4 + 2 * x.position.len()).sum::<usize>();
+    let cases = [
+        // One frame per game: the cut frame is b's, which starts right after a's.
+        (SampleFormat::BinLz4, 7, None),
+        // b's first three entries are whole; its last starts after them.
+        (SampleFormat::Bin, 10, Some(bin_len(&a) + bin_len(&b[..3]))),
+        (SampleFormat::Csv, 10, None),
+        // b's four samples are one chain: one entry, cut; a's entry is whole.
+        (SampleFormat::Binpack, 7, Some(8 + 2 * 2 + 4 * 7)),
+        (SampleFormat::BinpackLz4, 7, None),
+    ];
+    for (format, complete, offset) in cases {
+        let dir = tmp();
+        let file = write_file(dir.path(), format, std::slice::from_ref(&a));
+        let first_len = std::fs::metadata(&file).unwrap().len() as usize;
+        write_file(dir.path(), format, std::slice::from_ref(&b));
+        cut(&file, 3);
+        let offset = match format {
+            SampleFormat::BinLz4 | SampleFormat::BinpackLz4 => first_len,
+            SampleFormat::Csv => {
+                // The last line starts after the file's last complete line.
+                let text = std::fs::read(&file).unwrap();
+                text.iter().rposition(|&c| c == b'\n').unwrap() + 1
+            }
+            _ => offset.unwrap(),
+        };
+        let (code, stdout) = stats_cli(&file);
+        assert_eq!(code, Some(1), "{format}: {stdout}");
+        assert!(
+            stdout.contains(&format!("samples: {complete}\n")),
+            "{format}: {stdout}"
+        );
+        // After the statistics: where the file is cut and why.
+        let damage = stdout
+            .split_once("results (side to move)")
+            .map(|(_, rest)| rest)
+            .unwrap_or_default();
+        assert!(
+            damage.contains(&format!("byte {offset}")) && damage.contains("cut"),
+            "{format}: {stdout}"
+        );
+    }
+}
+
+/// One binpack entry as a trainer parses it, independently of the crate's reader.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct PackedEntry {
+    size: u32,
+    rule: u32,
+    result: u32,
+    /// Stone words `(x << 5) | y` of the starting position, then of the moves.
+    start: Vec<u16>,
+    moves: Vec<u16>,
+}
+
+/// Parse a binpack stream, checking what our writer promises: the game tag is 0, the stone
+/// counts add up, every move is a one-move group without evaluation (flags 0b111, eval 0).
+fn parse_binpack(bytes: &[u8]) -> Vec<PackedEntry> {
+    let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
+    let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let (w1, w2) = (u32_at(at), u32_at(at + 4));
+        let (start, moves) = ((w1 >> 22) as usize, (w2 >> 14) as usize);
+        assert_eq!(w2 & 0x3FFF, 0, "game tag");
+        assert_eq!(
+            ((w1 >> 12) & 1023) as usize,
+            start + moves,
+            "stones at the end"
+        );
+        at += 8;
+        let start_words = (0..start).map(|i| u16_at(at + 2 * i)).collect();
+        at += 2 * start;
+        let move_words = (0..moves)
+            .map(|i| {
+                let w = u16_at(at + 4 * i);
+                assert_eq!(w & 0x3F, 0b111, "flags");
+                assert_eq!(u16_at(at + 4 * i + 2), 0, "evaluation");
+                w >> 6
+            })
+            .collect();
+        at += 4 * moves;
+        out.push(PackedEntry {
+            size: w1 & 31,
+            rule: (w1 >> 5) & 7,
+            result: (w1 >> 8) & 15,
+            start: start_words,
+            moves: move_words,
+        });
+    }
+    assert_eq!(at, bytes.len(), "the stream ends with an entry");
+    out
+}
+
+fn words(text: &str) -> Vec<u16> {
+    seq(text, 15).into_iter().map(bin_word).collect()
+}
+
+#[test]
+fn a_real_run_writes_binpack_lz4_that_real_readers_decode() {
+    let dir = tmp();
+    let random = format!("cmd={}", common::engine("pbrain-random"));
+    let openings = format!(
+        "file={}",
+        common::repo_root().join("openings/renju15.txt").display()
+    );
+    let run = common::run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &random,
+            "-engine",
+            &random,
+            "-rule",
+            "4",
+            "-games",
+            "8",
+            "-concurrency",
+            "2",
+            "-openings",
+            &openings,
+            "type=pos",
+            "-journal",
+            "j.jsonl",
+            "-sample",
+            "format=binpack_lz4",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    // The default file name of the format.
+    let file = dir.path().join("sample.binpack.lz4");
+    // Decode every frame with the lz4 tool and with python's lz4.frame (which fails on an
+    // incomplete frame); they must agree.
+    let mut decoded = Vec::new();
+    if have("lz4", &["--version"]) {
+        decoded.push(lz4_cli_decode(&file));
+    }
+    if have("python3", &["-c", "import lz4.frame"]) {
+        decoded.push(python_decode(&file));
+    }
+    let Some(bytes) = decoded.first() else {
+        return;
+    };
+    assert!(decoded.iter().all(|d| d == bytes));
+    let mut entries = parse_binpack(bytes);
+
+    // freq=1: one entry per game with a played move, holding the opening and every move.
+    let journal = std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap();
+    let mut want = Vec::new();
+    for line in journal.lines() {
+        let g: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (opening, moves) = (g["opening"].as_str().unwrap(), g["moves"].as_str().unwrap());
+        let clean = !["crash", "time_forfeit", "illegal_move", "failed_start"]
+            .contains(&g["termination"].as_str().unwrap());
+        if !clean || moves.is_empty() {
+            continue;
+        }
+        let start = words(opening);
+        // The result for the side to move after the opening (black when it has an even count).
+        let black_to_move = start.len() % 2 == 0;
+        let result = match (g["result"].as_str().unwrap(), black_to_move) {
+            ("1/2-1/2", _) => 1,
+            ("1-0", true) | ("0-1", false) => 2,
+            _ => 0,
+        };
+        want.push(PackedEntry {
+            size: 15,
+            rule: 4,
+            result,
+            start,
+            moves: words(moves),
+        });
+    }
+    assert!(!want.is_empty());
+    // Games finish in any order at -concurrency 2: compare as sets.
+    entries.sort();
+    want.sort();
+    assert_eq!(entries, want);
+
+    // Our own reader and `samples stats` agree.
+    let samples: usize = want.iter().map(|e| e.moves.len()).sum();
+    assert_eq!(
+        read_samples(&file, SampleFormat::BinpackLz4).unwrap().len(),
+        samples
+    );
+    let (code, stdout) = stats_cli(&file);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("(binpack_lz4)"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "samples: {samples}\nbinpack entries: {} (chains of consecutive positions), moves: {samples}\n",
+            want.len()
+        )),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn binpack_refuses_caro_before_the_first_game() {
+    let dir = tmp();
+    let random = format!("cmd={}", common::engine("pbrain-random"));
+    for format in ["format=binpack", "format=binpack_lz4"] {
+        let run = common::run_in(
+            dir.path(),
+            &[
+                "-engine", &random, "-engine", &random, "-rule", "8", "-sample", format,
+            ],
+        );
+        assert_eq!(run.code(), Some(1), "{format}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("-sample") && run.stderr.contains("caro (code 8) does not fit"),
+            "{format}: {}",
+            run.stderr
+        );
+    }
+    // No game was played, so no sample file was created.
+    assert!(!dir.path().join("sample.binpack").exists());
+    assert!(!dir.path().join("sample.binpack.lz4").exists());
 }

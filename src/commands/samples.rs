@@ -19,7 +19,8 @@ pub enum SamplesTool {
     Stats {
         /// The sample file.
         file: PathBuf,
-        /// csv, bin or bin_lz4 (default: from the extension .csv / .bin / .lz4).
+        /// csv, bin, bin_lz4, binpack or binpack_lz4 (default: from the extension .csv / .bin /
+        /// .lz4 / .binpack / .binpack.lz4).
         #[arg(long)]
         format: Option<String>,
     },
@@ -34,10 +35,18 @@ pub fn run(args: SamplesArgs) -> CommandResult {
                 .map(str::parse::<SampleFormat>)
                 .transpose()
                 .map_err(|e| CommandError::Usage(format!("--format: {e}")))?;
-            let text = samples_stats_command(&file, format)
+            let report = samples_stats_command(&file, format)
                 .map_err(|e| CommandError::Failed(e.to_string()))?;
-            say(&text);
-            Ok(Outcome::Done)
+            // A damaged file: the statistics of its complete part and the damage on stdout, the
+            // damage again as the error, exit 1.
+            say(&report.text);
+            match report.damage {
+                None => Ok(Outcome::Done),
+                Some(e) => Err(CommandError::Failed(format!(
+                    "{}: damaged: {e}",
+                    file.display()
+                ))),
+            }
         }
     }
 }

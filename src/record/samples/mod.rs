@@ -1,0 +1,496 @@
+//! Training samples (`-sample`): what a sample is, which moves of a finished game become samples,
+//! and the `-sample` options. The formats live in the submodules:
+//!
+//! - `encode`: samples to bytes (csv, bin, binpack), pure;
+//! - `writer`: [`SampleWriter`], which appends one complete batch per game with a single
+//!   `write_all`, so a file is valid up to the last finished game however the process ends; for
+//!   `bin_lz4` and `binpack_lz4` each game's batch is its own complete LZ4 frame (concatenated
+//!   frames are one stream);
+//! - `reader`: [`SampleReader`], streaming a file back and saying where it is damaged;
+//! - `stats`: the `samples stats` report.
+//!
+//! The public names are re-exported here, so callers use `crate::record::samples::X` whatever
+//! file `X` lives in.
+//!
+//! # The rule field of the binary formats
+//! bin and binpack give the Gomocup rule code 3 bits. Codes 0 (freestyle), 1 (exact five) and
+//! 4 (renju) fit; caro (8) and standard caro (9) do not, and masking them (`code & 7`) would label
+//! caro games as freestyle / exact five, silently poisoning a training set. So the four binary
+//! formats refuse those rules with [`SampleEncodeError::RuleDoesNotFit`]; [`SampleFormat::check`]
+//! lets a run refuse before the first game. csv records no rule and accepts every rule.
+
+mod encode;
+mod reader;
+mod stats;
+mod writer;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use thiserror::Error;
+
+use crate::board::BoardSize;
+use crate::board::Pos;
+use crate::record::GameRecord;
+use crate::rules::Rule;
+
+pub use encode::{
+    bin_word, binpack_chain_len, encode_batch, encode_bin, encode_binpack, encode_csv,
+    SampleEncodeError, BINPACK_MAX_STONES, BINPACK_PLAIN_MOVE, BIN_MAX_PLY, BIN_MAX_SIZE,
+    CSV_MAX_SIZE,
+};
+pub use reader::{
+    open_samples, read_samples, EntryCounts, SampleReadError, SampleReader, StoredSample,
+};
+pub use stats::{samples_stats_command, SampleStats, StatsReport};
+pub use writer::{SampleWriteError, SampleWriter};
+
+/// The file formats of `-sample format=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SampleFormat {
+    /// `position,move,result` lines.
+    Csv,
+    /// One entry per sample: a head of two u16 words, then the position's stones.
+    Bin,
+    /// The bin stream in LZ4 frames, one per game.
+    BinLz4,
+    /// The predecessor's packed format: one entry per chain of consecutive positions of a game.
+    Binpack,
+    /// The binpack stream in LZ4 frames, one per game.
+    BinpackLz4,
+}
+
+impl SampleFormat {
+    pub const ALL: [SampleFormat; 5] = [
+        SampleFormat::Csv,
+        SampleFormat::Bin,
+        SampleFormat::BinLz4,
+        SampleFormat::Binpack,
+        SampleFormat::BinpackLz4,
+    ];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SampleFormat::Csv => "csv",
+            SampleFormat::Bin => "bin",
+            SampleFormat::BinLz4 => "bin_lz4",
+            SampleFormat::Binpack => "binpack",
+            SampleFormat::BinpackLz4 => "binpack_lz4",
+        }
+    }
+
+    /// The file written when `file=` is not given.
+    pub fn default_file(self) -> &'static str {
+        match self {
+            SampleFormat::Csv => "sample.csv",
+            SampleFormat::Bin => "sample.bin",
+            SampleFormat::BinLz4 => "sample.bin.lz4",
+            SampleFormat::Binpack => "sample.binpack",
+            SampleFormat::BinpackLz4 => "sample.binpack.lz4",
+        }
+    }
+
+    /// The format implied by a file name: `.csv`, `.bin`, `.binpack`, `.binpack.lz4`, and any
+    /// other `.lz4` (such as `.bin.lz4`) for bin_lz4, as before binpack existed.
+    pub fn from_extension(path: &Path) -> Option<SampleFormat> {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        if name.ends_with(".binpack.lz4") {
+            return Some(SampleFormat::BinpackLz4);
+        }
+        match Path::new(&name).extension()?.to_str()? {
+            "csv" => Some(SampleFormat::Csv),
+            "bin" => Some(SampleFormat::Bin),
+            "lz4" => Some(SampleFormat::BinLz4),
+            "binpack" => Some(SampleFormat::Binpack),
+            _ => None,
+        }
+    }
+
+    /// Whether the file is LZ4 frames around the stream of [`SampleFormat::uncompressed`].
+    pub fn compressed(self) -> bool {
+        matches!(self, SampleFormat::BinLz4 | SampleFormat::BinpackLz4)
+    }
+
+    /// The format of the stream inside the LZ4 frames (the format itself when not compressed).
+    pub fn uncompressed(self) -> SampleFormat {
+        match self {
+            SampleFormat::BinLz4 => SampleFormat::Bin,
+            SampleFormat::BinpackLz4 => SampleFormat::Binpack,
+            other => other,
+        }
+    }
+
+    /// Whether the format is binpack (entries are chains of positions, not single samples).
+    pub fn packed(self) -> bool {
+        self.uncompressed() == SampleFormat::Binpack
+    }
+
+    /// Whether games of this size and rule can be written in this format at all, so a run can
+    /// refuse before its first game. (A bin position longer than [`BIN_MAX_PLY`] stones, possible
+    /// only on boards of 23×23 and more, is still refused per game by the encoder.)
+    pub fn check(self, size: BoardSize, rule: Rule) -> Result<(), SampleEncodeError> {
+        match self {
+            SampleFormat::Csv => {
+                if size.get() > CSV_MAX_SIZE {
+                    return Err(SampleEncodeError::BoardTooLargeForCsv { size: size.get() });
+                }
+            }
+            // binpack has bin's 5-bit size and 3-bit rule fields; its 10-bit stone counts hold
+            // every stone of a 31x31 board, so it has no ply limit.
+            SampleFormat::Bin
+            | SampleFormat::BinLz4
+            | SampleFormat::Binpack
+            | SampleFormat::BinpackLz4 => {
+                if size.get() > BIN_MAX_SIZE {
+                    return Err(SampleEncodeError::BoardTooLargeForBin { size: size.get() });
+                }
+                encode::bin_rule_bits(rule)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for SampleFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SampleFormat {
+    type Err = SampleConfigError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SampleFormat::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| SampleConfigError::UnknownFormat {
+                value: s.to_string(),
+            })
+    }
+}
+
+/// Problems with the `-sample` options.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SampleConfigError {
+    /// A key other than freq, format and file.
+    #[error("-sample: unknown key {key:?} (in {key}={value}); expected freq, format or file")]
+    UnknownKey { key: String, value: String },
+    /// The same key twice: which one was meant is unclear, so neither wins.
+    #[error("-sample: {key} given twice ({first:?} and {second:?})")]
+    Duplicate {
+        key: String,
+        first: String,
+        second: String,
+    },
+    /// freq= is not a number.
+    #[error("-sample: freq={value} is not a number")]
+    BadFreq { value: String },
+    /// freq= is a number outside [0, 1] (or NaN).
+    #[error("-sample: freq={value} is outside [0, 1]")]
+    FreqOutOfRange { value: String },
+    /// format= names no sample format.
+    #[error(
+        "-sample: unknown format={value:?} (expected csv, bin, bin_lz4, binpack or binpack_lz4)"
+    )]
+    UnknownFormat { value: String },
+    /// file= is given but empty.
+    #[error("-sample: file= is empty")]
+    EmptyFile,
+}
+
+/// What `-sample` asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleConfig {
+    /// Probability that a move becomes a sample, in [0, 1].
+    pub freq: f64,
+    pub format: SampleFormat,
+    pub file: PathBuf,
+}
+
+impl SampleConfig {
+    /// Parse the `key=value` list that follows `-sample`. Defaults: freq=1, format=csv, file by
+    /// format ([`SampleFormat::default_file`]: sample.csv, sample.bin, sample.bin.lz4, ...).
+    pub fn parse(kvs: &[(String, String)]) -> Result<SampleConfig, SampleConfigError> {
+        let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+        for (key, value) in kvs {
+            if !matches!(key.as_str(), "freq" | "format" | "file") {
+                return Err(SampleConfigError::UnknownKey {
+                    key: key.clone(),
+                    value: value.clone(),
+                });
+            }
+            if let Some(first) = seen.insert(key, value) {
+                return Err(SampleConfigError::Duplicate {
+                    key: key.clone(),
+                    first: first.to_string(),
+                    second: value.clone(),
+                });
+            }
+        }
+        let freq = match seen.get("freq") {
+            None => 1.0,
+            Some(v) => {
+                let f: f64 = v.trim().parse().map_err(|_| SampleConfigError::BadFreq {
+                    value: v.to_string(),
+                })?;
+                // `contains` is false for NaN too.
+                if !(0.0..=1.0).contains(&f) {
+                    return Err(SampleConfigError::FreqOutOfRange {
+                        value: v.to_string(),
+                    });
+                }
+                f
+            }
+        };
+        let format = match seen.get("format") {
+            None => SampleFormat::Csv,
+            Some(v) => v.parse()?,
+        };
+        let file = match seen.get("file") {
+            None => PathBuf::from(format.default_file()),
+            Some(&"") => return Err(SampleConfigError::EmptyFile),
+            Some(v) => PathBuf::from(v),
+        };
+        Ok(SampleConfig { freq, format, file })
+    }
+}
+
+/// The final result from the point of view of the side to move; the number is the file encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SampleResult {
+    Loss = 0,
+    Draw = 1,
+    Win = 2,
+}
+
+impl SampleResult {
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    pub fn from_code(code: u16) -> Option<SampleResult> {
+        match code {
+            0 => Some(SampleResult::Loss),
+            1 => Some(SampleResult::Draw),
+            2 => Some(SampleResult::Win),
+            _ => None,
+        }
+    }
+
+    /// The same result seen by the other player (who moves in the next position).
+    pub fn flipped(self) -> SampleResult {
+        match self {
+            SampleResult::Loss => SampleResult::Win,
+            SampleResult::Draw => SampleResult::Draw,
+            SampleResult::Win => SampleResult::Loss,
+        }
+    }
+}
+
+/// One training sample: a position, the move played in it and how the game ended for the mover.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sample {
+    pub size: BoardSize,
+    pub rule: Rule,
+    /// Every stone on the board in play order, black first (opening included).
+    pub position: Vec<Pos>,
+    /// The move played in `position`.
+    pub mv: Pos,
+    pub result: SampleResult,
+}
+
+/// The generator that decides which moves of game `game` of a run seeded with `seed` are sampled:
+/// a game's samples depend only on these two numbers, not on which slot played it or when.
+pub fn game_rng(seed: u64, game: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // One independent ChaCha stream per game.
+    rng.set_stream(game);
+    rng
+}
+
+/// The samples of a finished game: each legal played move (not the opening stones, not a final
+/// forbidden move; the winning move included) with probability `freq`. Games lost on time, by crash,
+/// illegal move or failed start give none. Draws one `f64` from `rng` per move.
+pub fn samples_of(record: &GameRecord, freq: f64, rng: &mut impl Rng) -> Vec<Sample> {
+    if !record.outcome.termination.yields_samples() {
+        return Vec::new();
+    }
+    let winner = record.outcome.result().winner();
+    let stones = record.all_stones();
+    let first = record.opening.len();
+    let mut out = Vec::new();
+    for ply in first..stones.len() {
+        // `gen` is in [0, 1): freq 1 takes every move, freq 0 (or NaN) none.
+        if rng.gen::<f64>() >= freq {
+            continue;
+        }
+        let mover = crate::board::Color::of_ply(ply);
+        let result = match winner {
+            None => SampleResult::Draw,
+            Some(w) if w == mover => SampleResult::Win,
+            Some(_) => SampleResult::Loss,
+        };
+        out.push(Sample {
+            size: record.size,
+            rule: record.rule,
+            position: stones[..ply].to_vec(),
+            mv: stones[ply],
+            result,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Termination;
+    use crate::record::fixtures::sample_record;
+
+    fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn config_defaults_and_values() {
+        let c = SampleConfig::parse(&[]).unwrap();
+        assert_eq!(
+            c,
+            SampleConfig {
+                freq: 1.0,
+                format: SampleFormat::Csv,
+                file: "sample.csv".into()
+            }
+        );
+        let c = SampleConfig::parse(&kv(&[("format", "bin_lz4"), ("freq", "0.25")])).unwrap();
+        assert_eq!(c.file, PathBuf::from("sample.bin.lz4"));
+        assert_eq!(c.freq, 0.25);
+        let c = SampleConfig::parse(&kv(&[("format", "binpack_lz4")])).unwrap();
+        assert_eq!(
+            (c.format, c.file),
+            (SampleFormat::BinpackLz4, "sample.binpack.lz4".into())
+        );
+        let c = SampleConfig::parse(&kv(&[("format", "bin"), ("file", "x.dat")])).unwrap();
+        assert_eq!((c.format, c.file), (SampleFormat::Bin, "x.dat".into()));
+    }
+
+    #[test]
+    fn config_errors_name_key_and_value() {
+        let e = SampleConfig::parse(&kv(&[("freq", "1.5")])).unwrap_err();
+        assert_eq!(e.to_string(), "-sample: freq=1.5 is outside [0, 1]");
+        let e = SampleConfig::parse(&kv(&[("freq", "NaN")])).unwrap_err();
+        assert!(matches!(e, SampleConfigError::FreqOutOfRange { .. }));
+        let e = SampleConfig::parse(&kv(&[("freq", "often")])).unwrap_err();
+        assert_eq!(e.to_string(), "-sample: freq=often is not a number");
+        let e = SampleConfig::parse(&kv(&[("format", "zip")])).unwrap_err();
+        assert!(e.to_string().contains("\"zip\""), "{e}");
+        let e = SampleConfig::parse(&kv(&[("freqq", "1")])).unwrap_err();
+        assert!(e.to_string().contains("freqq=1"), "{e}");
+        let e = SampleConfig::parse(&kv(&[("file", "a"), ("file", "b")])).unwrap_err();
+        assert!(matches!(e, SampleConfigError::Duplicate { .. }));
+    }
+
+    #[test]
+    fn the_format_follows_from_the_file_name() {
+        let guess = |name: &str| SampleFormat::from_extension(Path::new(name));
+        assert_eq!(guess("dir/a.csv"), Some(SampleFormat::Csv));
+        assert_eq!(guess("a.BIN"), Some(SampleFormat::Bin));
+        assert_eq!(guess("a.bin.lz4"), Some(SampleFormat::BinLz4));
+        assert_eq!(guess("a.lz4"), Some(SampleFormat::BinLz4));
+        assert_eq!(guess("a.binpack"), Some(SampleFormat::Binpack));
+        assert_eq!(guess("a.binpack.lz4"), Some(SampleFormat::BinpackLz4));
+        assert_eq!(guess("a.dat"), None);
+        assert_eq!(guess("binpack"), None);
+        // Every default file name says its own format.
+        for f in SampleFormat::ALL {
+            assert_eq!(guess(f.default_file()), Some(f), "{f}");
+            assert_eq!(f.name().parse::<SampleFormat>(), Ok(f));
+        }
+    }
+
+    #[test]
+    fn every_move_of_the_fixture_with_results_for_the_mover() {
+        // Opening h8 i9 (2 stones), then 7 moves; black wins with the 7th.
+        let r = sample_record();
+        let s = samples_of(&r, 1.0, &mut game_rng(1, 7));
+        assert_eq!(s.len(), 7);
+        for (i, smp) in s.iter().enumerate() {
+            assert_eq!(smp.position.len(), 2 + i);
+            assert_eq!(smp.mv, r.outcome.moves[i].pos);
+            // Moves 0, 2, 4, 6 are black's (ply 2, 4, ...).
+            let want = if i % 2 == 0 {
+                SampleResult::Win
+            } else {
+                SampleResult::Loss
+            };
+            assert_eq!(smp.result, want, "move {i}");
+        }
+        assert_eq!(s[0].position, r.opening);
+        assert_eq!(s[6].position, r.all_stones()[..8].to_vec());
+    }
+
+    #[test]
+    fn selection_is_deterministic_per_seed_and_game() {
+        let r = sample_record();
+        let a = samples_of(&r, 0.5, &mut game_rng(42, 3));
+        let b = samples_of(&r, 0.5, &mut game_rng(42, 3));
+        assert_eq!(a, b);
+        // Different games draw from different streams.
+        let picks = |g: u64| {
+            (0..20)
+                .map(|k| samples_of(&r, 0.5, &mut game_rng(42, g * 100 + k)).len())
+                .collect::<Vec<_>>()
+        };
+        assert_ne!(picks(1), picks(2));
+    }
+
+    #[test]
+    fn draws_and_forfeits() {
+        let mut r = sample_record();
+        r.outcome.termination = Termination::FullBoard;
+        let s = samples_of(&r, 1.0, &mut game_rng(0, 0));
+        assert!(s.iter().all(|x| x.result == SampleResult::Draw));
+        r.outcome.termination = Termination::Crash {
+            by: crate::board::Color::White,
+            status: "signal 9".into(),
+        };
+        assert!(samples_of(&r, 1.0, &mut game_rng(0, 0)).is_empty());
+    }
+
+    #[test]
+    fn format_check_refuses_what_cannot_be_stored() {
+        let s15 = BoardSize::new(15).unwrap();
+        let s32 = BoardSize::new(32).unwrap();
+        assert!(SampleFormat::Bin.check(s15, Rule::Renju).is_ok());
+        assert!(matches!(
+            SampleFormat::BinLz4.check(s15, Rule::Caro),
+            Err(SampleEncodeError::RuleDoesNotFit { code: 8, .. })
+        ));
+        assert!(SampleFormat::Csv.check(s15, Rule::StandardCaro).is_ok());
+        // binpack has bin's size and rule fields.
+        assert!(SampleFormat::BinpackLz4.check(s15, Rule::Renju).is_ok());
+        for format in [SampleFormat::Binpack, SampleFormat::BinpackLz4] {
+            assert!(matches!(
+                format.check(s15, Rule::StandardCaro),
+                Err(SampleEncodeError::RuleDoesNotFit { code: 9, .. })
+            ));
+            assert!(format.check(s32, Rule::Freestyle).is_err());
+            assert!(format
+                .check(BoardSize::new(31).unwrap(), Rule::Freestyle)
+                .is_ok());
+        }
+        assert!(SampleFormat::Bin.check(s32, Rule::Freestyle).is_err());
+        assert!(SampleFormat::Csv
+            .check(BoardSize::new(27).unwrap(), Rule::Freestyle)
+            .is_err());
+    }
+}
