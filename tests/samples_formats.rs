@@ -834,10 +834,8 @@ fn a_real_run_writes_binpack_lz4_that_real_readers_decode() {
     let mut entries = parse_binpack(bytes);
 
     // freq=1: one entry per game with a played move, holding the opening and every move.
-    let journal = std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap();
     let mut want = Vec::new();
-    for line in journal.lines() {
-        let g: serde_json::Value = serde_json::from_str(line).unwrap();
+    for g in common::journal_games(&dir.path().join("j.jsonl")) {
         let (opening, moves) = (g["opening"].as_str().unwrap(), g["moves"].as_str().unwrap());
         let clean = !["crash", "time_forfeit", "illegal_move", "failed_start"]
             .contains(&g["termination"].as_str().unwrap());
