@@ -105,7 +105,7 @@ impl fmt::Display for BoardSize {
 /// A point on the board in Gomocup coordinates: `x` column from the left, `y` row from the top, 0-based.
 ///
 /// Ordered by `y` then `x` (reading order), the order in which forbidden points are listed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Pos {
     pub x: u8,
     pub y: u8,
@@ -293,7 +293,10 @@ pub fn to_pos_sequence(moves: &[Pos], size: BoardSize) -> Result<String, BoardEr
 }
 
 /// A stone colour. Black moves first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Color {
     Black,
     White,
@@ -371,6 +374,11 @@ impl Symmetry {
 
     pub fn from_index(i: usize) -> Symmetry {
         Symmetry::ALL[i % 8]
+    }
+
+    /// The symmetry of a [`name`](Self::name), as the journal writes it.
+    pub fn from_name(name: &str) -> Option<Symmetry> {
+        Symmetry::ALL.into_iter().find(|s| s.name() == name)
     }
 
     pub fn name(self) -> &'static str {

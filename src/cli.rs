@@ -84,6 +84,7 @@ pub const FLAG_OPTIONS: &[&str] = &[
     "quiet",
     "noprogress",
     "verbose",
+    "resume",
 ];
 
 fn is_option(arg: &str) -> bool {

@@ -109,6 +109,24 @@ impl JournalTarget {
     }
 }
 
+/// Where the run's seed came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedSource {
+    /// `srand=N` on the command line.
+    Given,
+    /// Drawn at start-up.
+    Fresh,
+}
+
+/// A new run or the continuation of one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// A new journal; never appends to another run's.
+    Fresh,
+    /// `-resume`: read the journal, check it is this run, play the games it lacks.
+    Resume,
+}
+
 /// What to do when an engine misbehaves (crash, timeout, failed start).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnEngineFailure {
@@ -152,6 +170,11 @@ pub struct Config {
     /// The run's seed: the openings' `srand` when given, else fresh. Decides which positions
     /// become samples, so a replay with the same seed writes the same samples.
     pub seed: u64,
+    /// Whether the seed was given (`srand=`) or drawn fresh: a resumed run adopts its journal's
+    /// seed unless one was given.
+    pub seed_source: SeedSource,
+    /// `-resume`: continue the run recorded in the journal instead of starting a new one.
+    pub start: Start,
     /// Options accepted for compatibility that have no effect, with the reason (printed once).
     pub warnings: Vec<String>,
 }
@@ -509,6 +532,11 @@ impl Config {
                 Some(sc)
             }
         };
+        let srand_given = raw
+            .openings
+            .iter()
+            .flatten()
+            .any(|(k, v)| k == "srand" && v.trim() != "0");
         let seed = openings
             .as_ref()
             .map(|o| o.seed)
@@ -557,6 +585,16 @@ impl Config {
             rating_interval,
             sample,
             seed,
+            seed_source: if srand_given {
+                SeedSource::Given
+            } else {
+                SeedSource::Fresh
+            },
+            start: if raw.flag("resume") {
+                Start::Resume
+            } else {
+                Start::Fresh
+            },
             quiet: raw.flag("quiet"),
             warnings,
         })

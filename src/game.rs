@@ -141,7 +141,8 @@ impl fmt::Display for GameResult {
 }
 
 /// What was wrong with an illegal move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum IllegalMoveKind {
     Occupied,
     OffBoard,
@@ -150,7 +151,10 @@ pub enum IllegalMoveKind {
 
 /// Every way a game can end, with who lost and why: the result, the reason text and whether an
 /// engine misbehaved are all derived from it, so they can never disagree.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Serialized (in the journal's `end`) with a `how` tag in snake case.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "how", rename_all = "snake_case")]
 pub enum Termination {
     /// A winning line under the rule (five, or overline where it wins).
     Five { winner: Color, line: Vec<Pos> },

@@ -42,10 +42,12 @@ enum Tool {
     Sprt(commands::sprt::SprtArgs),
     /// Training sample files (-sample): check what a file holds.
     Samples(commands::samples::SamplesArgs),
+    /// Rebuild a run's PGN, SGF, messages or samples from its journals (the same bytes).
+    Export(commands::export::ExportArgs),
 }
 
 /// The subcommands `Tools` parses; anything else is the match runner's command line.
-const SUBCOMMANDS: [&str; 3] = ["judge", "sprt", "samples"];
+const SUBCOMMANDS: [&str; 4] = ["judge", "sprt", "samples", "export"];
 
 const HELP: &str = "\
 gomoku-cli — tournament runner for gomoku/renju engines speaking the Gomocup (pbrain) protocol
@@ -55,6 +57,7 @@ USAGE:
   gomoku-cli judge [--rule R] [--boardsize N] [--to-move black|white] [--strict] [FILE...]
   gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
   gomoku-cli samples stats FILE [--format csv|bin|bin_lz4|binpack|binpack_lz4]
+  gomoku-cli export JOURNAL... [-pgn F] [-sgf F] [-msg F] [-sample freq=F format=F file=F]
   gomoku-cli help SUBCOMMAND    the options of judge, sprt or samples
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
@@ -86,6 +89,8 @@ RUN OPTIONS:
   -debug             like -log
   -journal FILE      header + one JSON line per finished game (default: a timestamped file;
                      off = none); a FILE that already holds games is refused
+  -resume            continue the run of the journal (-journal FILE, or the newest matching
+                     timestamped one): same settings, finished games skipped
   -sprt [elo0=E0] elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic|gsprt]
                      stop when the SPRT decides (two engines)
   -ratinginterval N  results block every N games (default 10; 0 = at the end only)
@@ -114,6 +119,7 @@ fn main() -> ExitCode {
             Ok(Tool::Judge(a)) => commands::judge::run(a),
             Ok(Tool::Sprt(a)) => commands::sprt::run(a),
             Ok(Tool::Samples(a)) => commands::samples::run(a),
+            Ok(Tool::Export(a)) => commands::export::run(a),
             Err(code) => return code,
         },
         _ => commands::run::run(&args),
@@ -158,7 +164,7 @@ fn help_on(topic: &[String]) -> ExitCode {
         }
         Some(other) => {
             eprintln!(
-                "error: no help on {other:?}: the subcommands are judge, sprt and samples \
+                "error: no help on {other:?}: the subcommands are judge, sprt, samples and export \
                  (`gomoku-cli --help` for the match runner)"
             );
             ExitCode::from(exit::USAGE)
@@ -169,6 +175,7 @@ fn help_on(topic: &[String]) -> ExitCode {
 /// Parse a subcommand's command line (without the program name); clap prints its own errors and
 /// help, and the exit code is returned for them.
 fn parse_tools(args: &[String]) -> Result<Tool, ExitCode> {
+    let args = commands::export::normalize(args);
     let argv = std::iter::once("gomoku-cli").chain(args.iter().map(String::as_str));
     match Tools::try_parse_from(argv) {
         Ok(t) => Ok(t.command),

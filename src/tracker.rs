@@ -279,29 +279,34 @@ pub fn from_journal(
     };
     let mut t = Tracker::new(names, pairs.clone(), pairing.paired(), sprt);
     for e in games {
-        let (first, _) = pairs[e.pair];
-        let first_is_black = e.black_engine == first;
-        let outcome = match (e.result.as_str(), first_is_black) {
-            ("1-0", true) | ("0-1", false) => Score::Win,
-            ("0-1", true) | ("1-0", false) => Score::Loss,
-            ("1/2-1/2", _) => Score::Draw,
-            _ => {
-                return Err(TrackerError::BadResult {
-                    game: e.game,
-                    result: e.result.clone(),
-                })
-            }
-        };
-        t.record(ScoredGame {
-            game: e.game,
-            pair: e.pair,
-            pair_game: e.pair_game,
-            first: outcome,
-        });
+        t.record(scored(e, &pairs)?);
     }
     Ok(Replay {
         tracker: t,
         pairing,
+    })
+}
+
+/// A journal entry as statistics see it; `pairs` are the engine pairs (first, second).
+pub fn scored(e: &JournalEntry, pairs: &[(usize, usize)]) -> Result<ScoredGame, TrackerError> {
+    let first = pairs.get(e.pair).map_or(0, |p| p.0);
+    let first_is_black = e.black_engine == first;
+    let outcome = match (e.result.as_str(), first_is_black) {
+        ("1-0", true) | ("0-1", false) => Score::Win,
+        ("0-1", true) | ("1-0", false) => Score::Loss,
+        ("1/2-1/2", _) => Score::Draw,
+        _ => {
+            return Err(TrackerError::BadResult {
+                game: e.game,
+                result: e.result.clone(),
+            })
+        }
+    };
+    Ok(ScoredGame {
+        game: e.game,
+        pair: e.pair,
+        pair_game: e.pair_game,
+        first: outcome,
     })
 }
 

@@ -5,6 +5,10 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::{moves_text, GameRecord};
+use crate::board::{BoardSize, Color, Symmetry};
+use crate::game::{GameOutcome, PlayedMove, Termination};
+use crate::rules::Rule;
+use crate::schedule::{EngineId, GameId};
 
 /// One journal line. Field names are a public contract (documented in README.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,6 +56,49 @@ pub struct JournalEntry {
     pub ended: String,
     /// Identity of the run's configuration: games from different configurations must not be mixed.
     pub fingerprint: String,
+    /// How the game ended, in full: with `messages`, what `export` and `-resume` rebuild the other
+    /// records from (absent in journals of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<Termination>,
+    /// The engines' `MESSAGE` lines, in order, by colour.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<(Color, String)>,
+    /// `-loseonly`: the game went to the journal only, not to the other records.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub journal_only: bool,
+    /// Sizes of the other record files just before this game was appended to them, so `-resume`
+    /// can tell whether a kill came between the journal line and those records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<OutputSizes>,
+}
+
+/// Byte sizes of the record files (those the run writes) before a game's records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputSizes {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pgn: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sgf: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u64>,
+}
+
+/// A journal entry that cannot be turned back into a game record.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum RebuildError {
+    /// Written by a version that did not record how games ended in full.
+    #[error("game {game}: the journal line has no `end` (written by an older version)")]
+    NoEnd { game: u64 },
+    /// A field that does not hold what its name says.
+    #[error("game {game}: {field} {value:?} cannot be read: {why}")]
+    Field {
+        game: u64,
+        field: &'static str,
+        value: String,
+        why: String,
+    },
 }
 
 impl JournalEntry {
@@ -93,8 +140,95 @@ impl JournalEntry {
             started: r.started.to_rfc3339(),
             ended: r.ended.to_rfc3339(),
             fingerprint: fingerprint.to_string(),
+            end: Some(r.outcome.termination.clone()),
+            messages: r.outcome.messages.clone(),
+            journal_only: false,
+            outputs: None,
         }
     }
+
+    /// The game record this entry was written from: everything the renderers use, exactly.
+    pub fn to_record(&self) -> Result<GameRecord, RebuildError> {
+        let game = self.game;
+        let bad = |field: &'static str, value: &str, why: String| RebuildError::Field {
+            game,
+            field,
+            value: value.to_string(),
+            why,
+        };
+        let termination = self.end.clone().ok_or(RebuildError::NoEnd { game })?;
+        let size = BoardSize::new(u32::from(self.size))
+            .map_err(|e| bad("size", &self.size.to_string(), e.to_string()))?;
+        let rule = Rule::from_code(i64::from(self.rule))
+            .map_err(|e| bad("rule", &self.rule.to_string(), e.to_string()))?;
+        let stones = |field, text: &str| {
+            parse_moves_text(text, size).map_err(|e| bad(field, text, e.to_string()))
+        };
+        let opening = stones("opening", &self.opening)?;
+        let played = stones("moves", &self.moves)?;
+        if played.len() != self.times_ms.len() {
+            let why = format!("{} moves but {} times", played.len(), self.times_ms.len());
+            return Err(bad("times_ms", &self.moves, why));
+        }
+        let time = |field, text: &str| {
+            chrono::DateTime::parse_from_rfc3339(text)
+                .map(|t| t.with_timezone(&chrono::Utc))
+                .map_err(|e| bad(field, text, e.to_string()))
+        };
+        Ok(GameRecord {
+            game: GameId(game),
+            round: self.round,
+            pair: self.pair,
+            pair_game: self.pair_game,
+            black: EngineId(self.black_engine),
+            white: EngineId(self.white_engine),
+            black_name: self.black.clone(),
+            white_name: self.white.clone(),
+            black_cmd: self.black_cmd.clone(),
+            white_cmd: self.white_cmd.clone(),
+            size,
+            rule,
+            opening,
+            opening_line: self.opening_line,
+            transform: Symmetry::from_name(&self.transform)
+                .ok_or_else(|| bad("transform", &self.transform, "unknown symmetry".into()))?,
+            outcome: GameOutcome {
+                termination,
+                moves: played
+                    .into_iter()
+                    .zip(&self.times_ms)
+                    .map(|(pos, &ms)| PlayedMove {
+                        pos,
+                        time: std::time::Duration::from_millis(ms),
+                    })
+                    .collect(),
+                messages: self.messages.clone(),
+            },
+            started: time("started", &self.started)?,
+            ended: time("ended", &self.ended)?,
+        })
+    }
+}
+
+/// The inverse of [`moves_text`]: pos notation, or `x,y` pairs separated by spaces.
+fn parse_moves_text(
+    text: &str,
+    size: BoardSize,
+) -> Result<Vec<crate::board::Pos>, crate::board::BoardError> {
+    if text.contains(',') {
+        text.split_whitespace()
+            .map(|p| crate::board::Pos::parse_gomocup(p, size))
+            .collect()
+    } else {
+        crate::board::parse_pos_sequence(text, size)
+    }
+}
+
+/// Render an entry as its journal line, newline included.
+pub fn render_entry(e: &JournalEntry) -> String {
+    let mut s = serde_json::to_string(e).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+    s.push('\n');
+    s
 }
 
 /// The journal's first line: the settings that decide what a game is and how games pair, so a
@@ -178,10 +312,7 @@ pub fn render_header(h: &JournalHeader) -> String {
 
 /// Render one journal line, newline included.
 pub fn render_line(r: &GameRecord, fingerprint: &str) -> String {
-    let mut s = serde_json::to_string(&JournalEntry::from_record(r, fingerprint))
-        .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
-    s.push('\n');
-    s
+    render_entry(&JournalEntry::from_record(r, fingerprint))
 }
 
 /// A journal that cannot be read.
@@ -304,5 +435,29 @@ mod tests {
             round_trip.entries[0],
             JournalEntry::from_record(&sample_record(), "f")
         );
+    }
+
+    #[test]
+    fn an_entry_rebuilds_the_record_it_was_written_from() {
+        let mut r = sample_record();
+        r.outcome
+            .messages
+            .push((crate::board::Color::White, "hi".into()));
+        let line = render_line(&r, "f");
+        let e = parse(&line, "j").unwrap().entries.remove(0);
+        assert_eq!(e.to_record().unwrap(), r);
+        // Journals of earlier versions lack `end`: rebuilding says so.
+        let mut old = e.clone();
+        old.end = None;
+        assert_eq!(old.to_record(), Err(RebuildError::NoEnd { game: 7 }));
+        let mut bad = e;
+        bad.transform = "sideways".into();
+        assert!(matches!(
+            bad.to_record(),
+            Err(RebuildError::Field {
+                field: "transform",
+                ..
+            })
+        ));
     }
 }

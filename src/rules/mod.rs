@@ -87,7 +87,10 @@ impl fmt::Display for Rule {
 }
 
 /// Why a black move is forbidden in renju.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum ForbiddenKind {
     DoubleThree,
     DoubleFour,

@@ -94,25 +94,35 @@ pub struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// A dispatcher for `games` (in the order they are handed out) of `schedule`.
+    /// A dispatcher for `games` (in the order they are handed out) of `schedule`, after the
+    /// games already played (`prior`, in the order they finished: a resumed run). When those
+    /// already decided the SPRT, no game is handed out.
     pub fn new(
         settings: DispatchSettings,
         schedule: Schedule,
         games: impl IntoIterator<Item = GameId>,
+        prior: &[ScoredGame],
     ) -> Self {
-        let tracker = Tracker::new(
+        let mut tracker = Tracker::new(
             settings.names.clone(),
             schedule.pairs().iter().map(|(a, b)| (a.0, b.0)).collect(),
             schedule.repeat() == crate::schedule::Repeat::Twice,
             settings.sprt,
         );
+        for g in prior {
+            tracker.record(*g);
+        }
+        let stop = tracker.crossing().map(|c| match c.verdict {
+            Verdict::H0 => StopReason::SprtH0,
+            Verdict::H1 => StopReason::SprtH1,
+        });
         Dispatcher {
             settings,
             schedule,
             queue: games.into_iter().collect(),
             in_flight: 0,
-            finished: 0,
-            stop: None,
+            finished: prior.len() as u64,
+            stop,
             last_block_at: None,
             tracker,
         }
@@ -338,7 +348,7 @@ mod tests {
     fn dispatcher(s: DispatchSettings, engines: usize, games: u64) -> Dispatcher {
         let schedule = Schedule::new(engines, TournamentKind::RoundRobin, games, 1, Repeat::Once);
         let total = schedule.total_games();
-        Dispatcher::new(s, schedule, (1..=total).map(GameId))
+        Dispatcher::new(s, schedule, (1..=total).map(GameId), &[])
     }
 
     /// Take the next game, as a slot would; `None` when told to end.
@@ -507,6 +517,7 @@ mod tests {
             },
             schedule,
             (1..=total).map(GameId),
+            &[],
         );
         let mut seen = Vec::new();
         while let Some(p) = take(&mut d) {

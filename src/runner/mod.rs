@@ -10,6 +10,8 @@
 mod console;
 pub mod dispatcher;
 pub mod outputs;
+pub mod records;
+mod resume;
 mod slot;
 
 use std::path::PathBuf;
@@ -20,12 +22,12 @@ use thiserror::Error;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{Config, LogLevel, OnEngineFailure};
+use crate::config::{Config, LogLevel, OnEngineFailure, Start};
 use crate::engine::LogSink;
-use crate::opening::{OpeningBook, OpeningError};
+use crate::opening::{OpeningBook, OpeningError, OpeningSequence};
 use crate::record::samples::SampleWriteError;
 use crate::schedule::{GameId, Schedule};
-use crate::tracker::Tracker;
+use crate::tracker::{scored, ScoredGame, Tracker};
 
 use console::Console;
 use dispatcher::{Action, DispatchSettings, Dispatcher, Event, Verbosity};
@@ -53,6 +55,21 @@ pub enum RunError {
     /// A parent of an output path is a file.
     #[error("cannot create {path}: {file} is a file, not a directory")]
     NotADirectory { path: PathBuf, file: PathBuf },
+    /// A journal line that cannot be turned back into the game it records.
+    #[error("{0}")]
+    Rebuild(#[from] crate::record::journal::RebuildError),
+    /// `-resume` and `-journal off`.
+    #[error("-resume needs the journal: it cannot be used with -journal off")]
+    ResumeWithoutJournal,
+    /// `-resume` found no journal of this run.
+    #[error("-resume: no journal of this run (gomoku-cli-*.journal.jsonl with the same settings) in {dir}; name it with -journal FILE")]
+    NoJournalToResume { dir: PathBuf },
+    /// A journal that cannot be read (or resumed).
+    #[error("{0}")]
+    BadJournal(String),
+    /// The journal records a run with other settings.
+    #[error("-resume: {path} records a different run; these settings differ:\n  {differences}")]
+    ResumeMismatch { path: PathBuf, differences: String },
     /// `-journal FILE` names a journal that already holds games (of another run).
     #[error("journal {path} already exists and is not empty: a new run never appends to another run's journal; give another -journal path or remove the file")]
     JournalExists { path: PathBuf },
@@ -132,7 +149,17 @@ fn dispatch_settings(config: &Config, names: Vec<String>, console: &Console) -> 
 }
 
 /// Notes printed before the first game.
-fn announce(config: &Config, outputs: &Outputs) {
+fn announce(config: &Config, outputs: &Outputs, resumed: Option<&resume::Resumed>, left: usize) {
+    if let Some(r) = resumed {
+        for n in &r.notes {
+            eprintln!("Resume: {n}");
+        }
+        eprintln!(
+            "Resuming {}: {} games in the journal, {left} to play",
+            r.journal.display(),
+            r.entries.len()
+        );
+    }
     for w in &config.warnings {
         eprintln!("warning: {w}");
     }
@@ -178,27 +205,49 @@ fn execute(
     }
 }
 
+/// The opening book and its draw order, when `-openings` is given.
+fn load_openings(
+    config: &Config,
+) -> Result<(Option<OpeningBook>, Option<OpeningSequence>), RunError> {
+    let Some(o) = &config.openings else {
+        return Ok((None, None));
+    };
+    let book = OpeningBook::load(&o.file, o.format, config.size, config.rule)?;
+    let sequence = book.sequence(o.order, o.transform);
+    Ok((Some(book), Some(sequence)))
+}
+
+/// The games still to play (in schedule order) and those already played (journal order).
+fn remaining(
+    schedule: &Schedule,
+    resumed: Option<&resume::Resumed>,
+) -> Result<(Vec<GameId>, Vec<ScoredGame>), RunError> {
+    let total = schedule.total_games();
+    let Some(r) = resumed else {
+        return Ok(((1..=total).map(GameId).collect(), vec![]));
+    };
+    let pairs: Vec<(usize, usize)> = schedule.pairs().iter().map(|(a, b)| (a.0, b.0)).collect();
+    let mut done = std::collections::HashSet::new();
+    let mut prior = Vec::new();
+    for e in &r.entries {
+        if e.game == 0 || e.game > total {
+            return Err(RunError::BadJournal(format!(
+                "{}: game {} is not in this run's schedule of {total} games",
+                r.journal.display(),
+                e.game
+            )));
+        }
+        if done.insert(e.game) {
+            prior.push(scored(e, &pairs).map_err(|x| RunError::BadJournal(x.to_string()))?);
+        }
+    }
+    let games = (1..=total).map(GameId).filter(|g| !done.contains(&g.0));
+    Ok((games.collect(), prior))
+}
+
 /// Run the whole tournament described by `config`.
-pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
+pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
-    let book = match &config.openings {
-        Some(o) => Some(OpeningBook::load(
-            &o.file,
-            o.format,
-            config.size,
-            config.rule,
-        )?),
-        None => None,
-    };
-    let sequence = match (&config.openings, &book) {
-        (Some(o), Some(b)) => Some(b.sequence(o.order, o.transform)),
-        _ => None,
-    };
-    let mut outputs = Outputs::open(&config)?;
-    let log_files = match config.log {
-        LogLevel::Off => None,
-        _ => Some(LogFiles::open(&config.log_dir, config.concurrency)?),
-    };
     let schedule = Schedule::new(
         config.engines.len(),
         config.kind,
@@ -207,6 +256,17 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
         config.repeat,
     );
     let total = schedule.total_games();
+    let resumed = match config.start {
+        Start::Fresh => None,
+        Start::Resume => Some(resume::prepare(&mut config, total)?),
+    };
+    let (book, sequence) = load_openings(&config)?;
+    let mut outputs = Outputs::open(&config, resumed.as_ref().map(|r| r.journal.clone()))?;
+    let log_files = match config.log {
+        LogLevel::Off => None,
+        _ => Some(LogFiles::open(&config.log_dir, config.concurrency)?),
+    };
+    let (games, prior) = remaining(&schedule, resumed.as_ref())?;
     let (log, log_task) = match log_files {
         None => (LogSink::none(), None),
         Some(files) => {
@@ -214,14 +274,17 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
             (sink, Some(tokio::spawn(files.run(rx, run_start))))
         }
     };
-    announce(&config, &outputs);
+    announce(&config, &outputs, resumed.as_ref(), games.len());
     let names = slot::resolve_names(&config).await;
-    outputs.write_header(&outputs::header(&config, &names, total));
+    if resumed.is_none() {
+        outputs.write_header(&outputs::header(&config, &names, total));
+    }
     let console = Console::new(config.progress, total);
     let mut dispatcher = Dispatcher::new(
         dispatch_settings(&config, names.clone(), &console),
         schedule,
-        (1..=total).map(GameId),
+        games,
+        &prior,
     );
     let cancel_games = stops.abort.child_token();
     let shared = Arc::new(Shared {

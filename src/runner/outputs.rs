@@ -12,12 +12,14 @@ use tokio::sync::mpsc;
 
 use crate::config::{Config, JournalTarget};
 use crate::engine::{Direction, LogEvent};
-use crate::record::journal::{self, EngineSettings, JournalHeader, OpeningSettings, RunSettings};
-use crate::record::samples::{self, SampleWriter};
-use crate::record::{msg, pgn, sgf, GameRecord};
+use crate::record::journal::{
+    self, EngineSettings, JournalEntry, JournalHeader, OpeningSettings, OutputSizes, RunSettings,
+};
+use crate::record::GameRecord;
 use crate::schedule::TournamentKind;
 
 use super::dispatcher::Records;
+use super::records::{RecordFiles, RecordTargets, Sink};
 use super::RunError;
 
 /// Make sure `path` can be created: its parent directories exist (created if missing). The error
@@ -150,94 +152,80 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
     }
 }
 
-/// Files the dispatcher's saves go to, flushed after every game.
+/// Files the dispatcher's saves go to, flushed after every game: the journal, then the records.
 pub struct Outputs {
-    journal: Option<(std::fs::File, PathBuf)>,
-    pgn: Option<(std::fs::File, PathBuf)>,
-    sgf: Option<(std::fs::File, PathBuf)>,
-    msg: Option<(std::fs::File, PathBuf)>,
-    samples: Option<(SampleWriter, f64)>,
-    seed: u64,
+    journal: Option<Sink>,
+    records: RecordFiles,
     fingerprint: String,
 }
 
+/// The record files a configuration asks for.
+pub fn record_targets(config: &Config) -> RecordTargets {
+    RecordTargets {
+        pgn: config.pgn.clone(),
+        sgf: config.sgf.clone(),
+        msg: config.msg.clone(),
+        sample: config.sample.clone(),
+        seed: config.seed,
+    }
+}
+
 impl Outputs {
-    /// Open every output (and the log directory) before the first game.
-    pub fn open(config: &Config) -> Result<Outputs, RunError> {
-        let open = |p: &Option<PathBuf>| -> Result<_, RunError> {
-            p.as_deref()
-                .map(|p| open_append(p).map(|f| (f, p.to_path_buf())))
-                .transpose()
-        };
+    /// Open every output (and the log directory) before the first game. `journal` is the
+    /// journal already chosen (a resumed one), or `None` to open the configured one.
+    pub fn open(config: &Config, resumed: Option<PathBuf>) -> Result<Outputs, RunError> {
         if config.log != crate::config::LogLevel::Off {
             prepare_dir(&config.log_dir, &config.log_dir)?;
         }
-        let samples = match &config.sample {
-            Some(sc) => {
-                prepare_parent(&sc.file)?;
-                Some((SampleWriter::open(sc)?, sc.freq))
-            }
-            None => None,
+        let journal = match resumed {
+            Some(p) => Some(Sink::open(&p)?),
+            None => match &config.journal {
+                Some(t) => {
+                    let (file, path) = open_journal(t)?;
+                    Some(Sink::from_file(file, path))
+                }
+                None => None,
+            },
         };
         Ok(Outputs {
-            journal: config.journal.as_ref().map(open_journal).transpose()?,
-            pgn: open(&config.pgn)?,
-            sgf: open(&config.sgf)?,
-            msg: open(&config.msg)?,
-            samples,
-            seed: config.seed,
+            journal,
+            records: RecordFiles::open(&record_targets(config))?,
             fingerprint: fingerprint(config),
         })
     }
 
     /// The journal's path, once opened (a timestamped name may have got a suffix).
     pub fn journal_path(&self) -> Option<&Path> {
-        self.journal.as_ref().map(|(_, p)| p.as_path())
+        self.journal.as_ref().map(|s| s.path())
     }
 
     /// Write the journal's header line.
     pub fn write_header(&mut self, h: &JournalHeader) {
-        write(&mut self.journal, &journal::render_header(h));
+        if let Some(j) = &mut self.journal {
+            j.append(journal::render_header(h).as_bytes());
+        }
     }
 
-    /// Append one finished game: the journal always, the other records when `records` says so.
+    /// Append one finished game: the journal first (with the records' sizes before the game),
+    /// then the other records when `records` says so.
     pub fn save(&mut self, r: &GameRecord, records: Records) {
-        let event = "gomoku-cli";
-        write(
-            &mut self.journal,
-            &journal::render_line(r, &self.fingerprint),
-        );
-        if records == Records::JournalOnly {
-            return;
-        }
-        write(&mut self.pgn, &pgn::render(r, event));
-        write(&mut self.sgf, &sgf::render(r, event));
-        write(&mut self.msg, &msg::render(r));
-        if let Some((w, freq)) = &mut self.samples {
-            let mut rng = samples::game_rng(self.seed, r.game.0);
-            let batch = samples::samples_of(r, *freq, &mut rng);
-            if let Err(e) = w.write_game(&batch) {
-                eprintln!("warning: game {}: {e}", r.game);
+        if let Some(j) = &mut self.journal {
+            let mut entry = JournalEntry::from_record(r, &self.fingerprint);
+            entry.journal_only = records == Records::JournalOnly;
+            let sizes = self.records.sizes();
+            if !entry.journal_only && sizes != OutputSizes::default() {
+                entry.outputs = Some(sizes);
             }
+            j.append(journal::render_entry(&entry).as_bytes());
+        }
+        if records == Records::All {
+            self.records.write(r);
         }
     }
 
     /// Close what needs closing (the samples writer's last frame).
     pub fn finish(&mut self) {
-        if let Some((w, _)) = self.samples.take() {
-            if let Err(e) = w.finish() {
-                eprintln!("warning: {e}");
-            }
-        }
-    }
-}
-
-/// Append `text` and flush; a failure is reported with the file's path and the run goes on.
-fn write(out: &mut Option<(std::fs::File, PathBuf)>, text: &str) {
-    if let Some((f, path)) = out {
-        if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.flush()) {
-            eprintln!("warning: cannot write a record to {}: {e}", path.display());
-        }
+        self.records.finish();
     }
 }
 

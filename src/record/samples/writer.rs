@@ -46,6 +46,8 @@ pub struct SampleWriter<W: Write = File> {
     /// The frame encoder, reused across games (each `try_finish` closes one frame).
     lz4: Option<FrameEncoder<Vec<u8>>>,
     samples: u64,
+    /// Bytes handed to the output (compressed ones for the LZ4 formats).
+    bytes: u64,
 }
 
 impl SampleWriter<File> {
@@ -83,11 +85,17 @@ impl<W: Write> SampleWriter<W> {
             buf: Vec::new(),
             lz4,
             samples: 0,
+            bytes: 0,
         }
     }
 
     pub fn format(&self) -> SampleFormat {
         self.format
+    }
+
+    /// Bytes written to the output so far (the size the file grew by).
+    pub fn bytes_written(&self) -> u64 {
+        self.bytes
     }
 
     /// Samples written so far.
@@ -116,18 +124,22 @@ impl<W: Write> SampleWriter<W> {
             }
         })?;
         let result = match self.lz4.as_mut() {
-            None => self.out.write_all(&self.buf),
+            None => self.out.write_all(&self.buf).map(|()| self.buf.len()),
             Some(enc) => {
                 enc.get_mut().clear();
                 let framed = enc
                     .write_all(&self.buf)
                     .and_then(|()| enc.try_finish().map_err(io::Error::from));
                 match framed {
-                    Ok(()) => self.out.write_all(enc.get_ref()),
+                    Ok(()) => self
+                        .out
+                        .write_all(enc.get_ref())
+                        .map(|()| enc.get_ref().len()),
                     Err(e) => Err(e),
                 }
             }
         };
+        let result = result.map(|n| self.bytes += n as u64);
         result
             .and_then(|()| self.out.flush())
             .map_err(|e| self.io_err(e))?;

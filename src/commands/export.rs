@@ -1,0 +1,163 @@
+//! `gomoku-cli export JOURNAL... [-pgn F] [-sgf F] [-msg F] [-sample freq=F format=F file=F]`:
+//! rebuild a run's other records from its journals, through the runner's own record writer, so
+//! the files hold the same bytes the run wrote.
+
+use std::path::{Path, PathBuf};
+
+use gomoku_cli::record::journal::{self, JournalEntry, JournalHeader};
+use gomoku_cli::record::samples::SampleConfig;
+use gomoku_cli::runner::records::{RecordFiles, RecordTargets};
+
+use super::{say, CommandError, CommandResult, Outcome};
+
+/// The `export` arguments. The runner's single-dash spellings (`-pgn`) are accepted too.
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// Journal files of one run (the shards of one run are merged in game order).
+    #[arg(required = true)]
+    pub journals: Vec<PathBuf>,
+    /// PGN file to write.
+    #[arg(long)]
+    pub pgn: Option<PathBuf>,
+    /// SGF file to write.
+    #[arg(long)]
+    pub sgf: Option<PathBuf>,
+    /// Messages file to write.
+    #[arg(long)]
+    pub msg: Option<PathBuf>,
+    /// Training samples, as the runner's -sample: freq=F format=F file=F (give what the run
+    /// used to get the same bytes; the seed comes from the journal).
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub sample: Option<Vec<String>>,
+}
+
+/// `-pgn` → `--pgn` (and `-sgf`, `-msg`, `-sample`): the runner's spelling of the same options.
+pub fn normalize(args: &[String]) -> Vec<String> {
+    if args.first().map(String::as_str) != Some("export") {
+        return args.to_vec();
+    }
+    args.iter()
+        .map(|a| match a.as_str() {
+            "-pgn" | "-sgf" | "-msg" | "-sample" => format!("-{a}"),
+            _ => a.clone(),
+        })
+        .collect()
+}
+
+/// A file that already holds something is not written over or appended to.
+fn check_new(path: &Path) -> Result<(), CommandError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() > 0 => Err(CommandError::Failed(format!(
+            "{} already exists and is not empty: export writes new files only",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Journal entries of every file: one file in its own order (the order games finished), several
+/// in game order; repeats of a game are dropped.
+fn read_journals(
+    files: &[PathBuf],
+) -> Result<(Option<JournalHeader>, Vec<JournalEntry>), CommandError> {
+    let mut header = None;
+    let mut entries = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| CommandError::Failed(format!("{}: {e}", f.display())))?;
+        let read = journal::parse(&text, &f.display().to_string())
+            .map_err(|e| CommandError::Failed(e.to_string()))?;
+        for w in read.warnings {
+            eprintln!("warning: {w}");
+        }
+        header = header.or(read.header);
+        entries.extend(read.entries);
+    }
+    let fingerprints: std::collections::BTreeSet<&str> =
+        entries.iter().map(|e| e.fingerprint.as_str()).collect();
+    if fingerprints.len() > 1 {
+        return Err(CommandError::Failed(format!(
+            "the journals mix {} different runs (fingerprints); export one run at a time",
+            fingerprints.len()
+        )));
+    }
+    if files.len() > 1 {
+        entries.sort_by_key(|e| e.game);
+    }
+    let mut seen = std::collections::HashSet::new();
+    entries.retain(|e| seen.insert(e.game));
+    Ok((header, entries))
+}
+
+/// Run the export.
+pub fn run(a: ExportArgs) -> CommandResult {
+    let sample = match &a.sample {
+        None => None,
+        Some(tokens) => {
+            let kvs: Vec<(String, String)> = tokens
+                .iter()
+                .map(|t| match t.split_once('=') {
+                    Some((k, v)) => Ok((k.to_string(), v.to_string())),
+                    None => Err(CommandError::Usage(format!(
+                        "-sample: expected key=value, got {t:?}"
+                    ))),
+                })
+                .collect::<Result<_, _>>()?;
+            Some(SampleConfig::parse(&kvs).map_err(|e| CommandError::Usage(e.to_string()))?)
+        }
+    };
+    let outputs = [
+        &a.pgn,
+        &a.sgf,
+        &a.msg,
+        &sample.as_ref().map(|s| s.file.clone()),
+    ];
+    if outputs.iter().all(|o| o.is_none()) {
+        return Err(CommandError::Usage(
+            "nothing to export: give -pgn, -sgf, -msg or -sample".into(),
+        ));
+    }
+    for p in outputs.into_iter().flatten() {
+        check_new(p)?;
+    }
+    let (header, entries) = read_journals(&a.journals)?;
+    let seed = match (&header, &sample) {
+        (Some(h), _) => h.settings.seed,
+        (None, None) => 0,
+        (None, Some(_)) => {
+            return Err(CommandError::Failed(
+                "the journal has no header (an older version wrote it): its seed, which picks the samples, is unknown".into(),
+            ))
+        }
+    };
+    let targets = RecordTargets {
+        pgn: a.pgn,
+        sgf: a.sgf,
+        msg: a.msg,
+        sample,
+        seed,
+    };
+    let mut files = RecordFiles::open(&targets).map_err(|e| CommandError::Failed(e.to_string()))?;
+    let (mut written, mut journal_only) = (0, 0);
+    for e in &entries {
+        if e.journal_only {
+            journal_only += 1;
+            continue;
+        }
+        let r = e
+            .to_record()
+            .map_err(|x| CommandError::Failed(x.to_string()))?;
+        files.write(&r);
+        written += 1;
+    }
+    files.finish();
+    say(&format!(
+        "Exported {written} games{}\n",
+        if journal_only > 0 {
+            format!(" ({journal_only} journal-only games of -loseonly left out, as the run did)")
+        } else {
+            String::new()
+        }
+    ));
+    Ok(Outcome::Done)
+}

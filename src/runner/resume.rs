@@ -1,0 +1,184 @@
+//! `-resume`: find the run's journal, check that it records this very run (every setting that
+//! decides a game the same; output options may change), repair what a kill left behind (a torn
+//! last journal line, the last game missing from or cut in the other records) and tell the
+//! dispatcher which games are done.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{Config, JournalTarget, SeedSource};
+use crate::record::journal::{self, JournalEntry, JournalHeader, RunSettings};
+
+use super::outputs::{fingerprint, record_targets};
+use super::records::complete_last;
+use super::RunError;
+
+/// A journal ready to be continued.
+#[derive(Debug)]
+pub struct Resumed {
+    pub journal: PathBuf,
+    /// Its games in journal order.
+    pub entries: Vec<JournalEntry>,
+    /// What was repaired or noticed, for the user.
+    pub notes: Vec<String>,
+}
+
+/// The journal to resume: `-journal FILE`, or the newest timestamped journal next to where a
+/// new one would go whose header has this configuration's fingerprint.
+fn find_journal(config: &Config) -> Result<PathBuf, RunError> {
+    match &config.journal {
+        None => Err(RunError::ResumeWithoutJournal),
+        Some(JournalTarget::Named(p)) => Ok(p.clone()),
+        Some(JournalTarget::Timestamped(p)) => {
+            let dir = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            let want = fingerprint(config);
+            let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&dir)
+                .map_err(|source| RunError::Output {
+                    path: dir.clone(),
+                    source,
+                })?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                    name.is_some_and(|n| {
+                        n.starts_with("gomoku-cli-") && n.ends_with(".journal.jsonl")
+                    })
+                })
+                .filter(|p| header_of(p).is_some_and(|h| same_run(&h, config, &want)))
+                .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+                .collect();
+            found.sort();
+            found
+                .pop()
+                .map(|(_, p)| p)
+                .ok_or(RunError::NoJournalToResume { dir })
+        }
+    }
+}
+
+/// Whether a header may be this configuration's (the fingerprint, or the seed is the journal's).
+fn same_run(h: &JournalHeader, config: &Config, want: &str) -> bool {
+    h.fingerprint == want || {
+        let mut adopted = config.clone();
+        adopt_seed(&mut adopted, h);
+        fingerprint(&adopted) == h.fingerprint
+    }
+}
+
+/// The header of a journal file, if it has one.
+fn header_of(path: &Path) -> Option<JournalHeader> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let first = std::io::BufReader::new(file).lines().next()?.ok()?;
+    serde_json::from_str(&first).ok()
+}
+
+/// A run without `srand=` continues with the seed it started with.
+fn adopt_seed(config: &mut Config, h: &JournalHeader) {
+    if config.seed_source == SeedSource::Fresh {
+        config.seed = h.settings.seed;
+        if let Some(o) = &mut config.openings {
+            o.seed = h.settings.seed;
+            if let crate::opening::OpeningOrder::Random { seed } = &mut o.order {
+                *seed = h.settings.seed;
+            }
+        }
+    }
+}
+
+/// Every setting that differs, as `name: journal value → command line value` (engine names
+/// left out: they come from the engines).
+pub fn differences(journal: &RunSettings, now: &RunSettings) -> Vec<String> {
+    let strip = |s: &RunSettings| {
+        let mut v = serde_json::to_value(s).unwrap_or_default();
+        if let Some(engines) = v.get_mut("engines").and_then(|e| e.as_array_mut()) {
+            for e in engines {
+                if let Some(o) = e.as_object_mut() {
+                    o.remove("name");
+                }
+            }
+        }
+        v
+    };
+    let mut out = Vec::new();
+    diff_values("", &strip(journal), &strip(now), &mut out);
+    out
+}
+
+fn diff_values(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                diff_values(&p, &x[k.as_str()], &y[k.as_str()], out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                diff_values(&format!("{path}[{i}]"), u, v, out);
+            }
+        }
+        _ if a != b => out.push(format!("{path}: {a} in the journal, {b} now")),
+        _ => {}
+    }
+}
+
+/// Read, check and repair the journal to resume; `config` adopts the journal's seed.
+pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
+    let path = find_journal(config)?;
+    let io = |source| RunError::Output {
+        path: path.clone(),
+        source,
+    };
+    let text = std::fs::read_to_string(&path).map_err(io)?;
+    let read = journal::parse(&text, &path.display().to_string())
+        .map_err(|e| RunError::BadJournal(e.to_string()))?;
+    let header = read.header.ok_or_else(|| {
+        RunError::BadJournal(format!(
+            "{}: no header line (written by an older version): it cannot be resumed",
+            path.display()
+        ))
+    })?;
+    adopt_seed(config, &header);
+    let unnamed = vec![String::new(); config.engines.len()];
+    let now = super::outputs::header(config, &unnamed, total);
+    let diffs = differences(&header.settings, &now.settings);
+    if !diffs.is_empty() {
+        return Err(RunError::ResumeMismatch {
+            path,
+            differences: diffs.join("\n  "),
+        });
+    }
+    let mut notes = read.warnings;
+    // A torn last line (a kill mid-write) is cut off, so new lines start on a line of their own.
+    if !text.is_empty() && !text.ends_with('\n') {
+        let keep = text.rfind('\n').map_or(0, |i| i + 1) as u64;
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        f.set_len(keep).map_err(io)?;
+        notes.push(format!(
+            "{}: cut the torn last line off ({} bytes)",
+            path.display(),
+            text.len() as u64 - keep
+        ));
+    }
+    if let Some(last) = read.entries.last() {
+        notes.extend(complete_last(&record_targets(config), last)?);
+    }
+    Ok(Resumed {
+        journal: path,
+        entries: read.entries,
+        notes,
+    })
+}
