@@ -69,6 +69,9 @@ pub const VALUE_OPTIONS: &[&str] = &[
     "ratinginterval",
     "startuptimeout",
     "logdir",
+    "shard",
+    "rundir",
+    "syncinterval",
 ];
 
 /// Options that take no value.

@@ -13,6 +13,7 @@ use crate::opening::{OpeningFormat, OpeningOrder};
 use crate::record::samples::{SampleConfig, SampleConfigError, SampleEncodeError};
 use crate::rules::Rule;
 use crate::schedule::{Repeat, TournamentKind};
+use crate::shard::{job_seed, Shard, ShardError};
 use crate::stats::{Sprt, SprtModel};
 
 /// A value on the command line that cannot be used.
@@ -57,6 +58,12 @@ pub enum ConfigError {
     /// `-openings` without `file=`.
     #[error("-openings: needs file=")]
     OpeningsWithoutFile,
+    /// A `-shard` value or scheduler variable that cannot be used.
+    #[error("{0}")]
+    Shard(#[from] ShardError),
+    /// Shards of a run with a random openings order must share one seed.
+    #[error("shards must share one seed: add srand=N to -openings (a SLURM job array derives it from SLURM_ARRAY_JOB_ID)")]
+    ShardSeed,
     /// `-sprt` with more than two engines.
     #[error("-sprt works with exactly two engines (got {0})")]
     SprtNeedsTwoEngines(usize),
@@ -175,6 +182,12 @@ pub struct Config {
     pub seed_source: SeedSource,
     /// `-resume`: continue the run recorded in the journal instead of starting a new one.
     pub start: Start,
+    /// `-shard K/N` (or a scheduler's array variables): this process plays shard K of N.
+    pub shard: Option<Shard>,
+    /// Where shards keep their journals (`-rundir`; the stop marker of a cluster-wide SPRT too).
+    pub rundir: PathBuf,
+    /// How often a shard reads the other shards' journals (`-syncinterval` seconds).
+    pub sync_interval: Duration,
     /// Options accepted for compatibility that have no effect, with the reason (printed once).
     pub warnings: Vec<String>,
 }
@@ -441,6 +454,91 @@ fn openings_of(raw: &RawCli) -> Result<Option<OpeningsConfig>, ConfigError> {
     })
 }
 
+/// Shards: the shard from `-shard` or the scheduler; its journal in the run directory, its other
+/// outputs and logs tagged with it, and one seed for all shards.
+fn apply_shard(mut c: Config, raw: &RawCli) -> Result<Config, ConfigError> {
+    let shard = match raw.value("shard") {
+        Some(v) => Some(Shard::parse(v)?),
+        None => Shard::from_env(|k| std::env::var(k).ok())?,
+    };
+    let Some(shard) = shard else {
+        return Ok(c);
+    };
+    c.shard = Some(shard);
+    if c.seed_source == SeedSource::Fresh {
+        match std::env::var("SLURM_ARRAY_JOB_ID") {
+            Ok(id) if !id.trim().is_empty() => {
+                c.seed = job_seed(id.trim());
+                if let Some(o) = &mut c.openings {
+                    o.seed = c.seed;
+                    if let OpeningOrder::Random { seed } = &mut o.order {
+                        *seed = c.seed;
+                    }
+                }
+            }
+            _ if c
+                .openings
+                .as_ref()
+                .is_some_and(|o| matches!(o.order, OpeningOrder::Random { .. })) =>
+            {
+                return Err(ConfigError::ShardSeed)
+            }
+            _ => {}
+        }
+    }
+    if raw.value("rundir").is_none() {
+        if let Some(JournalTarget::Named(p)) = &c.journal {
+            c.rundir = p.parent().map(PathBuf::from).unwrap_or_default();
+        }
+    }
+    if c.journal.is_some() {
+        c.journal = Some(JournalTarget::Named(shard.journal_in(&c.rundir)));
+    }
+    for p in [&mut c.pgn, &mut c.sgf, &mut c.msg].into_iter().flatten() {
+        *p = shard.output_name(p);
+    }
+    if let Some(s) = &mut c.sample {
+        s.file = shard.output_name(&s.file);
+    }
+    Ok(c)
+}
+
+/// `-gauntlet` (else round robin) and `-loseonly` (which only a gauntlet uses).
+fn kind_of(raw: &RawCli, warnings: &mut Vec<String>) -> (TournamentKind, bool) {
+    let kind = if raw.flag("gauntlet") {
+        TournamentKind::Gauntlet
+    } else {
+        TournamentKind::RoundRobin
+    };
+    let lose_only = raw.flag("loseonly");
+    if lose_only && kind != TournamentKind::Gauntlet {
+        warnings.push("-loseonly only has an effect with -gauntlet".into());
+    }
+    (kind, lose_only)
+}
+
+/// A number of seconds, or `default`.
+fn secs_or(raw: &RawCli, option: &str, default: f64) -> Result<Duration, ConfigError> {
+    match raw.value(option) {
+        Some(v) => parse_secs(option, v),
+        None => Ok(Duration::from_secs_f64(default)),
+    }
+}
+
+/// `-sample`, checked against the board and rule.
+fn sample_of(
+    raw: &RawCli,
+    size: BoardSize,
+    rule: Rule,
+) -> Result<Option<SampleConfig>, ConfigError> {
+    let Some(kvs) = &raw.sample else {
+        return Ok(None);
+    };
+    let sc = SampleConfig::parse(kvs)?;
+    sc.format.check(size, rule)?;
+    Ok(Some(sc))
+}
+
 /// `-drawafter N` (negative = off, as in the predecessor).
 fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
     Ok(match raw.value("drawafter") {
@@ -501,10 +599,7 @@ impl Config {
         }
         let draw_after = draw_after_of(raw)?;
         let log = log_level_of(raw);
-        let startup_timeout = match raw.value("startuptimeout") {
-            Some(v) => parse_secs("startuptimeout", v)?,
-            None => Duration::from_secs(10),
-        };
+        let startup_timeout = secs_or(raw, "startuptimeout", 10.0)?;
         let rating_interval = value_u64("ratinginterval", 10, 0)?;
 
         let openings = openings_of(raw)?;
@@ -524,14 +619,7 @@ impl Config {
                 "-{name} is accepted for compatibility but has no effect: pbrain engines report no score"
             ));
         }
-        let sample = match &raw.sample {
-            None => None,
-            Some(kvs) => {
-                let sc = SampleConfig::parse(kvs)?;
-                sc.format.check(size, rule)?;
-                Some(sc)
-            }
-        };
+        let sample = sample_of(raw, size, rule)?;
         let srand_given = raw
             .openings
             .iter()
@@ -541,17 +629,10 @@ impl Config {
             .as_ref()
             .map(|o| o.seed)
             .unwrap_or_else(crate::opening::fresh_seed);
-        let kind = if raw.flag("gauntlet") {
-            TournamentKind::Gauntlet
-        } else {
-            TournamentKind::RoundRobin
-        };
-        let lose_only = raw.flag("loseonly");
-        if lose_only && kind != TournamentKind::Gauntlet {
-            warnings.push("-loseonly only has an effect with -gauntlet".into());
-        }
+        let (kind, lose_only) = kind_of(raw, &mut warnings);
         let path = |n: &str| raw.value(n).map(PathBuf::from);
-        Ok(Config {
+        let sync_interval = secs_or(raw, "syncinterval", 2.0)?;
+        let config = Config {
             engines,
             concurrency,
             games,
@@ -597,7 +678,11 @@ impl Config {
             },
             quiet: raw.flag("quiet"),
             warnings,
-        })
+            shard: None,
+            rundir: raw.value("rundir").map(PathBuf::from).unwrap_or_default(),
+            sync_interval,
+        };
+        apply_shard(config, raw)
     }
 }
 

@@ -14,5 +14,6 @@ pub mod record;
 pub mod rules;
 pub mod runner;
 pub mod schedule;
+pub mod shard;
 pub mod stats;
 pub mod tracker;

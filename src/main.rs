@@ -44,10 +44,12 @@ enum Tool {
     Samples(commands::samples::SamplesArgs),
     /// Rebuild a run's PGN, SGF, messages or samples from its journals (the same bytes).
     Export(commands::export::ExportArgs),
+    /// Combined results of a run's journals (the shards of one run): as one unsharded run prints them.
+    Merge(commands::merge::MergeArgs),
 }
 
 /// The subcommands `Tools` parses; anything else is the match runner's command line.
-const SUBCOMMANDS: [&str; 4] = ["judge", "sprt", "samples", "export"];
+const SUBCOMMANDS: [&str; 5] = ["judge", "sprt", "samples", "export", "merge"];
 
 const HELP: &str = "\
 gomoku-cli — tournament runner for gomoku/renju engines speaking the Gomocup (pbrain) protocol
@@ -58,6 +60,7 @@ USAGE:
   gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
   gomoku-cli samples stats FILE [--format csv|bin|bin_lz4|binpack|binpack_lz4]
   gomoku-cli export JOURNAL... [-pgn F] [-sgf F] [-msg F] [-sample freq=F format=F file=F]
+  gomoku-cli merge RUNDIR|JOURNAL... [--json]
   gomoku-cli help SUBCOMMAND    the options of judge, sprt or samples
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
@@ -120,6 +123,7 @@ fn main() -> ExitCode {
             Ok(Tool::Sprt(a)) => commands::sprt::run(a),
             Ok(Tool::Samples(a)) => commands::samples::run(a),
             Ok(Tool::Export(a)) => commands::export::run(a),
+            Ok(Tool::Merge(a)) => commands::merge::run(a),
             Err(code) => return code,
         },
         _ => commands::run::run(&args),
@@ -164,7 +168,7 @@ fn help_on(topic: &[String]) -> ExitCode {
         }
         Some(other) => {
             eprintln!(
-                "error: no help on {other:?}: the subcommands are judge, sprt, samples and export \
+                "error: no help on {other:?}: the subcommands are judge, sprt, samples, export and merge \
                  (`gomoku-cli --help` for the match runner)"
             );
             ExitCode::from(exit::USAGE)

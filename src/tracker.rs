@@ -287,6 +287,25 @@ pub fn from_journal(
     })
 }
 
+/// The games of several journal files (the shards of one run) in the order they finished: one
+/// file in its own order, several by their `ended` time (then game number), so every reader
+/// replays an SPRT the same way.
+pub fn finish_order(files: Vec<Vec<JournalEntry>>) -> Vec<JournalEntry> {
+    if files.len() == 1 {
+        return files.into_iter().flatten().collect();
+    }
+    let mut all: Vec<(chrono::DateTime<chrono::FixedOffset>, JournalEntry)> = files
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let t = chrono::DateTime::parse_from_rfc3339(&e.ended).unwrap_or_default();
+            (t, e)
+        })
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.game.cmp(&b.1.game)));
+    all.into_iter().map(|(_, e)| e).collect()
+}
+
 /// A journal entry as statistics see it; `pairs` are the engine pairs (first, second).
 pub fn scored(e: &JournalEntry, pairs: &[(usize, usize)]) -> Result<ScoredGame, TrackerError> {
     let first = pairs.get(e.pair).map_or(0, |p| p.0);

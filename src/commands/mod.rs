@@ -4,6 +4,7 @@
 
 pub mod export;
 pub mod judge;
+pub mod merge;
 pub mod run;
 pub mod samples;
 pub mod sprt;
@@ -46,4 +47,64 @@ pub fn say(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+/// Journal files named on the command line: a directory stands for every `*.journal.jsonl` in it
+/// (a run directory of shards), in name order.
+pub fn journal_files(args: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut files = Vec::new();
+    for a in args {
+        if a.is_dir() {
+            let mut found: Vec<_> = std::fs::read_dir(a)
+                .map_err(|e| format!("{}: {e}", a.display()))?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.to_string_lossy().ends_with(".journal.jsonl"))
+                .collect();
+            if found.is_empty() {
+                return Err(format!("{}: no *.journal.jsonl files", a.display()));
+            }
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(a.clone());
+        }
+    }
+    Ok(files)
+}
+
+/// The headers and games of journal files, games in the order they finished (see
+/// `tracker::finish_order`); a torn last line is skipped with a warning.
+pub fn read_journals(
+    args: &[std::path::PathBuf],
+) -> Result<
+    (
+        Vec<gomoku_cli::record::journal::JournalHeader>,
+        Vec<gomoku_cli::record::journal::JournalEntry>,
+    ),
+    String,
+> {
+    use gomoku_cli::record::journal;
+    let mut headers = Vec::new();
+    let mut per_file = Vec::new();
+    for f in journal_files(args)? {
+        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let read = journal::parse(&text, &f.display().to_string()).map_err(|e| e.to_string())?;
+        for w in read.warnings {
+            eprintln!("warning: {w}");
+        }
+        headers.extend(read.header);
+        per_file.push(read.entries);
+    }
+    Ok((headers, gomoku_cli::tracker::finish_order(per_file)))
+}
+
+/// Warn when a journal without a header made a reader guess how games pair.
+pub fn warn_if_guessed(pairing: gomoku_cli::tracker::Pairing) {
+    if let gomoku_cli::tracker::Pairing::Guessed { paired } = pairing {
+        eprintln!(
+            "warning: the journal has no header (an older version wrote it): its games were read as {}, guessed from the openings",
+            if paired { "colour-swapped pairs" } else { "single games" }
+        );
+    }
 }

@@ -73,32 +73,15 @@ pub fn run(a: SprtArgs) -> CommandResult {
     Ok(Outcome::Done)
 }
 
-/// The SPRT of a run from its journal files, replayed in journal order so the verdict is the
-/// test's first crossing, as the run reported it.
+/// The SPRT of a run from its journal files (or run directories), replayed in the order the
+/// games finished so the verdict is the test's first crossing, as the run reported it.
 fn sprt_from_journals(
     files: &[std::path::PathBuf],
     sprt: &gomoku_cli::stats::Sprt,
 ) -> Result<gomoku_cli::stats::SprtCalculation, String> {
-    use gomoku_cli::record::journal;
-    use gomoku_cli::tracker::Pairing;
-    let mut entries = Vec::new();
-    let mut headers = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let read = journal::parse(&text, &f.display().to_string()).map_err(|e| e.to_string())?;
-        for w in read.warnings {
-            eprintln!("warning: {w}");
-        }
-        headers.extend(read.header);
-        entries.extend(read.entries);
-    }
+    let (headers, entries) = super::read_journals(files)?;
     let (calc, pairing) = gomoku_cli::tracker::sprt_of_journals(&headers, &entries, sprt)
         .map_err(|e| e.to_string())?;
-    if let Pairing::Guessed { paired } = pairing {
-        eprintln!(
-            "warning: the journal has no header (an older version wrote it): its games were read as {}, guessed from the openings",
-            if paired { "colour-swapped pairs" } else { "single games" }
-        );
-    }
+    super::warn_if_guessed(pairing);
     Ok(calc)
 }

@@ -271,6 +271,23 @@ pub struct RunSettings {
     pub openings: Option<OpeningSettings>,
     /// The run's seed (openings order and sample selection).
     pub seed: u64,
+    /// The shard this journal is (`-shard K/N`), absent for an unsharded run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
+    /// The run's `-sprt`, so `merge` reports the test the run ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtSettings>,
+}
+
+/// A run's SPRT design.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SprtSettings {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    /// `normalized`, `logistic` or `gsprt`.
+    pub model: String,
 }
 
 /// One engine as the run used it.

@@ -7,7 +7,7 @@
 use crate::board::Color;
 use crate::record::GameRecord;
 use crate::schedule::{EngineId, GameId, Pairing, Schedule, TournamentKind};
-use crate::stats::{crosstable, standings_table, Score, Sprt, Verdict};
+use crate::stats::{crosstable, standings_table, Score, Sprt, SprtCrossing, Verdict};
 use crate::tracker::{ScoredGame, Tracker};
 
 use super::StopReason;
@@ -23,6 +23,10 @@ pub enum Event {
     Abandoned(GameId),
     /// Ctrl-C or SIGTERM.
     Interrupt,
+    /// Games other shards of the run finished (a cluster-wide SPRT counts them).
+    Remote(Vec<ScoredGame>),
+    /// Another shard's SPRT decided (its stop marker): start no new game.
+    ShardsStopped(Verdict),
 }
 
 /// Which records a finished game goes to.
@@ -49,6 +53,8 @@ pub enum Action {
     Progress,
     /// Abandon every game in flight now (`-fatalerror`).
     AbandonGames,
+    /// Tell the other shards the SPRT decided (write the stop marker).
+    StopShards(SprtCrossing),
 }
 
 /// How the console shows the run.
@@ -76,6 +82,16 @@ pub struct DispatchSettings {
     pub progress: bool,
     /// The parenthesised header of the results block (time control, rule, board, openings).
     pub context: String,
+    /// One shard of several: a decision is written for the others (`Action::StopShards`).
+    pub sharded: bool,
+}
+
+/// How a run that the SPRT decided ends.
+fn stop_of(v: Verdict) -> StopReason {
+    match v {
+        Verdict::H0 => StopReason::SprtH0,
+        Verdict::H1 => StopReason::SprtH1,
+    }
 }
 
 /// The run's state: which games are handed out, what finished, and whether to stop.
@@ -112,10 +128,7 @@ impl Dispatcher {
         for g in prior {
             tracker.record(*g);
         }
-        let stop = tracker.crossing().map(|c| match c.verdict {
-            Verdict::H0 => StopReason::SprtH0,
-            Verdict::H1 => StopReason::SprtH1,
-        });
+        let stop = tracker.crossing().map(|c| stop_of(c.verdict));
         Dispatcher {
             settings,
             schedule,
@@ -141,6 +154,16 @@ impl Dispatcher {
                 // A verdict or an engine failure already decided how the run ends.
                 self.stop.get_or_insert(StopReason::Interrupted);
                 vec![]
+            }
+            Event::Remote(games) => self.remote(games),
+            Event::ShardsStopped(v) => {
+                if self.stop.is_some() {
+                    return vec![];
+                }
+                self.stop = Some(stop_of(v));
+                vec![Action::Print(format!(
+                    "SPRT: another shard found {v} accepted (the run's stop marker); no new games start"
+                ))]
             }
         }
     }
@@ -245,21 +268,7 @@ impl Dispatcher {
         if self.settings.progress {
             out.push(Action::Progress);
         }
-        if let (Some(c), Some(sprt)) = (crossing, self.settings.sprt) {
-            out.push(Action::Print(format!(
-                "SPRT ({}, elo0={}, elo1={}, alpha={}, beta={}): {}; no new games start",
-                sprt.model,
-                sprt.elo0,
-                sprt.elo1,
-                sprt.alpha,
-                sprt.beta,
-                c.describe()
-            )));
-            self.stop.get_or_insert(match c.verdict {
-                Verdict::H0 => StopReason::SprtH0,
-                Verdict::H1 => StopReason::SprtH1,
-            });
-        }
+        out.extend(crossing.into_iter().flat_map(|c| self.decided(c)));
         if fault && self.settings.stop_on_engine_failure && self.stop.is_none() {
             out.push(Action::Print(format!(
                 "Stopping: engine failure in game {game} ({reason}) and -fatalerror is set"
@@ -268,6 +277,40 @@ impl Dispatcher {
             out.push(Action::AbandonGames);
         }
         out.extend(self.interval_block());
+        out
+    }
+
+    /// The SPRT crossed a bound (with this shard's game or another shard's): say so, stop, and
+    /// tell the other shards.
+    fn decided(&mut self, c: SprtCrossing) -> Vec<Action> {
+        let Some(sprt) = self.settings.sprt.filter(|_| self.stop.is_none()) else {
+            // Already stopping (another shard's verdict, -fatalerror, Ctrl-C): nothing to add.
+            return vec![];
+        };
+        let mut out = vec![Action::Print(format!(
+            "SPRT ({}, elo0={}, elo1={}, alpha={}, beta={}): {}; no new games start",
+            sprt.model,
+            sprt.elo0,
+            sprt.elo1,
+            sprt.alpha,
+            sprt.beta,
+            c.describe()
+        ))];
+        self.stop.get_or_insert(stop_of(c.verdict));
+        if self.settings.sharded {
+            out.push(Action::StopShards(c));
+        }
+        out
+    }
+
+    /// Games other shards finished (read from their journals): they count for the SPRT.
+    fn remote(&mut self, games: Vec<ScoredGame>) -> Vec<Action> {
+        let mut out = Vec::new();
+        for g in games {
+            if let Some(c) = self.tracker.record(g) {
+                out.extend(self.decided(c));
+            }
+        }
         out
     }
 
@@ -342,6 +385,7 @@ mod tests {
             verbosity: Verbosity::PerGame,
             progress: false,
             context: String::new(),
+            sharded: false,
         }
     }
 
@@ -668,5 +712,59 @@ mod tests {
         assert!(lines.iter().all(|l| !l.starts_with("Results of")));
         let last = lines.last().unwrap();
         assert!(last.contains("first") && last.contains("third"), "{last}");
+    }
+
+    #[test]
+    fn other_shards_games_count_for_the_sprt_and_their_stop_is_obeyed() {
+        let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
+        let mut d = dispatcher(
+            DispatchSettings {
+                sprt: Some(sprt),
+                sharded: true,
+                ..settings()
+            },
+            2,
+            1000,
+        );
+        let mine = take(&mut d).unwrap();
+        // Games another shard finished (even game numbers, say), mostly wins of the first engine.
+        let remote: Vec<ScoredGame> = (1..=400)
+            .map(|i| ScoredGame {
+                game: 2 * i,
+                pair: 0,
+                pair_game: 2 * i - 1,
+                first: if i % 4 == 0 { Score::Draw } else { Score::Win },
+            })
+            .collect();
+        let actions = d.on_event(Event::Remote(remote));
+        assert!(
+            actions
+                .iter()
+                .any(|a| matches!(a, Action::StopShards(c) if c.verdict == Verdict::H1)),
+            "{actions:?}"
+        );
+        assert_eq!(d.stop_reason(), StopReason::SprtH1);
+        assert!(
+            take(&mut d).is_none(),
+            "no game starts after the combined decision"
+        );
+        // The game in flight still finishes and counts as this shard's.
+        d.on_event(record(&mine, Some(1), None));
+        assert_eq!(d.finished_games(), 1);
+
+        // A shard that hears of another shard's decision stops too, without writing a marker.
+        let mut other = dispatcher(
+            DispatchSettings {
+                sprt: Some(sprt),
+                sharded: true,
+                ..settings()
+            },
+            2,
+            10,
+        );
+        let actions = other.on_event(Event::ShardsStopped(Verdict::H0));
+        assert!(actions.iter().all(|a| !matches!(a, Action::StopShards(_))));
+        assert_eq!(other.stop_reason(), StopReason::SprtH0);
+        assert!(take(&mut other).is_none());
     }
 }

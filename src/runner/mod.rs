@@ -13,6 +13,7 @@ pub mod outputs;
 pub mod records;
 mod resume;
 mod slot;
+pub mod sync;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,12 +28,14 @@ use crate::engine::LogSink;
 use crate::opening::{OpeningBook, OpeningError, OpeningSequence};
 use crate::record::samples::SampleWriteError;
 use crate::schedule::{GameId, Schedule};
+use crate::shard::Shard;
 use crate::tracker::{scored, ScoredGame, Tracker};
 
 use console::Console;
 use dispatcher::{Action, DispatchSettings, Dispatcher, Event, Verbosity};
 use outputs::{LogFiles, Outputs};
 use slot::{Shared, SlotMsg};
+use sync::ShardSync;
 
 pub use outputs::fingerprint;
 
@@ -95,6 +98,7 @@ pub enum StopReason {
 pub struct RunSummary {
     pub reason: StopReason,
     pub finished: u64,
+    /// Games of the schedule this process plays (its shard's share).
     pub total: u64,
     /// Every finished game's result, per engine pair, and the SPRT's crossing.
     pub results: Tracker,
@@ -145,6 +149,7 @@ fn dispatch_settings(config: &Config, names: Vec<String>, console: &Console) -> 
         },
         progress: console.has_bar(),
         context: match_context(config),
+        sharded: config.shard.is_some(),
     }
 }
 
@@ -177,31 +182,117 @@ fn announce(config: &Config, outputs: &Outputs, resumed: Option<&resume::Resumed
     }
 }
 
-/// Carry out the dispatcher's actions; `reply` answers the slot that asked for a game.
-fn execute(
-    actions: Vec<Action>,
-    reply: &mut Option<tokio::sync::oneshot::Sender<Option<crate::schedule::Pairing>>>,
-    console: &Console,
-    outputs: &mut Outputs,
-    cancel_games: &CancellationToken,
-) {
-    for a in actions {
-        match a {
-            Action::Play(p) => {
-                if let Some(r) = reply.take() {
-                    let _ = r.send(Some(p));
+/// The link to the other shards, for a sharded run with an SPRT and a journal.
+fn shard_sync(config: &Config, d: &Dispatcher) -> Option<ShardSync> {
+    let shard = config.shard?;
+    config.sprt?;
+    config.journal.as_ref()?;
+    Some(ShardSync::new(
+        &config.rundir,
+        shard,
+        d.tracker().pairs().to_vec(),
+    ))
+}
+
+/// What carries out the dispatcher's actions.
+struct Shell {
+    console: Console,
+    outputs: Outputs,
+    cancel_games: CancellationToken,
+    /// A sharded run with an SPRT: the other shards' journals and the stop marker.
+    sync: Option<ShardSync>,
+}
+
+type Reply = tokio::sync::oneshot::Sender<Option<crate::schedule::Pairing>>;
+
+impl Shell {
+    /// Carry out the dispatcher's actions; `reply` answers the slot that asked for a game.
+    fn execute(&mut self, actions: Vec<Action>, reply: &mut Option<Reply>) {
+        for a in actions {
+            match a {
+                Action::Play(p) => {
+                    if let Some(r) = reply.take() {
+                        let _ = r.send(Some(p));
+                    }
+                }
+                Action::NoMoreGames => {
+                    if let Some(r) = reply.take() {
+                        let _ = r.send(None);
+                    }
+                }
+                Action::Print(text) => self.console.print(&text),
+                Action::Save(record, records) => self.outputs.save(&record, records),
+                Action::Progress => self.console.step(),
+                Action::AbandonGames => self.cancel_games.cancel(),
+                Action::StopShards(c) => {
+                    if let Some(Err(e)) = self.sync.as_ref().map(|s| s.write_marker(&c)) {
+                        eprintln!("warning: cannot write the shards' stop marker: {e}");
+                    }
                 }
             }
-            Action::NoMoreGames => {
-                if let Some(r) = reply.take() {
-                    let _ = r.send(None);
-                }
-            }
-            Action::Print(text) => console.print(&text),
-            Action::Save(record, records) => outputs.save(&record, records),
-            Action::Progress => console.step(),
-            Action::AbandonGames => cancel_games.cancel(),
         }
+    }
+
+    /// Read the other shards' games and their stop marker into the dispatcher.
+    fn sync(&mut self, d: &mut Dispatcher) {
+        let Some(sync) = self.sync.as_mut() else {
+            return;
+        };
+        // The marker first: the run's verdict is the deciding shard's, whatever this shard's
+        // view of the others' games says.
+        let mut actions = match sync.marker() {
+            Some(m) => d.on_event(Event::ShardsStopped(m.verdict)),
+            None => vec![],
+        };
+        let games = sync.poll();
+        actions.extend(d.on_event(Event::Remote(games)));
+        self.execute(actions, &mut None);
+    }
+}
+
+/// Feed slot messages, Ctrl-C and the other shards' progress to the dispatcher until every slot
+/// has ended.
+async fn event_loop(
+    d: &mut Dispatcher,
+    shell: &mut Shell,
+    mut rx: mpsc::UnboundedReceiver<SlotMsg>,
+    stops: &Stops,
+    sync_every: std::time::Duration,
+) {
+    let mut interrupted = false;
+    let mut tick = tokio::time::interval(sync_every);
+    let syncing = shell.sync.is_some();
+    loop {
+        let msg = tokio::select! {
+            // The interruption first: when slots abandon their games and end, the closed channel
+            // must not be mistaken for a completed run.
+            biased;
+            _ = stops.abort.cancelled(), if !interrupted => {
+                interrupted = true;
+                d.on_event(Event::Interrupt);
+                continue;
+            }
+            msg = rx.recv() => msg,
+            _ = tick.tick(), if syncing => {
+                shell.sync(d);
+                continue;
+            }
+        };
+        let Some(msg) = msg else { break };
+        let (event, mut reply) = match msg {
+            SlotMsg::Ready(r) => {
+                // Before a game starts, a look for another shard's stop (one stat call), so a
+                // shard starts no game after the marker is written.
+                if shell.sync.as_ref().is_some_and(|s| s.stopped()) {
+                    shell.sync(d);
+                }
+                (Event::Ready, Some(r))
+            }
+            SlotMsg::Finished(rec) => (Event::Finished(rec), None),
+            SlotMsg::Abandoned(g) => (Event::Abandoned(g), None),
+        };
+        let actions = d.on_event(event);
+        shell.execute(actions, &mut reply);
     }
 }
 
@@ -220,11 +311,13 @@ fn load_openings(
 /// The games still to play (in schedule order) and those already played (journal order).
 fn remaining(
     schedule: &Schedule,
+    shard: Option<Shard>,
     resumed: Option<&resume::Resumed>,
 ) -> Result<(Vec<GameId>, Vec<ScoredGame>), RunError> {
     let total = schedule.total_games();
+    let mine = move |g: &GameId| shard.is_none_or(|s| s.owns(schedule, *g));
     let Some(r) = resumed else {
-        return Ok(((1..=total).map(GameId).collect(), vec![]));
+        return Ok(((1..=total).map(GameId).filter(mine).collect(), vec![]));
     };
     let pairs: Vec<(usize, usize)> = schedule.pairs().iter().map(|(a, b)| (a.0, b.0)).collect();
     let mut done = std::collections::HashSet::new();
@@ -241,7 +334,10 @@ fn remaining(
             prior.push(scored(e, &pairs).map_err(|x| RunError::BadJournal(x.to_string()))?);
         }
     }
-    let games = (1..=total).map(GameId).filter(|g| !done.contains(&g.0));
+    let games = (1..=total)
+        .map(GameId)
+        .filter(|g| !done.contains(&g.0))
+        .filter(mine);
     Ok((games.collect(), prior))
 }
 
@@ -264,9 +360,13 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let mut outputs = Outputs::open(&config, resumed.as_ref().map(|r| r.journal.clone()))?;
     let log_files = match config.log {
         LogLevel::Off => None,
-        _ => Some(LogFiles::open(&config.log_dir, config.concurrency)?),
+        _ => Some(LogFiles::open(
+            &config.log_dir,
+            config.concurrency,
+            config.shard,
+        )?),
     };
-    let (games, prior) = remaining(&schedule, resumed.as_ref())?;
+    let (games, prior) = remaining(&schedule, config.shard, resumed.as_ref())?;
     let (log, log_task) = match log_files {
         None => (LogSink::none(), None),
         Some(files) => {
@@ -279,7 +379,9 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     if resumed.is_none() {
         outputs.write_header(&outputs::header(&config, &names, total));
     }
-    let console = Console::new(config.progress, total);
+    // A shard's own share of the schedule.
+    let own_total = (games.len() + prior.len()) as u64;
+    let console = Console::new(config.progress, own_total);
     let mut dispatcher = Dispatcher::new(
         dispatch_settings(&config, names.clone(), &console),
         schedule,
@@ -287,6 +389,15 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         &prior,
     );
     let cancel_games = stops.abort.child_token();
+    let sync = shard_sync(&config, &dispatcher);
+    let mut shell = Shell {
+        console,
+        outputs,
+        cancel_games: cancel_games.clone(),
+        sync,
+    };
+    // A shard started after another one decided the test ends at once with the verdict.
+    shell.sync(&mut dispatcher);
     let shared = Arc::new(Shared {
         book,
         sequence,
@@ -296,7 +407,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         log,
         config,
     });
-    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (tx, rx) = mpsc::unbounded_channel();
     let mut slots = Vec::new();
     for i in 0..shared.config.concurrency {
         match slot::spawn(i, shared.clone(), tx.clone()) {
@@ -305,47 +416,30 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         }
     }
     drop(tx);
-    let mut interrupted = false;
-    loop {
-        let msg = tokio::select! {
-            // The interruption first: when slots abandon their games and end, the closed channel
-            // must not be mistaken for a completed run.
-            biased;
-            _ = stops.abort.cancelled(), if !interrupted => {
-                interrupted = true;
-                dispatcher.on_event(Event::Interrupt);
-                continue;
-            }
-            msg = rx.recv() => msg,
-        };
-        let Some(msg) = msg else { break };
-        let (event, mut reply) = match msg {
-            SlotMsg::Ready(r) => (Event::Ready, Some(r)),
-            SlotMsg::Finished(rec) => (Event::Finished(rec), None),
-            SlotMsg::Abandoned(g) => (Event::Abandoned(g), None),
-        };
-        let actions = dispatcher.on_event(event);
-        execute(actions, &mut reply, &console, &mut outputs, &cancel_games);
-    }
+    let sync_every = shared
+        .config
+        .sync_interval
+        .max(std::time::Duration::from_millis(10));
+    event_loop(&mut dispatcher, &mut shell, rx, &stops, sync_every).await;
     for s in slots {
         let _ = tokio::task::spawn_blocking(move || s.join()).await;
     }
     if stops.abort.is_cancelled() {
         dispatcher.on_event(Event::Interrupt);
     }
-    outputs.finish();
-    console.finish();
+    shell.outputs.finish();
+    shell.console.finish();
     // The slots held the last log senders; the writer ends when they are gone.
     drop(shared);
     if let Some(t) = log_task {
         let _ = t.await;
     }
     let report = dispatcher.final_report();
-    execute(report, &mut None, &console, &mut outputs, &cancel_games);
+    shell.execute(report, &mut None);
     Ok(RunSummary {
         reason: dispatcher.stop_reason(),
         finished: dispatcher.finished_games(),
-        total,
+        total: own_total,
         results: dispatcher.into_tracker(),
     })
 }

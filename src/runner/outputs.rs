@@ -14,6 +14,7 @@ use crate::config::{Config, JournalTarget};
 use crate::engine::{Direction, LogEvent};
 use crate::record::journal::{
     self, EngineSettings, JournalEntry, JournalHeader, OpeningSettings, OutputSizes, RunSettings,
+    SprtSettings,
 };
 use crate::record::GameRecord;
 use crate::schedule::TournamentKind;
@@ -148,6 +149,14 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
             send_by_board: config.send_by_board,
             openings,
             seed: config.seed,
+            shard: config.shard,
+            sprt: config.sprt.map(|s| SprtSettings {
+                elo0: s.elo0,
+                elo1: s.elo1,
+                alpha: s.alpha,
+                beta: s.beta,
+                model: s.model.to_string(),
+            }),
         },
     }
 }
@@ -249,7 +258,11 @@ pub fn fingerprint(config: &Config) -> String {
     config.draw_after.hash(&mut h);
     if let Some(o) = &config.openings {
         o.file.hash(&mut h);
-        o.seed.hash(&mut h);
+        // A sequential order does not depend on the seed: leave it out, so shards of one run
+        // (each with its own fresh seed) share the fingerprint.
+        if matches!(o.order, crate::opening::OpeningOrder::Random { .. }) {
+            o.seed.hash(&mut h);
+        }
         o.transform.hash(&mut h);
         format!("{:?}", o.order).hash(&mut h);
     }
@@ -263,10 +276,17 @@ pub struct LogFiles {
 }
 
 impl LogFiles {
-    pub fn open(dir: &Path, slots: usize) -> Result<LogFiles, RunError> {
+    pub fn open(
+        dir: &Path,
+        slots: usize,
+        shard: Option<crate::shard::Shard>,
+    ) -> Result<LogFiles, RunError> {
         let mut files = HashMap::new();
         for slot in 0..slots {
-            let path = dir.join(format!("gomoku-cli.{}.log", slot + 1));
+            let mut path = dir.join(format!("gomoku-cli.{}.log", slot + 1));
+            if let Some(s) = shard {
+                path = s.output_name(&path);
+            }
             let f = open_append(&path)?;
             files.insert(slot, (std::io::BufWriter::new(f), path));
         }

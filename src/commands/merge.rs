@@ -1,0 +1,134 @@
+//! `gomoku-cli merge DIR|JOURNAL... [--json]`: the combined results of a run's journals (the
+//! shards of one run, or one journal), exactly as one unsharded run prints them: the results
+//! block with the SPRT's first crossing, or standings and crosstable.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use gomoku_cli::record::journal::JournalHeader;
+use gomoku_cli::stats::{
+    crosstable, sprt_calculator, standings_table, Sprt, SprtCalculation, StandingRow,
+};
+use gomoku_cli::tracker::from_journal;
+
+use super::{read_journals, say, warn_if_guessed, CommandError, CommandResult, Outcome};
+
+/// The `merge` arguments.
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// Run directories (every `*.journal.jsonl` in them) or journal files of one run.
+    #[arg(required = true)]
+    pub journals: Vec<PathBuf>,
+    /// Print one JSON object: the fields of `gomoku-cli sprt --json` (two engines with -sprt),
+    /// plus games, scheduled, shards and standings.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `--json` prints.
+#[derive(Serialize)]
+struct Merged {
+    #[serde(flatten)]
+    sprt: Option<SprtCalculation>,
+    /// Games in the journals (each counted once).
+    games: u64,
+    /// Games in the run's whole schedule.
+    scheduled: Option<u64>,
+    /// The shards whose journals were read, `K/N`.
+    shards: Vec<String>,
+    standings: Vec<StandingRow>,
+}
+
+/// The results block's header text, as the run built it from its settings.
+fn context_of(h: &JournalHeader) -> String {
+    let s = &h.settings;
+    let tcs: Vec<&str> = s.engines.iter().map(|e| e.tc.as_str()).collect();
+    let mut parts = vec![if tcs.windows(2).all(|w| w[0] == w[1]) {
+        tcs.first().copied().unwrap_or_default().to_string()
+    } else {
+        tcs.join(" vs ")
+    }];
+    parts.push(format!("rule {}", s.rule));
+    parts.push(format!("{}x{}", s.size, s.size));
+    if let Some(o) = &s.openings {
+        let name = std::path::Path::new(&o.file).file_name();
+        parts.push(
+            name.map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+    }
+    parts.join(", ")
+}
+
+/// The run's SPRT design from its header.
+fn sprt_of(h: Option<&JournalHeader>) -> Result<Option<Sprt>, CommandError> {
+    let Some(s) = h.and_then(|h| h.settings.sprt.as_ref()) else {
+        return Ok(None);
+    };
+    let model = s
+        .model
+        .parse()
+        .map_err(|e| CommandError::Failed(format!("the journal's SPRT model: {e}")))?;
+    Sprt::new(s.elo0, s.elo1, s.alpha, s.beta, model)
+        .map(Some)
+        .map_err(|e| CommandError::Failed(format!("the journal's SPRT: {e}")))
+}
+
+/// Run the merge.
+pub fn run(a: MergeArgs) -> CommandResult {
+    let (headers, entries) = read_journals(&a.journals).map_err(CommandError::Failed)?;
+    let header = headers.first();
+    let sprt = sprt_of(header)?;
+    let replay =
+        from_journal(&headers, &entries, sprt).map_err(|e| CommandError::Failed(e.to_string()))?;
+    warn_if_guessed(replay.pairing);
+    let t = &replay.tracker;
+    let mut shards: Vec<String> = headers
+        .iter()
+        .filter_map(|h| h.settings.shard.map(|s| s.to_string()))
+        .collect();
+    shards.sort();
+    let scheduled = header.map(|h| h.settings.total_games);
+    let two = t.pairs().len() == 1;
+    if a.json {
+        let calc = match (two, sprt) {
+            (true, Some(s)) => Some(sprt_calculator(t.counts(0), &s).with_crossing(t.crossing())),
+            _ => None,
+        };
+        let merged = Merged {
+            sprt: calc,
+            games: t.games(),
+            scheduled,
+            shards,
+            standings: t.tally().standings(),
+        };
+        let text =
+            serde_json::to_string(&merged).map_err(|e| CommandError::Failed(e.to_string()))?;
+        say(&format!("{text}\n"));
+        return Ok(Outcome::Done);
+    }
+    let mut out = format!(
+        "Merged {} games{}{}\n\n",
+        t.games(),
+        scheduled
+            .map(|n| format!(" of {n} scheduled"))
+            .unwrap_or_default(),
+        if shards.is_empty() {
+            String::new()
+        } else {
+            format!(" from shards {}", shards.join(", "))
+        }
+    );
+    if two {
+        out.push_str(&t.results_block(0, &header.map(context_of).unwrap_or_default()));
+    } else {
+        out.push_str(&format!(
+            "{}\n{}",
+            standings_table(t.tally()),
+            crosstable(t.tally())
+        ));
+    }
+    say(&out);
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,184 @@
+//! The cluster-wide SPRT of a sharded run, without a daemon: each shard reads the other shards'
+//! journals in the run directory incrementally (from the byte offset it last read) and feeds
+//! their games to its dispatcher; the shard whose SPRT decides writes a stop marker (write, then
+//! rename: readers never see half a marker), and every shard polls for it.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::record::journal::JournalEntry;
+use crate::shard::Shard;
+use crate::stats::{SprtCrossing, Verdict};
+use crate::tracker::{scored, ScoredGame};
+
+/// The stop marker's name in the run directory.
+pub const STOP_MARKER: &str = "sprt-stop.json";
+
+/// What the stop marker says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StopMarker {
+    pub verdict: Verdict,
+    /// The crossing as the deciding shard saw it.
+    pub llr: f64,
+    pub games: u64,
+    pub game: u64,
+    /// The deciding shard, `K/N`.
+    pub shard: String,
+    /// RFC 3339 time the marker was written.
+    pub written: String,
+}
+
+/// One shard's view of the others.
+pub struct ShardSync {
+    rundir: PathBuf,
+    shard: Shard,
+    pairs: Vec<(usize, usize)>,
+    /// Bytes of each other journal already read.
+    offsets: HashMap<PathBuf, u64>,
+    /// Games already fed (a resumed shard may repeat none, but a reader must not count twice).
+    seen: HashSet<u64>,
+}
+
+impl ShardSync {
+    pub fn new(rundir: &Path, shard: Shard, pairs: Vec<(usize, usize)>) -> ShardSync {
+        ShardSync {
+            rundir: rundir.to_path_buf(),
+            shard,
+            pairs,
+            offsets: HashMap::new(),
+            seen: HashSet::new(),
+        }
+    }
+
+    /// Whether a stop marker exists (cheap: one stat call).
+    pub fn stopped(&self) -> bool {
+        self.rundir.join(STOP_MARKER).exists()
+    }
+
+    /// The stop marker, if a shard wrote one.
+    pub fn marker(&self) -> Option<StopMarker> {
+        let text = std::fs::read_to_string(self.rundir.join(STOP_MARKER)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Write the stop marker for `c` (atomically; a marker already there is kept).
+    pub fn write_marker(&self, c: &SprtCrossing) -> std::io::Result<()> {
+        let path = self.rundir.join(STOP_MARKER);
+        if path.exists() {
+            return Ok(());
+        }
+        let marker = StopMarker {
+            verdict: c.verdict,
+            llr: c.llr,
+            games: c.games,
+            game: c.game,
+            shard: self.shard.to_string(),
+            written: chrono::Utc::now().to_rfc3339(),
+        };
+        let tmp = self
+            .rundir
+            .join(format!(".{STOP_MARKER}.{}.tmp", self.shard.tag()));
+        std::fs::write(&tmp, serde_json::to_string(&marker).unwrap_or_default())?;
+        std::fs::rename(&tmp, &path)
+    }
+
+    /// The games the other shards finished since the last call.
+    pub fn poll(&mut self) -> Vec<ScoredGame> {
+        let own = self.shard.journal_in(&self.rundir);
+        let Ok(dir) = std::fs::read_dir(&self.rundir) else {
+            return vec![];
+        };
+        let suffix = format!("-of-{}.journal.jsonl", self.shard.count);
+        let others: Vec<PathBuf> = dir
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| *p != own && p.to_string_lossy().ends_with(&suffix))
+            .collect();
+        let mut games = Vec::new();
+        for path in others {
+            for e in self.read_new(&path) {
+                if self.seen.insert(e.game) {
+                    if let Ok(g) = scored(&e, &self.pairs) {
+                        games.push(g);
+                    }
+                }
+            }
+        }
+        games
+    }
+
+    /// Complete lines appended to `path` since the last read (a line being written is left for
+    /// the next read).
+    fn read_new(&mut self, path: &Path) -> Vec<JournalEntry> {
+        let offset = self.offsets.get(path).copied().unwrap_or(0);
+        let mut bytes = Vec::new();
+        let read = std::fs::File::open(path).and_then(|mut f| {
+            f.seek(SeekFrom::Start(offset))?;
+            f.read_to_end(&mut bytes)
+        });
+        if read.is_err() {
+            return vec![];
+        }
+        let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+            return vec![];
+        };
+        self.offsets
+            .insert(path.to_path_buf(), offset + end as u64 + 1);
+        bytes[..end]
+            .split(|&b| b == b'\n')
+            .filter_map(|line| serde_json::from_slice::<JournalEntry>(line).ok())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixtures::sample_record;
+    use crate::record::journal::{render_entry, JournalEntry};
+    use std::io::Write;
+
+    #[test]
+    fn reads_other_shards_incrementally_and_only_whole_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let me = Shard { index: 1, count: 2 };
+        let other = Shard { index: 2, count: 2 };
+        let mut sync = ShardSync::new(dir.path(), me, vec![(0, 1)]);
+        let line = |game: u64| {
+            let mut e = JournalEntry::from_record(&sample_record(), "f");
+            e.game = game;
+            render_entry(&e)
+        };
+        std::fs::write(me.journal_in(dir.path()), line(1)).unwrap();
+        let path = other.journal_in(dir.path());
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(b"{\"type\":\"header\"}\n").unwrap();
+        f.write_all(line(2).as_bytes()).unwrap();
+        let half = line(4);
+        f.write_all(&half.as_bytes()[..20]).unwrap();
+        let got: Vec<u64> = sync.poll().iter().map(|g| g.game).collect();
+        assert_eq!(got, vec![2], "own journal and the half line are not read");
+        f.write_all(&half.as_bytes()[20..]).unwrap();
+        let got: Vec<u64> = sync.poll().iter().map(|g| g.game).collect();
+        assert_eq!(got, vec![4]);
+        assert!(sync.poll().is_empty());
+        assert!(sync.marker().is_none());
+        let c = SprtCrossing {
+            verdict: Verdict::H0,
+            llr: -3.0,
+            games: 9,
+            game: 4,
+        };
+        sync.write_marker(&c).unwrap();
+        let m = ShardSync::new(dir.path(), other, vec![(0, 1)])
+            .marker()
+            .unwrap();
+        assert_eq!(
+            (m.verdict, m.games, m.shard.as_str()),
+            (Verdict::H0, 9, "1/2")
+        );
+    }
+}
