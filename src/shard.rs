@@ -133,13 +133,12 @@ impl Shard {
 
 /// A seed all shards of one scheduler job agree on without talking: derived from the job's id.
 pub fn job_seed(job_id: &str) -> u64 {
-    // FNV-1a: stable across machines and builds (std's hasher is not promised to be).
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in job_id.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h.max(1)
+    // SHA-256: stable across machines and builds (std's hasher is not promised to be).
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(job_id.as_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&d[..8]);
+    u64::from_le_bytes(first).max(1)
 }
 
 #[cfg(test)]

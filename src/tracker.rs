@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use thiserror::Error;
 
-use crate::record::journal::{JournalEntry, JournalHeader};
+use crate::record::journal::{GameSummary, JournalHeader};
 use crate::stats::{
     results_block, sprt_calculator, Counts, MatchSummary, PairTally, Score, Sprt, SprtCalculation,
     SprtCrossing, TournamentTally, Wld,
@@ -86,6 +86,12 @@ impl Tracker {
     /// Where the SPRT first decided, if it has.
     pub fn crossing(&self) -> Option<SprtCrossing> {
         self.crossing
+    }
+
+    /// The run's decision as recorded elsewhere (a sharded run's stop marker: the deciding
+    /// shard's view), which is the verdict whatever a replay of the journals finds.
+    pub fn set_crossing(&mut self, c: SprtCrossing) {
+        self.crossing = Some(c);
     }
 
     /// Record one finished game. Returns the SPRT crossing when this game made the test decide
@@ -236,7 +242,7 @@ pub struct Replay {
 /// as in the run. Repeats of the same game are dropped.
 pub fn from_journal(
     headers: &[JournalHeader],
-    entries: &[JournalEntry],
+    entries: &[GameSummary],
     sprt: Option<Sprt>,
 ) -> Result<Replay, TrackerError> {
     if entries.is_empty() {
@@ -250,8 +256,8 @@ pub fn from_journal(
     if fingerprints.len() > 1 {
         return Err(TrackerError::MixedRuns(fingerprints.len()));
     }
-    let mut seen: HashMap<u64, &JournalEntry> = HashMap::new();
-    let mut games: Vec<&JournalEntry> = Vec::with_capacity(entries.len());
+    let mut seen: HashMap<u64, &GameSummary> = HashMap::new();
+    let mut games: Vec<&GameSummary> = Vec::with_capacity(entries.len());
     for e in entries {
         match seen.get(&e.game) {
             Some(prev) if prev.result != e.result => {
@@ -287,27 +293,69 @@ pub fn from_journal(
     })
 }
 
-/// The games of several journal files (the shards of one run) in the order they finished: one
-/// file in its own order, several by their `ended` time (then game number), so every reader
-/// replays an SPRT the same way.
-pub fn finish_order(files: Vec<Vec<JournalEntry>>) -> Vec<JournalEntry> {
-    if files.len() == 1 {
-        return files.into_iter().flatten().collect();
+/// Replay journals that have a header, streaming: the engines and pairs come from the header,
+/// and only the game numbers and results seen are kept (memory independent of the games'
+/// length, a few bytes per game). Games in the order given; repeats of a game are dropped.
+pub fn replay_stream(
+    header: &JournalHeader,
+    entries: impl IntoIterator<Item = GameSummary>,
+    sprt: Option<Sprt>,
+) -> Result<Replay, TrackerError> {
+    let s = &header.settings;
+    let kind = if s.tournament == "gauntlet" {
+        crate::schedule::TournamentKind::Gauntlet
+    } else {
+        crate::schedule::TournamentKind::RoundRobin
+    };
+    let n = s.engines.len().max(2);
+    let pairs: Vec<(usize, usize)> =
+        crate::schedule::Schedule::new(n, kind, 1, 1, crate::schedule::Repeat::Once)
+            .pairs()
+            .iter()
+            .map(|(a, b)| (a.0, b.0))
+            .collect();
+    let mut names: Vec<String> = s.engines.iter().map(|e| e.name.clone()).collect();
+    names.resize(n, String::new());
+    let mut t = Tracker::new(names, pairs.clone(), s.repeat, sprt);
+    // Game number → result byte: a few bytes per game, whatever the games' length.
+    let mut seen: HashMap<u64, u8> = HashMap::new();
+    let code = |r: &str| match r {
+        "1-0" => 0u8,
+        "0-1" => 1,
+        "1/2-1/2" => 2,
+        _ => 3,
+    };
+    let text = |c: u8| ["1-0", "0-1", "1/2-1/2", "?"][usize::from(c.min(3))].to_string();
+    for e in entries {
+        if e.fingerprint != header.fingerprint {
+            return Err(TrackerError::MixedRuns(2));
+        }
+        match seen.get(&e.game) {
+            Some(&prev) if prev != code(&e.result) => {
+                return Err(TrackerError::Conflict {
+                    game: e.game,
+                    a: text(prev),
+                    b: e.result.clone(),
+                })
+            }
+            Some(_) => continue,
+            None => {
+                seen.insert(e.game, code(&e.result));
+            }
+        }
+        t.record(scored(&e, &pairs)?);
     }
-    let mut all: Vec<(chrono::DateTime<chrono::FixedOffset>, JournalEntry)> = files
-        .into_iter()
-        .flatten()
-        .map(|e| {
-            let t = chrono::DateTime::parse_from_rfc3339(&e.ended).unwrap_or_default();
-            (t, e)
-        })
-        .collect();
-    all.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.game.cmp(&b.1.game)));
-    all.into_iter().map(|(_, e)| e).collect()
+    if seen.is_empty() {
+        return Err(TrackerError::Empty);
+    }
+    Ok(Replay {
+        tracker: t,
+        pairing: Pairing::Header { paired: s.repeat },
+    })
 }
 
 /// A journal entry as statistics see it; `pairs` are the engine pairs (first, second).
-pub fn scored(e: &JournalEntry, pairs: &[(usize, usize)]) -> Result<ScoredGame, TrackerError> {
+pub fn scored(e: &GameSummary, pairs: &[(usize, usize)]) -> Result<ScoredGame, TrackerError> {
     let first = pairs.get(e.pair).map_or(0, |p| p.0);
     let first_is_black = e.black_engine == first;
     let outcome = match (e.result.as_str(), first_is_black) {
@@ -329,26 +377,19 @@ pub fn scored(e: &JournalEntry, pairs: &[(usize, usize)]) -> Result<ScoredGame, 
     })
 }
 
-/// The `sprt` command over journals: the counts of the one engine pair, replayed in journal order,
-/// with the verdict of the first crossing, and how the pairing was known.
-pub fn sprt_of_journals(
-    headers: &[JournalHeader],
-    entries: &[JournalEntry],
-    sprt: &Sprt,
-) -> Result<(SprtCalculation, Pairing), TrackerError> {
-    let replay = from_journal(headers, entries, Some(*sprt))?;
-    let t = &replay.tracker;
+/// The `sprt` command over a replayed run: the counts of its one engine pair, with the verdict of
+/// the first crossing.
+pub fn sprt_of(t: &Tracker, sprt: &Sprt) -> Result<SprtCalculation, TrackerError> {
     if t.pairs().len() != 1 {
         return Err(TrackerError::NotTwoEngines(t.pairs().len()));
     }
-    let calc = sprt_calculator(t.counts(0), sprt).with_crossing(t.crossing());
-    Ok((calc, replay.pairing))
+    Ok(sprt_calculator(t.counts(0), sprt).with_crossing(t.crossing()))
 }
 
 /// Engine names and pairs as the schedule made them (first = the lower engine index).
 fn engines_and_pairs(
     header: Option<&JournalHeader>,
-    games: &[&JournalEntry],
+    games: &[&GameSummary],
 ) -> (Vec<String>, Vec<(usize, usize)>) {
     let mut names: Vec<String> = header
         .map(|h| h.settings.engines.iter().map(|e| e.name.clone()).collect())
@@ -383,12 +424,12 @@ fn engines_and_pairs(
 
 /// For journals without a header: paired when every complete colour pair shares its opening
 /// with colours reversed (what `-repeat` produces).
-fn guess_paired(games: &[&JournalEntry]) -> bool {
-    let mut groups: HashMap<(usize, u64), Vec<&JournalEntry>> = HashMap::new();
+fn guess_paired(games: &[&GameSummary]) -> bool {
+    let mut groups: HashMap<(usize, u64), Vec<&GameSummary>> = HashMap::new();
     for e in games {
         groups.entry((e.pair, e.pair_game / 2)).or_default().push(e);
     }
-    let complete: Vec<&Vec<&JournalEntry>> = groups.values().filter(|g| g.len() == 2).collect();
+    let complete: Vec<&Vec<&GameSummary>> = groups.values().filter(|g| g.len() == 2).collect();
     !complete.is_empty()
         && complete.iter().all(|g| {
             g[0].opening == g[1].opening
@@ -508,13 +549,17 @@ mod tests {
         let block = t.results_block(0, "");
         assert!(block.contains(&format!("LLR: {:.2} (", c.llr)), "{block}");
         assert!(
-            block.contains("with the 20 games in flight then"),
+            block.contains("with the 20 games counted after it"),
             "{block}"
         );
     }
 
-    fn entry(game: u64, pair_game: u64, black_engine: usize, result: &str) -> JournalEntry {
-        let mut e = JournalEntry::from_record(&crate::record::fixtures::sample_record(), "f");
+    fn entry(game: u64, pair_game: u64, black_engine: usize, result: &str) -> GameSummary {
+        let e = crate::record::journal::JournalEntry::from_record(
+            &crate::record::fixtures::sample_record(),
+            "f",
+        );
+        let mut e = GameSummary::from(&e);
         e.game = game;
         e.pair = 0;
         e.pair_game = pair_game;
@@ -530,7 +575,7 @@ mod tests {
         let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
         // A run without openings and without -repeat: consecutive games share the (empty)
         // opening with colours reversed, so a guess would read them as pairs.
-        let entries: Vec<JournalEntry> = (0..60)
+        let entries: Vec<GameSummary> = (0..60)
             .map(|i| {
                 entry(
                     i + 1,
@@ -569,7 +614,7 @@ mod tests {
             });
             live_crossing = live_crossing.or(c);
         }
-        let reversed: Vec<JournalEntry> = entries.iter().rev().cloned().collect();
+        let reversed: Vec<GameSummary> = entries.iter().rev().cloned().collect();
         let replay = from_journal(&[header], &reversed, Some(sprt)).unwrap();
         assert!(live_crossing.is_some());
         assert_eq!(replay.tracker.crossing(), live_crossing);

@@ -271,3 +271,36 @@ fn a_timestamped_journal_is_found_again() {
         run.stderr
     );
 }
+
+#[test]
+fn resume_refuses_an_openings_file_whose_content_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.txt");
+    std::fs::copy(repo_root().join("openings/freestyle15.txt"), &book).unwrap();
+    let r = format!("cmd={}", engine("pbrain-random"));
+    let a = [
+        "-engine",
+        &r,
+        "name=A",
+        "-engine",
+        &r,
+        "name=B",
+        "-games",
+        "4",
+        "-quiet",
+        "-journal",
+        "j.jsonl",
+        "-openings",
+        "file=book.txt",
+        "type=pos",
+    ];
+    assert_eq!(run_in(dir.path(), &a).code(), Some(0));
+    let mut text = std::fs::read_to_string(&book).unwrap();
+    text = text.lines().rev().collect::<Vec<_>>().join("\n");
+    std::fs::write(&book, text).unwrap();
+    let mut again = a.to_vec();
+    again.push("-resume");
+    let run = run_in(dir.path(), &again);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("openings.sha256"), "{}", run.stderr);
+}

@@ -110,7 +110,7 @@ fn results_block_reports_the_crossing_and_the_games_in_flight_separately() {
     assert!(out.contains("LLR: 2.98 ("), "{out}");
     assert!(
         out.contains(&format!(
-            "SPRT: H1 accepted after 147 games (at game 151, LLR 2.98); with the 3 games in flight then: LLR {all:.2}"
+            "SPRT: H1 accepted after 147 games (at game 151, LLR 2.98); with the 3 games counted after it: LLR {all:.2}"
         )),
         "{out}"
     );

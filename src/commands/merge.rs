@@ -6,13 +6,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::{say, CommandError, CommandResult, Outcome};
 use gomoku_cli::record::journal::JournalHeader;
 use gomoku_cli::stats::{
     crosstable, sprt_calculator, standings_table, Sprt, SprtCalculation, StandingRow,
 };
-use gomoku_cli::tracker::from_journal;
-
-use super::{read_journals, say, warn_if_guessed, CommandError, CommandResult, Outcome};
 
 /// The `merge` arguments.
 #[derive(clap::Args, Debug)]
@@ -77,12 +75,15 @@ fn sprt_of(h: Option<&JournalHeader>) -> Result<Option<Sprt>, CommandError> {
 
 /// Run the merge.
 pub fn run(a: MergeArgs) -> CommandResult {
-    let (headers, entries) = read_journals(&a.journals).map_err(CommandError::Failed)?;
+    // The SPRT design is in the header, which is read with the first lines.
+    let sprt = sprt_of(
+        super::JournalSet::open(&a.journals)
+            .map_err(CommandError::Failed)?
+            .headers
+            .first(),
+    )?;
+    let (replay, headers) = super::replay(&a.journals, sprt).map_err(CommandError::Failed)?;
     let header = headers.first();
-    let sprt = sprt_of(header)?;
-    let replay =
-        from_journal(&headers, &entries, sprt).map_err(|e| CommandError::Failed(e.to_string()))?;
-    warn_if_guessed(replay.pairing);
     let t = &replay.tracker;
     let mut shards: Vec<String> = headers
         .iter()

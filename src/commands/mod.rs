@@ -73,30 +73,153 @@ pub fn journal_files(args: &[std::path::PathBuf]) -> Result<Vec<std::path::PathB
     Ok(files)
 }
 
-/// The headers and games of journal files, games in the order they finished (see
-/// `tracker::finish_order`); a torn last line is skipped with a warning.
-pub fn read_journals(
+/// The journals of one run read together, streaming: their headers, then their games in the
+/// order they finished (one file in its own order; several merged by each game's `ended` time,
+/// then number), so `sprt`, `merge` and `export` replay alike, in memory independent of the
+/// number of games.
+pub struct JournalSet {
+    pub headers: Vec<gomoku_cli::record::journal::JournalHeader>,
+    streams: Vec<JournalFile>,
+    heads: std::collections::BinaryHeap<std::cmp::Reverse<(i64, u64, usize)>>,
+    /// The head entry of each file (one per file at a time).
+    pending: Vec<Option<Entry>>,
+    /// The first read error: the iteration stops there and the caller reports it.
+    pub error: Option<String>,
+}
+
+type Entry = gomoku_cli::record::journal::GameSummary;
+type JournalFile = gomoku_cli::record::journal::Stream<std::io::BufReader<std::fs::File>, Entry>;
+
+impl JournalSet {
+    /// Open journal files or run directories (see [`journal_files`]).
+    pub fn open(args: &[std::path::PathBuf]) -> Result<JournalSet, String> {
+        let mut set = JournalSet {
+            headers: Vec::new(),
+            streams: Vec::new(),
+            heads: Default::default(),
+            pending: Vec::new(),
+            error: None,
+        };
+        let mut firsts = Vec::new();
+        for f in journal_files(args)? {
+            let file = std::fs::File::open(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+            let reader = std::io::BufReader::new(file);
+            set.streams
+                .push(JournalFile::new(reader, f.display().to_string()));
+            firsts.push(set.pull(set.streams.len() - 1)?);
+        }
+        for (i, first) in firsts.into_iter().enumerate() {
+            set.push_head(i, first);
+        }
+        Ok(set)
+    }
+
+    /// The next entry of file `i` (its header lines kept aside, torn lines reported).
+    fn pull(&mut self, i: usize) -> Result<Option<Entry>, String> {
+        use gomoku_cli::record::journal::Item;
+        for item in self.streams[i].by_ref() {
+            match item.map_err(|e| e.to_string())? {
+                Item::Header(h) => self.headers.push(*h),
+                Item::Entry(e) => return Ok(Some(*e)),
+                Item::Torn(w) => eprintln!("warning: {w}"),
+            }
+        }
+        Ok(None)
+    }
+
+    fn push_head(&mut self, i: usize, e: Option<Entry>) {
+        let Some(e) = e else { return };
+        let ended = chrono::DateTime::parse_from_rfc3339(&e.ended)
+            .ok()
+            .and_then(|t| t.timestamp_nanos_opt())
+            .unwrap_or(0);
+        // One file: its own order (the key only breaks ties between files).
+        let key = if self.streams.len() == 1 { 0 } else { ended };
+        self.heads.push(std::cmp::Reverse((key, e.game, i)));
+        self.pending_store(i, e);
+    }
+
+    fn pending_store(&mut self, i: usize, e: Entry) {
+        if self.pending.len() <= i {
+            self.pending.resize_with(i + 1, || None);
+        }
+        self.pending[i] = Some(e);
+    }
+}
+
+impl Iterator for JournalSet {
+    type Item = Entry;
+
+    fn next(&mut self) -> Option<Entry> {
+        let std::cmp::Reverse((_, _, i)) = self.heads.pop()?;
+        let e = self.pending.get_mut(i).and_then(Option::take)?;
+        match self.pull(i) {
+            Ok(next) => self.push_head(i, next),
+            Err(x) => {
+                self.error.get_or_insert(x);
+                self.heads.clear();
+            }
+        }
+        Some(e)
+    }
+}
+
+/// Replay a run's journals (journal files or run directories): streaming when they have a header;
+/// journals of versions before the header are read whole and their pairing guessed (with a
+/// warning). Returns the replay and the headers.
+pub fn replay(
     args: &[std::path::PathBuf],
+    sprt: Option<gomoku_cli::stats::Sprt>,
 ) -> Result<
     (
+        gomoku_cli::tracker::Replay,
         Vec<gomoku_cli::record::journal::JournalHeader>,
-        Vec<gomoku_cli::record::journal::JournalEntry>,
     ),
     String,
 > {
-    use gomoku_cli::record::journal;
-    let mut headers = Vec::new();
-    let mut per_file = Vec::new();
-    for f in journal_files(args)? {
-        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let read = journal::parse(&text, &f.display().to_string()).map_err(|e| e.to_string())?;
-        for w in read.warnings {
-            eprintln!("warning: {w}");
-        }
-        headers.extend(read.header);
-        per_file.push(read.entries);
+    use gomoku_cli::tracker;
+    let mut set = JournalSet::open(args)?;
+    let headers = set.headers.clone();
+    let runs: std::collections::BTreeSet<&str> =
+        headers.iter().map(|h| h.fingerprint.as_str()).collect();
+    if runs.len() > 1 {
+        return Err(tracker::TrackerError::MixedRuns(runs.len()).to_string());
     }
-    Ok((headers, gomoku_cli::tracker::finish_order(per_file)))
+    let replay = match headers.first() {
+        Some(h) => tracker::replay_stream(h, set.by_ref(), sprt),
+        None => {
+            let entries: Vec<_> = set.by_ref().collect();
+            tracker::from_journal(&[], &entries, sprt)
+        }
+    };
+    if let Some(e) = set.error {
+        return Err(e);
+    }
+    let mut replay = replay.map_err(|e| e.to_string())?;
+    warn_if_guessed(replay.pairing);
+    if let Some(m) = stop_marker(args) {
+        replay
+            .tracker
+            .set_crossing(gomoku_cli::stats::SprtCrossing {
+                verdict: m.verdict,
+                llr: m.llr,
+                games: m.games,
+                game: m.game,
+            });
+    }
+    Ok((replay, headers))
+}
+
+/// A sharded run's stop marker, in a run directory named or beside a journal named: the run's
+/// verdict is the deciding shard's.
+fn stop_marker(args: &[std::path::PathBuf]) -> Option<gomoku_cli::runner::sync::StopMarker> {
+    use gomoku_cli::runner::sync::STOP_MARKER;
+    args.iter()
+        .map(|a| match a.is_dir() {
+            true => a.join(STOP_MARKER),
+            false => a.with_file_name(STOP_MARKER),
+        })
+        .find_map(|p| serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok())
 }
 
 /// Warn when a journal without a header made a reader guess how games pair.

@@ -79,9 +79,6 @@ fn sprt_from_journals(
     files: &[std::path::PathBuf],
     sprt: &gomoku_cli::stats::Sprt,
 ) -> Result<gomoku_cli::stats::SprtCalculation, String> {
-    let (headers, entries) = super::read_journals(files)?;
-    let (calc, pairing) = gomoku_cli::tracker::sprt_of_journals(&headers, &entries, sprt)
-        .map_err(|e| e.to_string())?;
-    super::warn_if_guessed(pairing);
-    Ok(calc)
+    let (replay, _) = super::replay(files, Some(*sprt))?;
+    gomoku_cli::tracker::sprt_of(&replay.tracker, sprt).map_err(|e| e.to_string())
 }

@@ -72,6 +72,42 @@ pub struct JournalEntry {
     pub outputs: Option<OutputSizes>,
 }
 
+/// The fields of a game line that statistics need: what `sprt`, `merge` and the shards' sync
+/// read (everything else in the line is skipped unparsed, which makes reading large journals
+/// several times faster).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct GameSummary {
+    pub game: u64,
+    pub pair: usize,
+    pub pair_game: u64,
+    pub black: String,
+    pub white: String,
+    pub black_engine: usize,
+    pub white_engine: usize,
+    pub opening: String,
+    pub result: String,
+    pub ended: String,
+    pub fingerprint: String,
+}
+
+impl From<&JournalEntry> for GameSummary {
+    fn from(e: &JournalEntry) -> Self {
+        GameSummary {
+            game: e.game,
+            pair: e.pair,
+            pair_game: e.pair_game,
+            black: e.black.clone(),
+            white: e.white.clone(),
+            black_engine: e.black_engine,
+            white_engine: e.white_engine,
+            opening: e.opening.clone(),
+            result: e.result.clone(),
+            ended: e.ended.clone(),
+            fingerprint: e.fingerprint.clone(),
+        }
+    }
+}
+
 /// Byte sizes of the record files (those the run writes) before a game's records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputSizes {
@@ -313,6 +349,9 @@ pub struct OpeningSettings {
     /// `sequential` or `random`.
     pub order: String,
     pub transform: bool,
+    /// SHA-256 of the file's bytes, hex: a resumed or merged run must use the same openings.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sha256: String,
 }
 
 /// The header line value of a journal layout version.
@@ -356,12 +395,6 @@ pub struct JournalRead {
     pub warnings: Vec<String>,
 }
 
-/// One parsed journal line.
-enum Line {
-    Header(Box<JournalHeader>),
-    Entry(Box<JournalEntry>),
-}
-
 /// Whether a line is a header (its `type` is `header`); entries have no `type`.
 fn is_header(line: &str) -> bool {
     #[derive(Deserialize)]
@@ -369,45 +402,105 @@ fn is_header(line: &str) -> bool {
         #[serde(rename = "type")]
         kind: Option<String>,
     }
-    serde_json::from_str::<Probe>(line).is_ok_and(|p| p.kind.as_deref() == Some(HEADER_KIND))
+    // The writer puts `type` first; a game line starts with `game`: only a line that starts
+    // with `type` is parsed twice.
+    line.trim_start().starts_with("{\"type\"")
+        && serde_json::from_str::<Probe>(line).is_ok_and(|p| p.kind.as_deref() == Some(HEADER_KIND))
 }
 
-/// Parse a journal's text. A malformed *last* line without its newline is a torn write and is
-/// skipped with a warning; a malformed line anywhere else is an error naming the file and line.
+/// One item of a journal being read (games as `E`: whole entries, or their summaries).
+#[derive(Debug)]
+pub enum Item<E = JournalEntry> {
+    Header(Box<JournalHeader>),
+    Entry(Box<E>),
+    /// A torn last line (a killed run), skipped.
+    Torn(String),
+}
+
+/// A journal read line by line (memory independent of its length). A malformed *last* line
+/// without its newline is a torn write and is skipped with a warning; a malformed line anywhere
+/// else is an error naming the file and line.
+pub struct Stream<R, E = JournalEntry> {
+    input: R,
+    file: String,
+    line: usize,
+    buf: String,
+    done: bool,
+    entries: std::marker::PhantomData<E>,
+}
+
+impl<R: std::io::BufRead, E> Stream<R, E> {
+    pub fn new(input: R, file: impl Into<String>) -> Self {
+        Stream {
+            input,
+            file: file.into(),
+            line: 0,
+            buf: String::new(),
+            done: false,
+            entries: std::marker::PhantomData,
+        }
+    }
+
+    fn bad(&self, why: String, text: &str) -> JournalError {
+        JournalError::BadLine {
+            file: self.file.clone(),
+            line: self.line,
+            why,
+            text: text.chars().take(120).collect(),
+        }
+    }
+}
+
+impl<R: std::io::BufRead, E: serde::de::DeserializeOwned> Iterator for Stream<R, E> {
+    type Item = Result<Item<E>, JournalError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            self.buf.clear();
+            match self.input.read_line(&mut self.buf) {
+                Ok(0) => self.done = true,
+                Ok(_) => {
+                    self.line += 1;
+                    let complete = self.buf.ends_with('\n');
+                    let line = self.buf.trim_end_matches(['\n', '\r']);
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    let parsed = if is_header(line) {
+                        serde_json::from_str(line).map(|h| Item::Header(Box::new(h)))
+                    } else {
+                        serde_json::from_str(line).map(|e| Item::Entry(Box::new(e)))
+                    };
+                    return Some(match parsed {
+                        Ok(item) => Ok(item),
+                        Err(e) if !complete => Ok(Item::Torn(format!(
+                            "{}:{}: skipping a torn last line (an interrupted write): {e}",
+                            self.file, self.line
+                        ))),
+                        Err(e) => Err(self.bad(e.to_string(), line)),
+                    });
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(self.bad(e.to_string(), "")));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Parse a journal's text (see [`Stream`]).
 pub fn parse(text: &str, file: &str) -> Result<JournalRead, JournalError> {
     let mut out = JournalRead::default();
-    let complete = text.ends_with('\n');
-    let lines: Vec<&str> = text.split('\n').collect();
-    let n = lines.len();
-    for (i, line) in lines.iter().enumerate() {
-        let line = line.trim_end_matches('\r');
-        if line.trim().is_empty() {
-            continue;
-        }
-        let is_last = i + 1 == n;
-        let parsed = if is_header(line) {
-            serde_json::from_str(line).map(Line::Header)
-        } else {
-            serde_json::from_str(line).map(|e| Line::Entry(Box::new(e)))
-        };
-        match parsed {
-            Ok(Line::Header(h)) if out.header.is_none() => out.header = Some(*h),
-            Ok(Line::Header(_)) => out
+    for item in Stream::<_, JournalEntry>::new(text.as_bytes(), file) {
+        match item? {
+            Item::Header(h) if out.header.is_none() => out.header = Some(*h),
+            Item::Header(_) => out
                 .warnings
-                .push(format!("{file}:{}: a second header line is ignored", i + 1)),
-            Ok(Line::Entry(e)) => out.entries.push(*e),
-            Err(e) if is_last && !complete => out.warnings.push(format!(
-                "{file}:{}: skipping a torn last line (an interrupted write): {e}",
-                i + 1
-            )),
-            Err(e) => {
-                return Err(JournalError::BadLine {
-                    file: file.to_string(),
-                    line: i + 1,
-                    why: e.to_string(),
-                    text: line.chars().take(120).collect(),
-                })
-            }
+                .push(format!("{file}: a second header line is ignored")),
+            Item::Entry(e) => out.entries.push(*e),
+            Item::Torn(w) => out.warnings.push(w),
         }
     }
     Ok(out)

@@ -502,7 +502,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("H1 accepted after"), "{text}");
-        assert!(text.contains("with the 1 games in flight then"), "{text}");
+        assert!(text.contains("with the 1 games counted after it"), "{text}");
     }
 
     #[test]

@@ -331,7 +331,8 @@ fn remaining(
             )));
         }
         if done.insert(e.game) {
-            prior.push(scored(e, &pairs).map_err(|x| RunError::BadJournal(x.to_string()))?);
+            let summary = crate::record::journal::GameSummary::from(e);
+            prior.push(scored(&summary, &pairs).map_err(|x| RunError::BadJournal(x.to_string()))?);
         }
     }
     let games = (1..=total)

@@ -100,6 +100,19 @@ fn open_journal(target: &JournalTarget) -> Result<(std::fs::File, PathBuf), RunE
     }
 }
 
+/// The SHA-256 of a file's bytes in hex (empty when it cannot be read: loading it reports that).
+fn file_sha256(path: &Path) -> String {
+    use sha2::Digest;
+    std::fs::read(path)
+        .map(|bytes| {
+            sha2::Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The journal header of a run: what decides its games, so readers never guess.
 pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHeader {
     let engines = config
@@ -125,6 +138,7 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
             crate::opening::OpeningOrder::Random { .. } => "random".into(),
         },
         transform: o.transform,
+        sha256: file_sha256(&o.file),
     });
     JournalHeader {
         kind: journal::HEADER_KIND.into(),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::journal::JournalEntry;
+use crate::record::journal::GameSummary;
 use crate::shard::Shard;
 use crate::stats::{SprtCrossing, Verdict};
 use crate::tracker::{scored, ScoredGame};
@@ -112,7 +112,7 @@ impl ShardSync {
 
     /// Complete lines appended to `path` since the last read (a line being written is left for
     /// the next read).
-    fn read_new(&mut self, path: &Path) -> Vec<JournalEntry> {
+    fn read_new(&mut self, path: &Path) -> Vec<GameSummary> {
         let offset = self.offsets.get(path).copied().unwrap_or(0);
         let mut bytes = Vec::new();
         let read = std::fs::File::open(path).and_then(|mut f| {
@@ -129,7 +129,7 @@ impl ShardSync {
             .insert(path.to_path_buf(), offset + end as u64 + 1);
         bytes[..end]
             .split(|&b| b == b'\n')
-            .filter_map(|line| serde_json::from_slice::<JournalEntry>(line).ok())
+            .filter_map(|line| serde_json::from_slice::<GameSummary>(line).ok())
             .collect()
     }
 }

@@ -151,7 +151,7 @@ pub fn results_block(m: &MatchSummary) -> String {
             if games > c.games {
                 let _ = write!(
                     out,
-                    "; with the {} games in flight then: LLR {}",
+                    "; with the {} games counted after it: LLR {}",
                     games - c.games,
                     fixed(all_llr, 2)
                 );
