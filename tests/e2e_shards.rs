@@ -165,7 +165,15 @@ fn merge_equals_sprt_and_refuses_journals_of_other_runs() {
         );
         serde_json::from_slice(&out.stdout).unwrap()
     };
-    let merged = json(&["merge", "run", "--json"]);
+    let merged = json(&["merge", "run", "--json", "-sgf", "all.sgf"]);
+    // The merged records: every game once, in game order.
+    let sgf = std::fs::read_to_string(dir.path().join("all.sgf")).unwrap();
+    let numbers: Vec<u64> = sgf
+        .split("GN[")
+        .skip(1)
+        .map(|s| s.split(']').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(numbers, (1..=30).collect::<Vec<_>>());
     let sprt = json(&["sprt", "--elo0", "0", "--elo1", "20", "--json", "run"]);
     assert_eq!(merged["games"], 30);
     assert_eq!(merged["llr"], sprt["llr"]);

@@ -13,9 +13,17 @@ use super::{say, CommandError, CommandResult, Outcome};
 /// The `export` arguments. The runner's single-dash spellings (`-pgn`) are accepted too.
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
-    /// Journal files of one run (the shards of one run are merged in game order).
+    /// Journal files or run directories of one run (the shards of one run are merged in game
+    /// order).
     #[arg(required = true)]
     pub journals: Vec<PathBuf>,
+    #[command(flatten)]
+    pub to: Records,
+}
+
+/// The record files to write (shared by `export` and `merge`).
+#[derive(clap::Args, Debug, Default)]
+pub struct Records {
     /// PGN file to write.
     #[arg(long)]
     pub pgn: Option<PathBuf>,
@@ -33,7 +41,7 @@ pub struct ExportArgs {
 
 /// `-pgn` → `--pgn` (and `-sgf`, `-msg`, `-sample`): the runner's spelling of the same options.
 pub fn normalize(args: &[String]) -> Vec<String> {
-    if args.first().map(String::as_str) != Some("export") {
+    if !matches!(args.first().map(String::as_str), Some("export" | "merge")) {
         return args.to_vec();
     }
     args.iter()
@@ -89,8 +97,36 @@ fn read_journals(
     Ok((header, entries))
 }
 
+impl Records {
+    /// Whether any record file is asked for.
+    pub fn any(&self) -> bool {
+        self.pgn.is_some() || self.sgf.is_some() || self.msg.is_some() || self.sample.is_some()
+    }
+}
+
 /// Run the export.
 pub fn run(a: ExportArgs) -> CommandResult {
+    let (written, journal_only) = write(&a.journals, a.to)?;
+    say(&summary(written, journal_only));
+    Ok(Outcome::Done)
+}
+
+/// What an export did, one line.
+pub fn summary(written: u64, journal_only: u64) -> String {
+    format!(
+        "Exported {written} games{}\n",
+        if journal_only > 0 {
+            format!(" ({journal_only} journal-only games of -loseonly left out, as the run did)")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// Write the records of the journals (files or run directories) to `a`: the games written and
+/// the journal-only games left out.
+pub fn write(journals: &[PathBuf], a: Records) -> Result<(u64, u64), CommandError> {
+    let journals = super::journal_files(journals).map_err(CommandError::Failed)?;
     let sample = match &a.sample {
         None => None,
         Some(tokens) => {
@@ -120,7 +156,7 @@ pub fn run(a: ExportArgs) -> CommandResult {
     for p in outputs.into_iter().flatten() {
         check_new(p)?;
     }
-    let (header, entries) = read_journals(&a.journals)?;
+    let (header, entries) = read_journals(&journals)?;
     let seed = match (&header, &sample) {
         (Some(h), _) => h.settings.seed,
         (None, None) => 0,
@@ -151,13 +187,5 @@ pub fn run(a: ExportArgs) -> CommandResult {
         written += 1;
     }
     files.finish();
-    say(&format!(
-        "Exported {written} games{}\n",
-        if journal_only > 0 {
-            format!(" ({journal_only} journal-only games of -loseonly left out, as the run did)")
-        } else {
-            String::new()
-        }
-    ));
-    Ok(Outcome::Done)
+    Ok((written, journal_only))
 }

@@ -22,6 +22,10 @@ pub struct MergeArgs {
     /// plus games, scheduled, shards and standings.
     #[arg(long)]
     pub json: bool,
+    /// The merged records, in game order (as `gomoku-cli export`): -pgn F, -sgf F, -msg F,
+    /// -sample freq=F format=F file=F.
+    #[command(flatten)]
+    pub export: super::export::Records,
 }
 
 /// What `--json` prints.
@@ -74,7 +78,7 @@ fn sprt_of(h: Option<&JournalHeader>) -> Result<Option<Sprt>, CommandError> {
 }
 
 /// Run the merge.
-pub fn run(a: MergeArgs) -> CommandResult {
+pub fn run(mut a: MergeArgs) -> CommandResult {
     // The SPRT design is in the header, which is read with the first lines.
     let sprt = sprt_of(
         super::JournalSet::open(&a.journals)
@@ -85,6 +89,12 @@ pub fn run(a: MergeArgs) -> CommandResult {
     let (replay, headers) = super::replay(&a.journals, sprt).map_err(CommandError::Failed)?;
     let header = headers.first();
     let t = &replay.tracker;
+    if a.export.any() {
+        let to = std::mem::take(&mut a.export);
+        let (written, journal_only) = super::export::write(&a.journals, to)?;
+        // On stderr: standard output is the results (or the JSON object).
+        eprint!("{}", super::export::summary(written, journal_only));
+    }
     let mut shards: Vec<String> = headers
         .iter()
         .filter_map(|h| h.settings.shard.map(|s| s.to_string()))
