@@ -42,10 +42,12 @@ enum Tool {
     Sprt(commands::sprt::SprtArgs),
     /// Training sample files (-sample): check what a file holds.
     Samples(commands::samples::SamplesArgs),
+    /// RenLib .lib archives: statistics, dump, and merging games and libraries into one.
+    Lib(commands::lib::LibArgs),
 }
 
 /// The subcommands `Tools` parses; anything else is the match runner's command line.
-const SUBCOMMANDS: [&str; 3] = ["judge", "sprt", "samples"];
+const SUBCOMMANDS: [&str; 4] = ["judge", "sprt", "samples", "lib"];
 
 const HELP: &str = "\
 gomoku-cli — tournament runner for gomoku/renju engines speaking the Gomocup (pbrain) protocol
@@ -55,7 +57,11 @@ USAGE:
   gomoku-cli judge [--rule R] [--boardsize N] [--to-move black|white] [--strict] [FILE...]
   gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
   gomoku-cli samples stats FILE [--format csv|bin|bin_lz4|binpack|binpack_lz4]
-  gomoku-cli help SUBCOMMAND    the options of judge, sprt or samples
+  gomoku-cli lib stats FILE [--json]
+  gomoku-cli lib dump FILE [--paths] [--notation renju|pos] [--encoding E]
+  gomoku-cli lib merge -o OUT.lib [--into EXISTING.lib] [--stats] [--encoding E] INPUTS...
+                                RenLib archives; INPUTS: journals, SGF, pos game lists, .lib
+  gomoku-cli help SUBCOMMAND    the options of judge, sprt, samples or lib
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
   cmd=COMMAND        command to run; with a '/', it runs in that directory
@@ -114,6 +120,7 @@ fn main() -> ExitCode {
             Ok(Tool::Judge(a)) => commands::judge::run(a),
             Ok(Tool::Sprt(a)) => commands::sprt::run(a),
             Ok(Tool::Samples(a)) => commands::samples::run(a),
+            Ok(Tool::Lib(a)) => commands::lib::run(a),
             Err(code) => return code,
         },
         _ => commands::run::run(&args),
@@ -158,7 +165,7 @@ fn help_on(topic: &[String]) -> ExitCode {
         }
         Some(other) => {
             eprintln!(
-                "error: no help on {other:?}: the subcommands are judge, sprt and samples \
+                "error: no help on {other:?}: the subcommands are judge, sprt, samples and lib \
                  (`gomoku-cli --help` for the match runner)"
             );
             ExitCode::from(exit::USAGE)

@@ -3,6 +3,7 @@
 //! `main` maps to one.
 
 pub mod judge;
+pub mod lib;
 pub mod run;
 pub mod samples;
 pub mod sprt;
