@@ -248,7 +248,6 @@ fn merge(
         Some(p) => file::load(p).map_err(failed)?,
         None => Library::new(),
     };
-    let had_stats = has_stats_lines(&lib);
     for input in inputs {
         let name = input.display().to_string();
         let read_err = |e: io::Error| CommandError::Failed(format!("cannot read {name}: {e}"));
@@ -284,7 +283,9 @@ fn merge(
         };
         say(&format!("{name}: {line}\n"));
     }
-    if stats || had_stats {
+    // Statistics already in the library (or brought by a merged one) are kept up to date.
+    let stats = stats || has_stats_lines(&lib);
+    if stats {
         refresh_stats(&mut lib);
     }
     file::save_atomic(out, &lib).map_err(failed)?;
@@ -294,11 +295,7 @@ fn merge(
         out.display(),
         s.nodes,
         s.games,
-        if stats || had_stats {
-            ", statistics refreshed"
-        } else {
-            ""
-        }
+        if stats { ", statistics refreshed" } else { "" }
     ));
     Ok(Outcome::Done)
 }
