@@ -312,7 +312,8 @@ fn merge_extension(mine: Option<Extension>, theirs: Option<&Extension>) -> Optio
 /// we lack; statistics lines are left out (they are recomputed), game lines whose key we hold are
 /// left out, the others go in key order.
 fn merge_comments(lib: &mut Library, mine: &Comment, theirs: &Comment) -> Comment {
-    let mut lines = mine.lines();
+    let original = mine.lines();
+    let mut lines = original.clone();
     let other = theirs.lines();
     if lines.title.is_empty() {
         lines.title = other.title.clone();
@@ -336,24 +337,32 @@ fn merge_comments(lib: &mut Library, mine: &Comment, theirs: &Comment) -> Commen
             None => lines.insert(lines.append_index(), l.clone()),
         }
     }
-    Comment::new(&lines.to_bytes())
+    if lines == original {
+        // Nothing new: keep the comment's bytes (style, padding) as they were.
+        mine.clone()
+    } else {
+        Comment::new(&lines.to_bytes())
+    }
 }
 
+/// Game lines stay in key order and before the statistics line; the first one goes where the
+/// statistics line is, or last.
 fn insert_line_sorted(lines: &mut CommentLines, line: Vec<u8>) {
     let key = parse_game_line(&line)
         .map(|g| g.key.to_vec())
         .unwrap_or_default();
-    let games: Vec<(usize, Vec<u8>)> = lines
-        .body_lines()
+    let body = lines.body_lines();
+    let games: Vec<(usize, &[u8])> = body
         .iter()
         .enumerate()
-        .filter_map(|(i, l)| parse_game_line(l).map(|g| (i, g.key.to_vec())))
+        .filter_map(|(i, l)| parse_game_line(l).map(|g| (i, g.key)))
         .collect();
     let index = games
         .iter()
-        .find(|(_, k)| *k > key)
+        .find(|(_, k)| *k > key.as_slice())
         .map(|(i, _)| *i)
         .or_else(|| games.last().map(|(i, _)| i + 1))
+        .or_else(|| body.iter().position(|l| is_stats_line(l)))
         .unwrap_or_else(|| lines.append_index());
     lines.insert(index, line);
 }
