@@ -172,10 +172,14 @@ impl Comment {
         CommentLines::parse(&self.content())
     }
 
-    /// Decoded text, title and body lines joined by `sep`.
+    /// Decoded text, title and body lines joined by `sep` (an empty title before a body is
+    /// left out).
     pub fn decoded(&self, page: CodePage, sep: &str) -> String {
         let lines = self.lines();
-        let mut parts = vec![page.decode(&lines.title).into_owned()];
+        let mut parts = Vec::new();
+        if !lines.title.is_empty() || lines.body.is_none() {
+            parts.push(page.decode(&lines.title).into_owned());
+        }
         for l in lines.body.iter().flatten() {
             parts.push(page.decode(l).into_owned());
         }
