@@ -76,6 +76,25 @@ fn games(max: usize) -> impl Strategy<Value = Vec<LibGame>> {
     })
 }
 
+/// 60 games from h8 whose other stones lie anywhere: h8 gets many children. Keys from `first`.
+fn wide_games(first: usize) -> impl Strategy<Value = Vec<LibGame>> {
+    let all: Vec<Cell> = (0..15)
+        .flat_map(|y| (0..15).map(move |x| Cell::from_pos(Pos::new(x, y)).unwrap()))
+        .filter(|&c| c != Cell::CENTER)
+        .collect();
+    prop::collection::vec((Just(all).prop_shuffle(), 1usize..5), 60).prop_map(move |v| {
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (cells, len))| {
+                let moves = std::iter::once(Cell::CENTER)
+                    .chain(cells.into_iter().take(len))
+                    .collect();
+                game(first + i, moves)
+            })
+            .collect()
+    })
+}
+
 fn merged(games: &[LibGame]) -> Library {
     let mut lib = Library::new();
     for g in games {
@@ -293,6 +312,21 @@ proptest! {
         }
         refresh_stats(&mut lib);
         prop_assert_eq!(to_bytes(&lib), before);
+    }
+
+    #[test]
+    fn child_tables_do_not_change_what_a_merge_does(first in wide_games(0), then in wide_games(100)) {
+        // `fresh` is the same library read back from its bytes: none of its nodes has a child
+        // table yet, while `built` made them during its merges (h8 gets dozens of children).
+        let mut built = merged(&first);
+        let mut fresh = read(&to_bytes(&built)).unwrap();
+        for g in &then {
+            let (a, b) = (built.merge_game(g, CodePage::default()), fresh.merge_game(g, CodePage::default()));
+            prop_assert_eq!(a, b);
+        }
+        prop_assert_eq!(to_bytes(&built), to_bytes(&fresh));
+        let h8 = built.find_child(built.game_root(), Cell::CENTER).unwrap();
+        prop_assert!(built.children(h8).count() >= 16, "h8 must have many children");
     }
 
     #[test]

@@ -289,12 +289,11 @@ fn merge(
         refresh_stats(&mut lib);
     }
     file::save_atomic(out, &lib).map_err(failed)?;
-    let s = LibStats::of(&lib);
     say(&format!(
-        "wrote {}: {} nodes, {} game lines{}\n",
+        "wrote {}: {} nodes, {} games{}\n",
         out.display(),
-        s.nodes,
-        s.games,
+        lib.node_count(),
+        lib.game_count(),
         if stats { ", statistics refreshed" } else { "" }
     ));
     Ok(Outcome::Done)

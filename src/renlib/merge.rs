@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use crate::board::Symmetry;
 
 use super::lines::{game_line, is_stats_line, parse_game_line};
-use super::text::{CodePage, CommentLines};
+use super::text::{body_lines, CodePage, CommentLines};
 use super::{Cell, Comment, Extension, Extra, LibGame, Library, Marks, NodeId};
 
 /// What merging one game did.
@@ -123,12 +123,10 @@ impl Library {
 /// The keys of every game line in the library.
 pub(crate) fn collect_game_ids(lib: &Library) -> HashSet<Box<[u8]>> {
     let mut ids = HashSet::new();
-    for id in lib.preorder() {
-        if let Some(c) = lib.comment(id) {
-            for line in c.lines().body_lines() {
-                if let Some(g) = parse_game_line(line) {
-                    ids.insert(g.key.into());
-                }
+    for (_, c) in lib.comments() {
+        for line in body_lines(&c.content()) {
+            if let Some(g) = parse_game_line(line) {
+                ids.insert(g.key.into());
             }
         }
     }
@@ -136,29 +134,88 @@ pub(crate) fn collect_game_ids(lib: &Library) -> HashSet<Box<[u8]>> {
 }
 
 /// The symmetry that follows the tree deepest from `root`; ties go to the smallest image.
-fn orientation(lib: &Library, root: NodeId, moves: &[Cell]) -> Symmetry {
-    let mut best = (
-        follow_depth(lib, root, moves, Symmetry::Identity),
-        Symmetry::Identity,
-    );
-    for s in Symmetry::ALL.into_iter().skip(1) {
-        let depth = follow_depth(lib, root, moves, s);
-        if depth > best.0 || (depth == best.0 && image_is_smaller(moves, s, best.1)) {
-            best = (depth, s);
+fn orientation(lib: &mut Library, root: NodeId, moves: &[Cell]) -> Symmetry {
+    let depths = follow_depths(lib, root, moves);
+    let mut best = Symmetry::Identity;
+    for (i, s) in Symmetry::ALL.into_iter().enumerate().skip(1) {
+        let (d, b) = (depths[i], depths[best.index()]);
+        if d > b || (d == b && image_is_smaller(moves, s, best)) {
+            best = s;
         }
     }
-    best.1
+    best
 }
 
-fn follow_depth(lib: &Library, root: NodeId, moves: &[Cell], s: Symmetry) -> usize {
-    let mut node = root;
-    for (depth, m) in moves.iter().enumerate() {
-        match lib.find_child(node, m.transformed(s)) {
-            Some(c) => node = c,
-            None => return depth,
+/// How deep each of the 8 images of `moves` (in `Symmetry::ALL` order) follows the tree.
+///
+/// The images are walked together, a level at a time, and the children of a node are read once
+/// for all the images standing on it: near the root, where nodes have the most children, the
+/// images stand on the same few nodes, and reading a child is a cache miss in a large tree.
+fn follow_depths(lib: &mut Library, root: NodeId, moves: &[Cell]) -> [usize; 8] {
+    let mut depth = [moves.len(); 8];
+    // The node each image stands on; `None` once it has left the tree.
+    let mut at: [Option<NodeId>; 8] = [Some(root); 8];
+    for (level, m) in moves.iter().enumerate() {
+        let wanted: [Cell; 8] = std::array::from_fn(|i| m.transformed(Symmetry::ALL[i]));
+        let mut next: [Option<NodeId>; 8] = [None; 8];
+        let mut served = [false; 8];
+        for i in 0..8 {
+            let Some(node) = at[i].filter(|_| !served[i]) else {
+                continue;
+            };
+            let group: u8 = (i..8)
+                .filter(|&j| at[j] == Some(node))
+                .fold(0, |g, j| g | 1 << j);
+            step_group(lib, node, group, &wanted, &mut next);
+            for j in (0..8).filter(|&j| group & 1 << j != 0) {
+                served[j] = true;
+                if next[j].is_none() {
+                    depth[j] = level;
+                }
+            }
+        }
+        at = next;
+        if at.iter().all(Option::is_none) {
+            break;
         }
     }
-    moves.len()
+    depth
+}
+
+/// The children of `node` that the images in `group` (a bit per symmetry) want next, read in one
+/// pass over the children, or from the node's table; a node found with many children gets one.
+fn step_group(
+    lib: &mut Library,
+    node: NodeId,
+    group: u8,
+    wanted: &[Cell; 8],
+    next: &mut [Option<NodeId>; 8],
+) {
+    let members = (0..8).filter(|&j| group & 1 << j != 0);
+    if lib.is_indexed(node) {
+        for j in members {
+            next[j] = lib.find_child(node, wanted[j]);
+        }
+        return;
+    }
+    let mut missing = group;
+    let mut scanned = 0;
+    for c in lib.children(node) {
+        scanned += 1;
+        let cell = lib.cell(c);
+        for j in 0..8 {
+            if missing & 1 << j != 0 && wanted[j] == cell {
+                next[j] = Some(c);
+                missing &= !(1 << j);
+            }
+        }
+        if missing == 0 {
+            break;
+        }
+    }
+    if scanned >= super::wide::WIDE {
+        lib.index_children(node);
+    }
 }
 
 /// Whether the image of `moves` under `a` sorts before its image under `b`.

@@ -15,9 +15,11 @@ pub mod read;
 pub mod sgf;
 pub mod stats;
 pub mod text;
+mod wide;
 pub mod write;
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 pub use cell::{Cell, Notation, SIZE};
 pub use game::{GameKey, LibGame, NotMergeable};
@@ -25,6 +27,8 @@ pub use merge::{GameMerge, LibraryMerge};
 pub use read::{read, ReadError};
 pub use text::{CodePage, Comment, CommentStyle, RawText};
 pub use write::{to_bytes, write};
+
+use wide::{Wide, WIDE};
 
 /// Bytes 0..8 of every header: `FF "RenLib" FF`.
 pub const MAGIC: [u8; 8] = [0xFF, b'R', b'e', b'n', b'L', b'i', b'b', 0xFF];
@@ -136,11 +140,35 @@ pub struct Extra {
 struct Node {
     cell: Cell,
     marks: Marks,
+    /// Whether `extras` holds an entry: most nodes have none, and a walk over millions of nodes
+    /// should not look each one up (the flag sits in what would be padding).
+    has_extra: bool,
     /// First child, 0 = none.
     child: u32,
     /// Next sibling, 0 = none.
     sibling: u32,
 }
+
+/// Hashes a node index with one multiplication: the keys are small distinct integers, not
+/// attacker-chosen, and a library can hold a million texts.
+#[derive(Default)]
+struct IndexHasher(u64);
+
+impl Hasher for IndexHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type IndexMap<V> = HashMap<u32, V, BuildHasherDefault<IndexHasher>>;
 
 /// A RenLib library: header, the tree in an arena (children in file order), texts aside, and any
 /// bytes that follow the tree's end (kept so the file writes back as it was).
@@ -148,7 +176,9 @@ struct Node {
 pub struct Library {
     header: Header,
     nodes: Vec<Node>,
-    extras: HashMap<u32, Extra>,
+    extras: IndexMap<Extra>,
+    /// Child tables of the nodes with many children (built by merges, see `wide`).
+    wide: IndexMap<Box<Wide>>,
     trailer: Vec<u8>,
     /// Game ids found in `[game ...]` comment lines, built on the first merge.
     game_ids: Option<HashSet<Box<[u8]>>>,
@@ -174,13 +204,15 @@ impl Library {
         nodes.push(Node {
             cell: Cell::PASS,
             marks: Marks::default(),
+            has_extra: false,
             child: 0,
             sibling: 0,
         });
         Library {
             header,
             nodes,
-            extras: HashMap::new(),
+            extras: IndexMap::default(),
+            wide: IndexMap::default(),
             trailer: Vec::new(),
             game_ids: None,
         }
@@ -243,12 +275,39 @@ impl Library {
 
     /// The child with this point, if any.
     pub fn find_child(&self, id: NodeId, cell: Cell) -> Option<NodeId> {
-        self.children(id).find(|&c| self.cell(c) == cell)
+        match self.wide.get(&id.0) {
+            Some(w) => w.get(cell),
+            None => self.children(id).find(|&c| self.cell(c) == cell),
+        }
+    }
+
+    /// Whether a node's children have a lookup table.
+    pub(crate) fn is_indexed(&self, id: NodeId) -> bool {
+        self.wide.contains_key(&id.0)
+    }
+
+    /// Give a node's children a lookup table (a merge found it has many).
+    pub(crate) fn index_children(&mut self, id: NodeId) {
+        if !self.is_indexed(id) {
+            let w = Wide::build(self.children(id).map(|c| (c, self.cell(c))));
+            self.wide.insert(id.0, Box::new(w));
+        }
     }
 
     /// Comment and extension of a node, if it has any.
     pub fn extra(&self, id: NodeId) -> Option<&Extra> {
-        self.extras.get(&id.0)
+        if self.nodes[id.index()].has_extra {
+            self.extras.get(&id.0)
+        } else {
+            None
+        }
+    }
+
+    /// Every node's comment, in no particular order (for counts and searches).
+    pub fn comments(&self) -> impl Iterator<Item = (NodeId, &Comment)> {
+        self.extras
+            .iter()
+            .filter_map(|(&id, e)| e.comment.as_ref().map(|c| (NodeId(id), c)))
     }
 
     pub fn comment(&self, id: NodeId) -> Option<&Comment> {
@@ -263,11 +322,14 @@ impl Library {
 
     /// Replace a node's comment and extension (an empty `Extra` removes them).
     pub fn set_extra(&mut self, id: NodeId, extra: Extra) {
-        if extra == Extra::default() {
-            self.extras.remove(&id.0);
-        } else {
+        let has = extra != Extra::default();
+        let node = &mut self.nodes[id.index()];
+        if has {
             self.extras.insert(id.0, extra);
+        } else if node.has_extra {
+            self.extras.remove(&id.0);
         }
+        node.has_extra = has;
     }
 
     /// Replace a node's comment, keeping its extension.
@@ -292,10 +354,14 @@ impl Library {
             None => self.nodes[parent.index()].child = id.0,
             Some(last) => self.nodes[last.index()].sibling = id.0,
         }
+        if let Some(w) = self.wide.get_mut(&parent.0) {
+            w.add(cell, id);
+        }
         id
     }
 
     /// A new node appended right after `prev` among its siblings (the reader's sibling link).
+    /// The parent must not have a child table: the reader and a copied subtree build new nodes.
     pub(crate) fn add_sibling_after(&mut self, prev: NodeId, cell: Cell) -> NodeId {
         let id = self.push(cell);
         self.nodes[id.index()].sibling = self.nodes[prev.index()].sibling;
@@ -306,11 +372,15 @@ impl Library {
     /// A new child of `parent` placed before the first sibling whose point sorts after it, so a
     /// tree built only by merging keeps its children sorted and does not depend on merge order.
     pub(crate) fn add_child_sorted(&mut self, parent: NodeId, cell: Cell) -> NodeId {
-        let before = self
-            .children(parent)
-            .take_while(|&c| self.cell(c) <= cell)
-            .last();
-        match before {
+        let mut scanned = 0;
+        let known = self.wide.get(&parent.0).and_then(|w| w.predecessor(cell));
+        let before = known.unwrap_or_else(|| {
+            self.children(parent)
+                .inspect(|_| scanned += 1)
+                .take_while(|&c| self.cell(c) <= cell)
+                .last()
+        });
+        let id = match before {
             None => {
                 let id = self.push(cell);
                 self.nodes[id.index()].sibling = self.nodes[parent.index()].child;
@@ -318,7 +388,13 @@ impl Library {
                 id
             }
             Some(prev) => self.add_sibling_after(prev, cell),
+        };
+        match self.wide.get_mut(&parent.0) {
+            Some(w) => w.add(cell, id),
+            None if scanned >= WIDE => self.index_children(parent),
+            None => {}
         }
+        id
     }
 
     /// Put a new root node above the top-level nodes and make the header 3.4, as RenLib does
@@ -328,6 +404,8 @@ impl Library {
             return;
         }
         let old_first = self.nodes[0].child;
+        // The top's children move under the root: tables keyed by parent would be wrong.
+        self.wide.clear();
         let root = self.push(Cell::PASS);
         self.nodes[root.index()].child = old_first;
         self.nodes[0].child = root.0;
@@ -339,10 +417,16 @@ impl Library {
         self.nodes.push(Node {
             cell,
             marks: Marks::default(),
+            has_extra: false,
             child: 0,
             sibling: 0,
         });
         id
+    }
+
+    /// Number of distinct game keys in the library's game lines.
+    pub fn game_count(&mut self) -> usize {
+        self.game_ids_mut().len()
     }
 
     pub(crate) fn game_ids_mut(&mut self) -> &mut HashSet<Box<[u8]>> {

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::lines::{is_stats_line, parse_game_line, stats_line, Tally};
+use super::text::body_lines;
 use super::write::flags;
 use super::{Comment, Library, NodeId};
 
@@ -88,10 +89,7 @@ impl LibStats {
         if let Some(c) = &extra.comment {
             self.comments += 1;
             self.bytes_consumed += c.raw.bytes().len();
-            self.games += c
-                .lines()
-                .body_lines()
-                .iter()
+            self.games += body_lines(&c.content())
                 .filter(|l| parse_game_line(l).is_some())
                 .count();
         }
@@ -158,10 +156,8 @@ pub fn with_depth(lib: &Library) -> impl Iterator<Item = (NodeId, usize)> + '_ {
 
 /// Whether any node carries a statistics line (a library merged with `--stats` before).
 pub fn has_stats_lines(lib: &Library) -> bool {
-    lib.preorder().any(|id| {
-        lib.comment(id)
-            .is_some_and(|c| c.lines().body_lines().iter().any(|l| is_stats_line(l)))
-    })
+    lib.comments()
+        .any(|(_, c)| body_lines(&c.content()).any(is_stats_line))
 }
 
 /// Give every node its statistics line: the games whose line sits in its subtree, with their
@@ -175,12 +171,10 @@ pub fn refresh_stats(lib: &mut Library) {
         }
     }
     let mut tally = vec![Tally::default(); lib.node_count() + 1];
-    for &id in &order {
-        if let Some(c) = lib.comment(id) {
-            for l in c.lines().body_lines() {
-                if let Some(g) = parse_game_line(l) {
-                    tally[id.index()].add_result(g.result);
-                }
+    for (id, c) in lib.comments() {
+        for l in body_lines(&c.content()) {
+            if let Some(g) = parse_game_line(l) {
+                tally[id.index()].add_result(g.result);
             }
         }
     }
