@@ -334,9 +334,19 @@ impl Library {
 
     /// Replace a node's comment, keeping its extension.
     pub fn set_comment(&mut self, id: NodeId, comment: Option<Comment>) {
-        let mut extra = self.extra(id).cloned().unwrap_or_default();
-        extra.comment = comment;
-        self.set_extra(id, extra);
+        match self
+            .extras
+            .get_mut(&id.0)
+            .filter(|_| self.nodes[id.index()].has_extra)
+        {
+            Some(extra) if comment.is_some() || extra.extension.is_some() => {
+                extra.comment = comment
+            }
+            _ => {
+                let extension = self.extra(id).and_then(|e| e.extension.clone());
+                self.set_extra(id, Extra { comment, extension });
+            }
+        }
     }
 
     /// Every node in file order (preorder), the virtual top left out.

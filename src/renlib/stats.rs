@@ -189,6 +189,15 @@ pub fn refresh_stats(lib: &mut Library) {
 }
 
 fn set_stats_line(lib: &mut Library, id: NodeId, t: &Tally) {
+    if lib.comment(id).is_none() {
+        // Most nodes: no comment yet, one is made of the line alone.
+        if t.games() > 0 {
+            let mut content = vec![super::text::TITLE_END];
+            content.extend_from_slice(&stats_line(t));
+            lib.set_comment(id, Some(Comment::new(&content)));
+        }
+        return;
+    }
     let had = lib.comment(id).map(Comment::lines);
     let has_line = had
         .as_ref()
