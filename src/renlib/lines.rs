@@ -93,8 +93,18 @@ impl Tally {
 
 /// `[stats] 12 games, black +5 =3 -4 (54%)`, and `, 2 without result` when some are unknown.
 pub fn stats_line(t: &Tally) -> Vec<u8> {
+    let mut v = Vec::with_capacity(64);
+    push_stats_line(t, &mut v);
+    v
+}
+
+/// [`stats_line`] appended to `out`: a statistics pass writes millions, one allocation each.
+pub fn push_stats_line(t: &Tally, out: &mut Vec<u8>) {
+    use std::io::Write;
     let known = u64::from(t.black_wins) + u64::from(t.white_wins) + u64::from(t.draws);
-    let mut s = format!(
+    // Writing to a Vec cannot fail.
+    let _ = write!(
+        out,
         "[stats] {} game{}, black +{} ={} -{}",
         t.games(),
         if t.games() == 1 { "" } else { "s" },
@@ -104,12 +114,11 @@ pub fn stats_line(t: &Tally) -> Vec<u8> {
     );
     if known > 0 {
         let score = (2 * u64::from(t.black_wins) + u64::from(t.draws)) * 100;
-        s.push_str(&format!(" ({}%)", (score + known) / (2 * known)));
+        let _ = write!(out, " ({}%)", (score + known) / (2 * known));
     }
     if t.unknown > 0 {
-        s.push_str(&format!(", {} without result", t.unknown));
+        let _ = write!(out, ", {} without result", t.unknown);
     }
-    s.into_bytes()
 }
 
 #[cfg(test)]

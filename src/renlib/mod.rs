@@ -332,6 +332,11 @@ impl Library {
         node.has_extra = has;
     }
 
+    /// Room for `n` more nodes with texts (a statistics pass adds one to most nodes).
+    pub(crate) fn reserve_extras(&mut self, n: usize) {
+        self.extras.reserve(n);
+    }
+
     /// Replace a node's comment, keeping its extension.
     pub fn set_comment(&mut self, id: NodeId, comment: Option<Comment>) {
         match self

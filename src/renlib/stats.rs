@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::lines::{is_stats_line, parse_game_line, stats_line, Tally};
+use super::lines::{is_stats_line, parse_game_line, push_stats_line, stats_line, Tally};
 use super::text::body_lines;
 use super::write::flags;
 use super::{Comment, Library, NodeId};
@@ -183,6 +183,11 @@ pub fn refresh_stats(lib: &mut Library) {
         let t = tally[id.index()];
         tally[parent[id.index()] as usize].add(t);
     }
+    let fresh = order
+        .iter()
+        .filter(|&&id| tally[id.index()].games() > 0 && lib.extra(id).is_none())
+        .count();
+    lib.reserve_extras(fresh);
     for &id in &order {
         set_stats_line(lib, id, &tally[id.index()]);
     }
@@ -192,9 +197,10 @@ fn set_stats_line(lib: &mut Library, id: NodeId, t: &Tally) {
     if lib.comment(id).is_none() {
         // Most nodes: no comment yet, one is made of the line alone.
         if t.games() > 0 {
-            let mut content = vec![super::text::TITLE_END];
-            content.extend_from_slice(&stats_line(t));
-            lib.set_comment(id, Some(Comment::new(&content)));
+            let mut raw = Vec::with_capacity(64);
+            raw.push(super::text::TITLE_END);
+            push_stats_line(t, &mut raw);
+            lib.set_comment(id, Some(Comment::from_content(raw)));
         }
         return;
     }

@@ -98,6 +98,18 @@ impl RawText {
         RawText(v)
     }
 
+    /// [`RawText::new_style`] for content without NUL, terminated in place (no copy).
+    fn terminated(mut content: Vec<u8>) -> RawText {
+        if content.contains(&0) {
+            return RawText::new_style(&content);
+        }
+        content.push(0);
+        if content.len() % 2 == 1 {
+            content.push(0);
+        }
+        RawText(content)
+    }
+
     /// The bytes as written in the file.
     pub fn bytes(&self) -> &[u8] {
         &self.0
@@ -156,6 +168,14 @@ impl Comment {
         Comment {
             style: CommentStyle::New,
             raw: RawText::new_style(content),
+        }
+    }
+
+    /// A new-style comment taking `content` as it is (a NUL in it is left out).
+    pub fn from_content(content: Vec<u8>) -> Comment {
+        Comment {
+            style: CommentStyle::New,
+            raw: RawText::terminated(content),
         }
     }
 
