@@ -25,6 +25,16 @@ fn lib(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Run `lib ARGS` successfully and check its output says `expected`.
+fn says(dir: &Path, args: &[&str], expected: &str) -> String {
+    let out = ok(dir, args);
+    assert!(
+        out.contains(expected),
+        "lib {args:?} does not say {expected:?}:\n{out}"
+    );
+    out
+}
+
 fn ok(dir: &Path, args: &[&str]) -> String {
     let (code, out, err) = lib(dir, args);
     assert_eq!(code, 0, "lib {args:?}\n{out}\n{err}");
@@ -98,10 +108,10 @@ fn journals_sgf_and_game_lists_go_in_once_in_one_orientation() {
     let games = journal_stones(&dir.join("j.jsonl"));
     assert_eq!(games.len(), 6);
 
-    let out = ok(dir, &["merge", "-o", "out.lib", "j.jsonl"]);
-    assert!(
-        out.contains("j.jsonl: journal, 6 games: 6 added ("),
-        "{out}"
+    let out = says(
+        dir,
+        &["merge", "-o", "out.lib", "j.jsonl"],
+        "j.jsonl: journal, 6 games: 6 added (",
     );
     assert!(out.contains("wrote out.lib: "), "{out}");
     let stats = stats_json(dir, "out.lib");
@@ -126,25 +136,19 @@ fn journals_sgf_and_game_lists_go_in_once_in_one_orientation() {
     }
 
     // The same journal again: nothing changes, byte for byte.
-    let out = ok(
+    says(
         dir,
         &["merge", "-o", "again.lib", "--into", "out.lib", "j.jsonl"],
-    );
-    assert!(
-        out.contains("6 games: 0 added (0 new nodes), 6 already in the library"),
-        "{out}"
+        "6 games: 0 added (0 new nodes), 6 already in the library",
     );
     let bytes = std::fs::read(dir.join("out.lib")).unwrap();
     assert_eq!(std::fs::read(dir.join("again.lib")).unwrap(), bytes);
 
     // The run's SGF holds the same games: new game lines, no new node.
-    let out = ok(
+    says(
         dir,
         &["merge", "-o", "sgf.lib", "--into", "out.lib", "g.sgf"],
-    );
-    assert!(
-        out.contains("g.sgf: SGF, 6 games: 6 added (0 new nodes)"),
-        "{out}"
+        "g.sgf: SGF, 6 games: 6 added (0 new nodes)",
     );
 
     // The games rotated, as a pos-notation list: the same branches again.
@@ -153,13 +157,10 @@ fn journals_sgf_and_game_lists_go_in_once_in_one_orientation() {
         .map(|g| pos_text(&Symmetry::Rot90.apply_all(g, BoardSize::STANDARD)).join("") + "\r\n")
         .collect();
     std::fs::write(dir.join("games.txt"), format!("# rotated\n{list}\n")).unwrap();
-    let out = ok(
+    says(
         dir,
         &["merge", "-o", "out.lib", "--into", "out.lib", "games.txt"],
-    );
-    assert!(
-        out.contains("games.txt: game list, 6 games: 6 added (0 new nodes)"),
-        "{out}"
+        "games.txt: game list, 6 games: 6 added (0 new nodes)",
     );
     assert_eq!(stats_json(dir, "out.lib")["games"], 12);
     assert_eq!(
@@ -181,8 +182,11 @@ fn statistics_lines_are_updated_not_duplicated() {
         "{first}"
     );
     // Merged again without --stats: the lines stay, with the same counts.
-    let out = ok(dir, &["merge", "-o", "s.lib", "--into", "s.lib", "j.jsonl"]);
-    assert!(out.contains("statistics refreshed"), "{out}");
+    says(
+        dir,
+        &["merge", "-o", "s.lib", "--into", "s.lib", "j.jsonl"],
+        "statistics refreshed",
+    );
     let again = ok(dir, &["dump", "s.lib"]);
     assert_eq!(again, tree);
     for line in again.lines() {
@@ -197,10 +201,10 @@ fn games_off_the_15x15_board_are_counted_not_lost() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     play(dir, "2", "9");
-    let out = ok(dir, &["merge", "-o", "nine.lib", "j.jsonl"]);
-    assert!(
-        out.contains("2 games: 0 added (0 new nodes), 0 already in the library, 2 not 15x15"),
-        "{out}"
+    says(
+        dir,
+        &["merge", "-o", "nine.lib", "j.jsonl"],
+        "2 games: 0 added (0 new nodes), 0 already in the library, 2 not 15x15",
     );
     assert_eq!(stats_json(dir, "nine.lib")["nodes"], 1);
 }
@@ -295,10 +299,10 @@ fn libraries_merge_as_whole_trees() {
     let i7 = data.join("I7.lib");
     let (d4, i7) = (d4.to_str().unwrap(), i7.to_str().unwrap());
     // A library merged into itself: the same bytes.
-    let out = ok(dir, &["merge", "-o", "same.lib", "--into", d4, d4]);
-    assert!(
-        out.contains("library, 3058 nodes: 0 new nodes (symmetry identity)"),
-        "{out}"
+    says(
+        dir,
+        &["merge", "-o", "same.lib", "--into", d4, d4],
+        "library, 3058 nodes: 0 new nodes (symmetry identity)",
     );
     assert_eq!(
         std::fs::read(dir.join("same.lib")).unwrap(),
