@@ -88,7 +88,8 @@ pub fn run(args: LibArgs) -> CommandResult {
                 NotationArg::Renju => Notation::Renju,
                 NotationArg::Pos => Notation::Pos,
             };
-            dump_file(&file, paths, notation, code_page(&encoding)?)
+            let form = if paths { Form::Paths } else { Form::Tree };
+            dump_file(&file, form, notation, code_page(&encoding)?)
         }
         LibTool::Merge {
             out,
@@ -96,7 +97,14 @@ pub fn run(args: LibArgs) -> CommandResult {
             stats,
             encoding,
             inputs,
-        } => merge(&out, into.as_deref(), stats, code_page(&encoding)?, &inputs),
+        } => {
+            let lines = if stats {
+                StatsLines::Refresh
+            } else {
+                StatsLines::IfPresent
+            };
+            merge(&out, into.as_deref(), lines, code_page(&encoding)?, &inputs)
+        }
     }
 }
 
@@ -130,13 +138,21 @@ fn file_name(path: &Path) -> String {
     )
 }
 
-fn dump_file(path: &Path, paths: bool, notation: Notation, page: CodePage) -> CommandResult {
+/// What `lib dump` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// The tree, a line per branch.
+    Tree,
+    /// A line per path from the top to a leaf.
+    Paths,
+}
+
+fn dump_file(path: &Path, form: Form, notation: Notation, page: CodePage) -> CommandResult {
     let lib = file::load(path).map_err(failed)?;
     let mut out = BufWriter::new(io::stdout().lock());
-    let written = if paths {
-        dump::write_paths(&lib, notation, &mut out)
-    } else {
-        dump::write_tree(&lib, notation, page, &mut out)
+    let written = match form {
+        Form::Paths => dump::write_paths(&lib, notation, &mut out),
+        Form::Tree => dump::write_tree(&lib, notation, page, &mut out),
     };
     match written.and_then(|()| out.flush()) {
         // `lib dump ... | head` closes the pipe early: that is not a failure.
@@ -237,10 +253,19 @@ fn kind_of(path: &Path) -> io::Result<Kind> {
     })
 }
 
+/// Which statistics lines a merge writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StatsLines {
+    /// `--stats`: on every node.
+    Refresh,
+    /// Only when the library has some already (or a merged library brought them).
+    IfPresent,
+}
+
 fn merge(
     out: &Path,
     into: Option<&Path>,
-    stats: bool,
+    lines: StatsLines,
     page: CodePage,
     inputs: &[PathBuf],
 ) -> CommandResult {
@@ -284,7 +309,7 @@ fn merge(
         say(&format!("{name}: {line}\n"));
     }
     // Statistics already in the library (or brought by a merged one) are kept up to date.
-    let stats = stats || has_stats_lines(&lib);
+    let stats = lines == StatsLines::Refresh || has_stats_lines(&lib);
     if stats {
         refresh_stats(&mut lib);
     }

@@ -4,6 +4,33 @@
 //!
 //! Pure except `file` (loading, and the atomic rewrite that a kill cannot leave half done).
 //! Layout facts (header, flags, tree rebuild, texts) are in README.md, "RenLib archives".
+//!
+//! Archiving the games of a run as they finish (what `-renlib FILE` does): merging a game whose
+//! key is in the library already changes nothing, so a resumed run or a second shard may offer
+//! the same game again.
+//!
+//! ```no_run
+//! use gomoku_cli::record::GameRecord;
+//! use gomoku_cli::renlib::{file, stats, CodePage, LibGame};
+//!
+//! fn archive(path: &std::path::Path, fingerprint: &str, finished: &[GameRecord]) -> Result<(), file::FileError> {
+//!     let mut lib = file::load_or_new(path)?; // once per run
+//!     for record in finished {
+//!         match LibGame::from_record(record, fingerprint) {
+//!             Ok(game) => {
+//!                 lib.merge_game(&game, CodePage::default());
+//!             }
+//!             // A game off 15×15 cannot go in: count it and say so.
+//!             Err(e) => eprintln!("game {} not archived: {e}", record.game),
+//!         }
+//!         if stats::has_stats_lines(&lib) {
+//!             stats::refresh_stats(&mut lib);
+//!         }
+//!         file::save_atomic(path, &lib)?; // after every game: old or new file, never half
+//!     }
+//!     Ok(())
+//! }
+//! ```
 
 mod cell;
 pub mod dump;
