@@ -125,10 +125,8 @@ fn decorated() -> impl Strategy<Value = Library> {
                     text.push(8);
                     text.extend_from_slice(b.as_bytes());
                 }
-                let extension = (bits & 1 == 1).then(|| Extension {
-                    other_bits: [0, 0],
-                    board_text: Some(RawText::new_style(b"A")),
-                });
+                let extension =
+                    (bits & 1 == 1).then(|| Extension::new([0, 0], Some(RawText::new_style(b"A"))));
                 let comment = lib.comment(id).cloned().or(Some(Comment::new(&text)));
                 lib.set_extra(id, Extra { comment, extension });
             }

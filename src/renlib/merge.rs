@@ -231,7 +231,7 @@ fn image_is_smaller(moves: &[Cell], a: Symmetry, b: Symmetry) -> bool {
 fn insert_game_line(lib: &mut Library, node: NodeId, line: Vec<u8>) {
     let mut lines = lib.comment(node).map(Comment::lines).unwrap_or_default();
     insert_line_sorted(&mut lines, line);
-    lib.set_comment(node, Some(Comment::new(&lines.to_bytes())));
+    lib.put_comment(node, Some(Comment::new(&lines.to_bytes())));
 }
 
 /// The symmetry under which most of `other`'s nodes below its root are found in `lib`.
@@ -295,7 +295,7 @@ fn copy_node(lib: &mut Library, ours: NodeId, other: &Library, theirs: NodeId) {
     if let Some(extra) = other.extra(theirs) {
         let comment = extra.comment.as_ref().map(|c| adopt_comment(lib, c));
         let extension = extra.extension.clone();
-        lib.set_extra(ours, Extra { comment, extension });
+        lib.put_extra(ours, Extra { comment, extension });
     }
 }
 
@@ -345,7 +345,7 @@ fn merge_node(lib: &mut Library, ours: NodeId, other: &Library, theirs: NodeId) 
         (Some(mine), Some(c)) if mine.content() == c.content() => Some(mine),
         (Some(mine), Some(c)) => Some(merge_comments(lib, &mine, c)),
     };
-    lib.set_extra(ours, extra);
+    lib.put_extra(ours, extra);
 }
 
 fn merge_extension(mine: Option<Extension>, theirs: Option<&Extension>) -> Option<Extension> {
@@ -422,4 +422,61 @@ fn insert_line_sorted(lines: &mut CommentLines, line: Vec<u8>) {
         .or_else(|| body.iter().position(|l| is_stats_line(l)))
         .unwrap_or_else(|| lines.append_index());
     lines.insert(index, line);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::renlib::GameKey;
+
+    fn game(key: &str, moves: &[u8]) -> LibGame {
+        let moves = moves.iter().map(|&b| Cell::from_byte(b).unwrap()).collect();
+        LibGame::new(GameKey::new(key), moves, None, ("a", "b"), "").unwrap()
+    }
+
+    #[test]
+    fn ties_go_to_the_smallest_image() {
+        // h8 then the point right of it (0x79): its images 0x68, 0x77, 0x79 and 0x88 all tie on
+        // an empty tree; the smallest in reading order is 0x68, the point above h8.
+        let mut lib = Library::new();
+        lib.merge_game(&game("a", &[0x78, 0x79]), CodePage::default());
+        let h8 = lib.find_child(lib.game_root(), Cell::CENTER).unwrap();
+        let kids: Vec<u8> = lib.children(h8).map(|c| lib.cell(c).byte()).collect();
+        assert_eq!(kids, [0x68]);
+    }
+
+    #[test]
+    fn a_game_line_removed_by_hand_lets_the_game_in_again() {
+        let mut lib = Library::new();
+        let g = game("k", &[0x78, 0x69]);
+        assert!(matches!(
+            lib.merge_game(&g, CodePage::default()),
+            GameMerge::Added { .. }
+        ));
+        assert_eq!(
+            lib.merge_game(&g, CodePage::default()),
+            GameMerge::AlreadyPresent
+        );
+        let end = lib
+            .preorder()
+            .find(|&id| lib.comment(id).is_some())
+            .unwrap();
+        lib.set_comment(end, None);
+        assert!(matches!(
+            lib.merge_game(&g, CodePage::default()),
+            GameMerge::Added { new_nodes: 0, .. }
+        ));
+    }
+
+    #[test]
+    fn a_game_away_from_h8_gives_a_30_library_a_root() {
+        let mut lib = crate::renlib::read(&[0x78, 0x40]).unwrap();
+        assert_eq!(lib.game_root(), NodeId::TOP);
+        lib.merge_game(&game("x", &[0x79]), CodePage::default());
+        assert_eq!(lib.header().version(), (3, 4));
+        let root = lib.game_root();
+        assert_eq!(lib.cell(root), Cell::PASS);
+        let kids: Vec<u8> = lib.children(root).map(|c| lib.cell(c).byte()).collect();
+        assert_eq!(kids, [0x68, 0x78]);
+    }
 }

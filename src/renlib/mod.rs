@@ -143,12 +143,30 @@ impl Marks {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Extension {
     /// The two bytes with the board-text bit (bit 0 of the second) cleared: RenLib defines no
-    /// other bit, any that are set are kept as they are.
-    pub other_bits: [u8; 2],
-    pub board_text: Option<RawText>,
+    /// other bit, any that are set are kept as they are. The bit itself is `board_text`'s
+    /// presence, so the two cannot disagree.
+    other_bits: [u8; 2],
+    board_text: Option<RawText>,
 }
 
 impl Extension {
+    /// Extension bytes (their board-text bit is ignored: `board_text` decides it).
+    pub fn new(bytes: [u8; 2], board_text: Option<RawText>) -> Extension {
+        Extension {
+            other_bits: [bytes[0], bytes[1] & !1],
+            board_text,
+        }
+    }
+
+    /// The two bytes without the board-text bit.
+    pub fn other_bits(&self) -> [u8; 2] {
+        self.other_bits
+    }
+
+    pub fn board_text(&self) -> Option<&RawText> {
+        self.board_text.as_ref()
+    }
+
     /// The bytes as written: the board-text bit set when there is a board text.
     pub fn bytes(&self) -> [u8; 2] {
         let [a, b] = self.other_bits;
@@ -344,11 +362,24 @@ impl Library {
     pub fn board_text(&self, id: NodeId) -> Option<&RawText> {
         self.extra(id)
             .and_then(|e| e.extension.as_ref())
-            .and_then(|x| x.board_text.as_ref())
+            .and_then(Extension::board_text)
     }
 
     /// Replace a node's comment and extension (an empty `Extra` removes them).
     pub fn set_extra(&mut self, id: NodeId, extra: Extra) {
+        self.put_extra(id, extra);
+        // The game lines may have changed: the keys are collected again on the next merge.
+        self.game_ids = None;
+    }
+
+    /// Replace a node's comment, keeping its extension.
+    pub fn set_comment(&mut self, id: NodeId, comment: Option<Comment>) {
+        self.put_comment(id, comment);
+        self.game_ids = None;
+    }
+
+    /// [`Library::set_extra`] for callers that keep the game keys up to date themselves.
+    pub(crate) fn put_extra(&mut self, id: NodeId, extra: Extra) {
         let has = extra != Extra::default();
         let node = &mut self.nodes[id.index()];
         if has {
@@ -364,8 +395,8 @@ impl Library {
         self.extras.reserve(n);
     }
 
-    /// Replace a node's comment, keeping its extension.
-    pub fn set_comment(&mut self, id: NodeId, comment: Option<Comment>) {
+    /// [`Library::set_comment`] for callers that keep the game keys up to date themselves.
+    pub(crate) fn put_comment(&mut self, id: NodeId, comment: Option<Comment>) {
         match self
             .extras
             .get_mut(&id.0)
@@ -376,7 +407,7 @@ impl Library {
             }
             _ => {
                 let extension = self.extra(id).and_then(|e| e.extension.clone());
-                self.set_extra(id, Extra { comment, extension });
+                self.put_extra(id, Extra { comment, extension });
             }
         }
     }

@@ -196,7 +196,7 @@ fn read_node(
     };
     lib.set_marks(id, Marks::from_flags(flags));
     let extra = read_payloads(cur, flags, offset)?;
-    lib.set_extra(id, extra);
+    lib.put_extra(id, extra);
     Ok((id, flags))
 }
 
@@ -215,25 +215,25 @@ fn read_payloads(cur: &mut Cursor<'_>, flags: u8, offset: usize) -> Result<Extra
     };
     let comment = match style {
         None => None,
-        Some(CommentStyle::New) => Some(Comment {
-            style: CommentStyle::New,
-            raw: cur.text_until(|b| b == 0, Expected::CommentEnd(offset))?,
-        }),
-        Some(old) => Some(Comment {
-            style: old,
-            raw: cur.text_until(|b| b & 0x80 != 0, Expected::OldCommentEnd(offset))?,
-        }),
+        Some(CommentStyle::New) => Some(Comment::from_file(
+            CommentStyle::New,
+            cur.text_until(|b| b == 0, Expected::CommentEnd(offset))?,
+        )),
+        Some(old) => Some(Comment::from_file(
+            old,
+            cur.text_until(|b| b & 0x80 != 0, Expected::OldCommentEnd(offset))?,
+        )),
     };
     let extension = match ext_bytes {
         None => None,
-        Some([a, b]) => Some(Extension {
-            other_bits: [a, b & !1],
-            board_text: if b & 1 != 0 {
+        Some([a, b]) => Some(Extension::new(
+            [a, b],
+            if b & 1 != 0 {
                 Some(cur.text_until(|b| b == 0, Expected::BoardTextEnd(offset))?)
             } else {
                 None
             },
-        }),
+        )),
     };
     Ok(Extra { comment, extension })
 }
@@ -372,10 +372,10 @@ mod tests {
         .unwrap();
         let h8 = lib.first_child(NodeId::TOP).unwrap();
         let c = lib.comment(h8).unwrap();
-        assert_eq!(c.style, CommentStyle::Old);
+        assert_eq!(c.style(), CommentStyle::Old);
         assert_eq!(&*c.content(), b"ok");
         let x = lib.extra(h8).unwrap().extension.as_ref().unwrap();
-        assert_eq!(x.other_bits, [0x00, 0x02]);
+        assert_eq!(x.other_bits(), [0x00, 0x02]);
         assert_eq!(x.bytes(), [0x00, 0x03]);
         assert_eq!(lib.board_text(h8).unwrap().content(), b"A");
     }

@@ -88,7 +88,7 @@ impl LibStats {
         };
         if let Some(c) = &extra.comment {
             self.comments += 1;
-            self.bytes_consumed += c.raw.bytes().len();
+            self.bytes_consumed += c.raw().bytes().len();
             self.games += body_lines(&c.content())
                 .filter(|l| parse_game_line(l).is_some())
                 .count();
@@ -96,7 +96,7 @@ impl LibStats {
         if let Some(x) = &extra.extension {
             self.extensions += 1;
             self.bytes_consumed += 2;
-            if let Some(t) = &x.board_text {
+            if let Some(t) = x.board_text() {
                 self.boardtexts += 1;
                 self.bytes_consumed += t.bytes().len();
             }
@@ -200,7 +200,7 @@ fn set_stats_line(lib: &mut Library, id: NodeId, t: &Tally) {
             let mut raw = Vec::with_capacity(64);
             raw.push(super::text::TITLE_END);
             push_stats_line(t, &mut raw);
-            lib.set_comment(id, Some(Comment::from_content(raw)));
+            lib.put_comment(id, Some(Comment::from_content(raw)));
         }
         return;
     }
@@ -226,6 +226,6 @@ fn set_stats_line(lib: &mut Library, id: NodeId, t: &Tally) {
     let new = Comment::new(&lines.to_bytes());
     if lib.comment(id).map(|c| c.content()) != Some(new.content()) {
         let empty = lines.title.is_empty() && lines.body_lines().iter().all(|b| b.is_empty());
-        lib.set_comment(id, (!empty).then_some(new));
+        lib.put_comment(id, (!empty).then_some(new));
     }
 }

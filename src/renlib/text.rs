@@ -156,13 +156,30 @@ impl CommentStyle {
 }
 
 /// A node's comment: one-line title, then optionally `0x08` and a body of CR LF separated lines.
+///
+/// Its style and payload are only ever paired by the reader or as a new-style text, so the flag
+/// written always announces the payload that follows.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Comment {
-    pub style: CommentStyle,
-    pub raw: RawText,
+    style: CommentStyle,
+    raw: RawText,
 }
 
 impl Comment {
+    /// A comment as read from a file.
+    pub(crate) fn from_file(style: CommentStyle, raw: RawText) -> Comment {
+        Comment { style, raw }
+    }
+
+    pub fn style(&self) -> CommentStyle {
+        self.style
+    }
+
+    /// The payload as written in the file.
+    pub fn raw(&self) -> &RawText {
+        &self.raw
+    }
+
     /// A new-style comment with this content.
     pub fn new(content: &[u8]) -> Comment {
         Comment {

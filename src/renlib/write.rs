@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use super::read::{EXTENSION, HAS_SIBLING, IS_LEAF};
-use super::{Library, NodeId};
+use super::{Extension, Library, NodeId};
 
 /// The flag byte of a node as it is written.
 pub fn flags(lib: &Library, id: NodeId) -> u8 {
@@ -18,7 +18,7 @@ pub fn flags(lib: &Library, id: NodeId) -> u8 {
     }
     if let Some(extra) = lib.extra(id) {
         if let Some(c) = &extra.comment {
-            f |= c.style.flag_bits();
+            f |= c.style().flag_bits();
         }
         if extra.extension.is_some() {
             f |= EXTENSION;
@@ -41,9 +41,9 @@ pub fn write(lib: &Library, out: &mut impl Write) -> io::Result<()> {
                 buf.extend_from_slice(&x.bytes());
             }
             if let Some(c) = &extra.comment {
-                buf.extend_from_slice(c.raw.bytes());
+                buf.extend_from_slice(c.raw().bytes());
             }
-            if let Some(t) = extra.extension.as_ref().and_then(|x| x.board_text.as_ref()) {
+            if let Some(t) = extra.extension.as_ref().and_then(Extension::board_text) {
                 buf.extend_from_slice(t.bytes());
             }
         }
