@@ -70,6 +70,7 @@ pub const VALUE_OPTIONS: &[&str] = &[
     "startuptimeout",
     "logdir",
     "shard",
+    "renlib",
     "rundir",
     "syncinterval",
 ];

@@ -165,6 +165,8 @@ pub struct Config {
     pub pgn: Option<PathBuf>,
     pub sgf: Option<PathBuf>,
     pub msg: Option<PathBuf>,
+    /// `-renlib FILE`: every finished game is merged into this RenLib library.
+    pub renlib: Option<PathBuf>,
     pub journal: Option<JournalTarget>,
     pub progress: bool,
     pub quiet: bool,
@@ -494,7 +496,10 @@ fn apply_shard(mut c: Config, raw: &RawCli) -> Result<Config, ConfigError> {
     if c.journal.is_some() {
         c.journal = Some(JournalTarget::Named(shard.journal_in(&c.rundir)));
     }
-    for p in [&mut c.pgn, &mut c.sgf, &mut c.msg].into_iter().flatten() {
+    for p in [&mut c.pgn, &mut c.sgf, &mut c.msg, &mut c.renlib]
+        .into_iter()
+        .flatten()
+    {
         *p = shard.output_name(p);
     }
     if let Some(s) = &mut c.sample {
@@ -660,6 +665,7 @@ impl Config {
             pgn: path("pgn"),
             sgf: path("sgf"),
             msg: path("msg"),
+            renlib: path("renlib"),
             journal: journal_path(raw),
             progress: !raw.flag("noprogress"),
             sprt,

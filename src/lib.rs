@@ -11,6 +11,7 @@ pub mod game;
 pub mod judge;
 pub mod opening;
 pub mod record;
+pub mod renlib;
 pub mod rules;
 pub mod runner;
 pub mod schedule;

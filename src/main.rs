@@ -46,10 +46,12 @@ enum Tool {
     Export(commands::export::ExportArgs),
     /// Combined results of a run's journals (the shards of one run): as one unsharded run prints them.
     Merge(commands::merge::MergeArgs),
+    /// RenLib .lib archives: statistics, dump, and merging games and libraries into one.
+    Lib(commands::lib::LibArgs),
 }
 
 /// The subcommands `Tools` parses; anything else is the match runner's command line.
-const SUBCOMMANDS: [&str; 5] = ["judge", "sprt", "samples", "export", "merge"];
+const SUBCOMMANDS: [&str; 6] = ["judge", "sprt", "samples", "export", "merge", "lib"];
 
 const HELP: &str = "\
 gomoku-cli — tournament runner for gomoku/renju engines speaking the Gomocup (pbrain) protocol
@@ -60,8 +62,12 @@ USAGE:
   gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
   gomoku-cli samples stats FILE [--format csv|bin|bin_lz4|binpack|binpack_lz4]
   gomoku-cli export JOURNAL... [-pgn F] [-sgf F] [-msg F] [-sample freq=F format=F file=F]
-  gomoku-cli merge RUNDIR|JOURNAL... [--json]
-  gomoku-cli help SUBCOMMAND    the options of judge, sprt or samples
+  gomoku-cli merge RUNDIR|JOURNAL... [--json] [-pgn F] [-sgf F] [-msg F] [-sample ...]
+  gomoku-cli lib stats FILE [--json]
+  gomoku-cli lib dump FILE [--paths] [--notation renju|pos] [--encoding E]
+  gomoku-cli lib merge -o OUT.lib [--into EXISTING.lib] [--stats] [--encoding E] INPUTS...
+                                RenLib archives; INPUTS: journals, SGF, pos game lists, .lib
+  gomoku-cli help SUBCOMMAND    the options of judge, sprt, samples, export, merge or lib
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
   cmd=COMMAND        command to run; with a '/', it runs in that directory
@@ -94,6 +100,7 @@ RUN OPTIONS:
                      off = none); a FILE that already holds games is refused
   -resume            continue the run of the journal (-journal FILE, or the newest matching
                      timestamped one): same settings, finished games skipped
+  -renlib FILE       merge every finished 15x15 game into a RenLib .lib library
   -sprt [elo0=E0] elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic|gsprt]
                      stop when the SPRT decides (two engines)
   -ratinginterval N  results block every N games (default 10; 0 = at the end only)
@@ -124,6 +131,7 @@ fn main() -> ExitCode {
             Ok(Tool::Samples(a)) => commands::samples::run(a),
             Ok(Tool::Export(a)) => commands::export::run(a),
             Ok(Tool::Merge(a)) => commands::merge::run(a),
+            Ok(Tool::Lib(a)) => commands::lib::run(a),
             Err(code) => return code,
         },
         _ => commands::run::run(&args),
@@ -168,7 +176,7 @@ fn help_on(topic: &[String]) -> ExitCode {
         }
         Some(other) => {
             eprintln!(
-                "error: no help on {other:?}: the subcommands are judge, sprt, samples, export and merge \
+                "error: no help on {other:?}: the subcommands are judge, sprt, samples, export, merge and lib \
                  (`gomoku-cli --help` for the match runner)"
             );
             ExitCode::from(exit::USAGE)

@@ -304,3 +304,56 @@ fn resume_refuses_an_openings_file_whose_content_changed() {
     assert_eq!(run.code(), Some(1), "{}", run.stderr);
     assert!(run.stderr.contains("openings.sha256"), "{}", run.stderr);
 }
+
+#[test]
+fn renlib_archives_each_game_once_as_lib_merge_of_the_journal_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = args("12");
+    a.extend(["-renlib".to_string(), "games.lib".to_string()]);
+    let run = spawn_tagged(dir.path(), &strs(&a));
+    std::thread::sleep(Duration::from_millis(150));
+    run.signal(libc::SIGKILL);
+    let _ = run.finish();
+    let mut again = strs(&a);
+    again.push("-resume");
+    let run = run_in(dir.path(), &again);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    // The library the run kept, game by game, equals a merge of its journal.
+    let out = Command::new(runner())
+        .current_dir(dir.path())
+        .args(["lib", "merge", "-o", "direct.lib", "j.jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let live = std::fs::read(dir.path().join("games.lib")).unwrap();
+    assert!(!live.is_empty());
+    assert!(live == std::fs::read(dir.path().join("direct.lib")).unwrap());
+    // Games off a 15×15 board are counted, not lost silently.
+    let r = format!("cmd={}", engine("pbrain-random"));
+    let small = [
+        "-engine",
+        &r,
+        "-engine",
+        &r,
+        "-games",
+        "2",
+        "-boardsize",
+        "9",
+        "-journal",
+        "s.jsonl",
+        "-renlib",
+        "small.lib",
+    ];
+    let run = run_in(dir.path(), &small);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("2 games not on a 15x15 board were not archived"),
+        "{}",
+        run.stderr
+    );
+}

@@ -172,6 +172,8 @@ pub fn write(journals: &[PathBuf], a: Records) -> Result<(u64, u64), CommandErro
         msg: a.msg,
         sample,
         seed,
+        renlib: None,
+        fingerprint: String::new(),
     };
     let mut files = RecordFiles::open(&targets).map_err(|e| CommandError::Failed(e.to_string()))?;
     let (mut written, mut journal_only) = (0, 0);

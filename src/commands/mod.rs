@@ -4,6 +4,7 @@
 
 pub mod export;
 pub mod judge;
+pub mod lib;
 pub mod merge;
 pub mod run;
 pub mod samples;

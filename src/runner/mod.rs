@@ -58,6 +58,9 @@ pub enum RunError {
     /// A parent of an output path is a file.
     #[error("cannot create {path}: {file} is a file, not a directory")]
     NotADirectory { path: PathBuf, file: PathBuf },
+    /// The `-renlib` library cannot be read.
+    #[error("-renlib: {0}")]
+    Renlib(String),
     /// A journal line that cannot be turned back into the game it records.
     #[error("{0}")]
     Rebuild(#[from] crate::record::journal::RebuildError),

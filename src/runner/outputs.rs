@@ -190,6 +190,8 @@ pub fn record_targets(config: &Config) -> RecordTargets {
         msg: config.msg.clone(),
         sample: config.sample.clone(),
         seed: config.seed,
+        renlib: config.renlib.clone(),
+        fingerprint: fingerprint(config),
     }
 }
 

@@ -26,6 +26,11 @@ pub struct RecordTargets {
     pub sample: Option<SampleConfig>,
     /// The run's seed: which positions become samples.
     pub seed: u64,
+    /// `-renlib FILE`: the RenLib library the games are merged into.
+    pub renlib: Option<PathBuf>,
+    /// The run's fingerprint: with the game number, the key of a game in the library (so a
+    /// resumed run never merges a game twice).
+    pub fingerprint: String,
 }
 
 /// A file opened for appending, with its size.
@@ -115,8 +120,43 @@ struct Samples {
     base: u64,
 }
 
+/// `-renlib FILE`: the library every finished game is merged into, rewritten atomically after
+/// each game (a temporary file, then a rename), so a kill never leaves a broken library.
+struct Archive {
+    path: PathBuf,
+    lib: crate::renlib::Library,
+    /// Its comments carry game statistics (`lib merge --stats`): they are kept up to date.
+    stats: bool,
+    /// Games that cannot go in (not 15×15): counted and reported at the end.
+    left_out: u64,
+    fingerprint: String,
+}
+
+impl Archive {
+    fn add(&mut self, r: &GameRecord) {
+        use crate::renlib::{file, stats, CodePage, GameMerge, LibGame};
+        let game = match LibGame::from_record(r, &self.fingerprint) {
+            Ok(g) => g,
+            Err(_) => {
+                self.left_out += 1;
+                return;
+            }
+        };
+        if let GameMerge::AlreadyPresent = self.lib.merge_game(&game, CodePage::default()) {
+            return;
+        }
+        if self.stats {
+            stats::refresh_stats(&mut self.lib);
+        }
+        if let Err(e) = file::save_atomic(&self.path, &self.lib) {
+            eprintln!("warning: -renlib: {e}");
+        }
+    }
+}
+
 /// The open record files.
 pub struct RecordFiles {
+    renlib: Option<Archive>,
     pgn: Option<Sink>,
     sgf: Option<Sink>,
     msg: Option<Sink>,
@@ -139,7 +179,23 @@ impl RecordFiles {
             }
             None => None,
         };
+        let renlib = match &t.renlib {
+            Some(path) => {
+                prepare_parent(path)?;
+                let lib = crate::renlib::file::load_or_new(path)
+                    .map_err(|e| RunError::Renlib(e.to_string()))?;
+                Some(Archive {
+                    path: path.clone(),
+                    stats: crate::renlib::stats::has_stats_lines(&lib),
+                    lib,
+                    left_out: 0,
+                    fingerprint: t.fingerprint.clone(),
+                })
+            }
+            None => None,
+        };
         Ok(RecordFiles {
+            renlib,
             pgn: open(&t.pgn)?,
             sgf: open(&t.sgf)?,
             msg: open(&t.msg)?,
@@ -177,6 +233,9 @@ impl RecordFiles {
         if let Some(s) = &mut self.msg {
             s.append(msg::render(r).as_bytes());
         }
+        if let Some(a) = &mut self.renlib {
+            a.add(r);
+        }
         if let Some(freq) = self.samples.as_ref().map(|s| s.config.freq) {
             let batch = self.sample_batch(r, freq);
             if let Some(s) = &mut self.samples {
@@ -187,8 +246,17 @@ impl RecordFiles {
         }
     }
 
-    /// The samples writer's final flush.
+    /// The samples writer's final flush, and what could not be archived.
     pub fn finish(&mut self) {
+        if let Some(a) = &self.renlib {
+            if a.left_out > 0 {
+                eprintln!(
+                    "warning: -renlib: {} games not on a 15x15 board were not archived in {} (RenLib's limit)",
+                    a.left_out,
+                    a.path.display()
+                );
+            }
+        }
         if let Some(s) = self.samples.take() {
             if let Err(e) = s.writer.finish() {
                 eprintln!("warning: {e}");
@@ -201,7 +269,22 @@ impl RecordFiles {
 /// with the sizes the files had before it) is in every file of `t` exactly once. Returns what was
 /// done.
 pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<String>, RunError> {
-    let Some(before) = last.outputs.filter(|_| !last.journal_only) else {
+    if last.journal_only {
+        return Ok(vec![]);
+    }
+    // The library: merging a game is idempotent per key, so the last game simply goes in again.
+    if t.renlib.is_some() {
+        if let Ok(r) = last.to_record() {
+            let only_renlib = RecordTargets {
+                renlib: t.renlib.clone(),
+                fingerprint: t.fingerprint.clone(),
+                ..RecordTargets::default()
+            };
+            let mut files = RecordFiles::open(&only_renlib)?;
+            files.write(&r);
+        }
+    }
+    let Some(before) = last.outputs else {
         return Ok(vec![]);
     };
     let r = last.to_record().map_err(RunError::Rebuild)?;

@@ -201,3 +201,17 @@ pub fn journal_games(path: &Path) -> Vec<serde_json::Value> {
         .filter(|v| v["type"] != "header")
         .collect()
 }
+
+/// `../shared/testdata/renlib` (the RenLib samples and their `samples_summary.json`), or `None`
+/// after saying so when it is absent; under `CI=true` its absence fails the test.
+pub fn renlib_testdata() -> Option<PathBuf> {
+    let dir = repo_root().join("../shared/testdata/renlib");
+    if dir.join("samples_summary.json").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("RenLib test data missing at {}", dir.display());
+    }
+    println!("skipping: RenLib test data not found at {}", dir.display());
+    None
+}

@@ -1,0 +1,360 @@
+//! `gomoku-cli lib`: RenLib `.lib` archives: what a library holds (`stats`), its tree as text
+//! (`dump`), and merging journals, SGF files, pos-notation game lists and other libraries into one
+//! (`merge`, written atomically).
+
+use std::fs;
+use std::io::{self, BufRead, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use gomoku_cli::record::journal;
+use gomoku_cli::renlib::stats::{has_stats_lines, refresh_stats, LibStats};
+use gomoku_cli::renlib::{
+    dump, file, sgf, CodePage, GameMerge, LibGame, Library, NotMergeable, Notation, MAGIC,
+};
+
+use super::{say, CommandError, CommandResult, Outcome};
+
+/// The `lib` subcommands.
+#[derive(clap::Args, Debug)]
+pub struct LibArgs {
+    #[command(subcommand)]
+    pub command: LibTool,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum LibTool {
+    /// Version, nodes, leaves, comments, board texts, marks, starts, maximum depth.
+    Stats {
+        /// The library file.
+        file: PathBuf,
+        /// One JSON object (the fields of samples_summary.json) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The tree as indented text (comments decoded), or one line per path from the top to a leaf.
+    Dump {
+        /// The library file.
+        file: PathBuf,
+        /// One line per path from the top to a leaf, points only.
+        #[arg(long)]
+        paths: bool,
+        /// renju (row 1 at the bottom, as RenLib shows) or pos (row 1 at the top, as journals).
+        #[arg(long, value_enum, default_value = "renju")]
+        notation: NotationArg,
+        /// Code page of the comments and board texts (gbk, big5, shift_jis, utf-8, ...).
+        #[arg(long, default_value = "windows-1252")]
+        encoding: String,
+    },
+    /// Merge games (journals, SGF files, pos-notation game lists: one game a line) and libraries
+    /// into one library; each game in the symmetry that follows the tree deepest.
+    Merge {
+        /// The library to write (replaced atomically; it may be the --into file).
+        #[arg(short = 'o', long = "output", value_name = "OUT.lib")]
+        out: PathBuf,
+        /// Start from this library instead of an empty one.
+        #[arg(long, value_name = "EXISTING.lib")]
+        into: Option<PathBuf>,
+        /// Give every node a line with the games through it and their results from black's
+        /// side (kept up to date on later merges).
+        #[arg(long)]
+        stats: bool,
+        /// Code page of the comments written and read (gbk, big5, shift_jis, utf-8, ...).
+        #[arg(long, default_value = "windows-1252")]
+        encoding: String,
+        /// Journals (.jsonl), SGF files, pos-notation game lists, .lib files.
+        #[arg(required = true, value_name = "INPUTS")]
+        inputs: Vec<PathBuf>,
+    },
+}
+
+/// `--notation`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotationArg {
+    Renju,
+    Pos,
+}
+
+/// Run a `lib` subcommand.
+pub fn run(args: LibArgs) -> CommandResult {
+    match args.command {
+        LibTool::Stats { file, json } => stats(&file, json),
+        LibTool::Dump {
+            file,
+            paths,
+            notation,
+            encoding,
+        } => {
+            let notation = match notation {
+                NotationArg::Renju => Notation::Renju,
+                NotationArg::Pos => Notation::Pos,
+            };
+            let form = if paths { Form::Paths } else { Form::Tree };
+            dump_file(&file, form, notation, code_page(&encoding)?)
+        }
+        LibTool::Merge {
+            out,
+            into,
+            stats,
+            encoding,
+            inputs,
+        } => {
+            let lines = if stats {
+                StatsLines::Refresh
+            } else {
+                StatsLines::IfPresent
+            };
+            merge(&out, into.as_deref(), lines, code_page(&encoding)?, &inputs)
+        }
+    }
+}
+
+fn code_page(label: &str) -> Result<CodePage, CommandError> {
+    label
+        .parse()
+        .map_err(|e| CommandError::Usage(format!("--encoding: {e}")))
+}
+
+fn failed(e: impl std::fmt::Display) -> CommandError {
+    CommandError::Failed(e.to_string())
+}
+
+fn stats(path: &Path, json: bool) -> CommandResult {
+    let lib = file::load(path).map_err(failed)?;
+    let stats = LibStats::of(&lib);
+    if json {
+        let mut v = serde_json::to_value(&stats).map_err(failed)?;
+        v["file"] = file_name(path).into();
+        say(&format!("{v}\n"));
+    } else {
+        say(&stats.text(&path.display().to_string()));
+    }
+    Ok(Outcome::Done)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// What `lib dump` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// The tree, a line per branch.
+    Tree,
+    /// A line per path from the top to a leaf.
+    Paths,
+}
+
+fn dump_file(path: &Path, form: Form, notation: Notation, page: CodePage) -> CommandResult {
+    let lib = file::load(path).map_err(failed)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = match form {
+        Form::Paths => dump::write_paths(&lib, notation, &mut out),
+        Form::Tree => dump::write_tree(&lib, notation, page, &mut out),
+    };
+    match written.and_then(|()| out.flush()) {
+        // `lib dump ... | head` closes the pipe early: that is not a failure.
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(failed(e)),
+        _ => Ok(Outcome::Done),
+    }
+}
+
+/// What one input brought.
+#[derive(Debug, Default)]
+struct Tally {
+    games: usize,
+    added: usize,
+    already: usize,
+    new_nodes: usize,
+    /// Games not on a 15×15 board.
+    off_board: usize,
+    /// Other games that could not go in, and the first reason.
+    rejected: usize,
+    first_rejection: Option<String>,
+}
+
+impl Tally {
+    fn game(
+        &mut self,
+        lib: &mut Library,
+        game: Result<LibGame, NotMergeable>,
+        at: &str,
+        page: CodePage,
+    ) {
+        self.games += 1;
+        match game {
+            Ok(g) => match lib.merge_game(&g, page) {
+                GameMerge::Added { new_nodes, .. } => {
+                    self.added += 1;
+                    self.new_nodes += new_nodes;
+                }
+                GameMerge::AlreadyPresent => self.already += 1,
+            },
+            Err(e) if e.is_board_size() => self.off_board += 1,
+            Err(e) => {
+                self.rejected += 1;
+                self.first_rejection
+                    .get_or_insert_with(|| format!("{at}: {e}"));
+            }
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut t = format!(
+            "{} game{}: {} added ({} new nodes), {} already in the library",
+            self.games,
+            if self.games == 1 { "" } else { "s" },
+            self.added,
+            self.new_nodes,
+            self.already
+        );
+        if self.off_board > 0 {
+            t += &format!(
+                ", {} not 15x15 (RenLib holds 15x15 games only)",
+                self.off_board
+            );
+        }
+        if let Some(first) = &self.first_rejection {
+            t += &format!(", {} not mergeable (first: {first})", self.rejected);
+        }
+        t
+    }
+}
+
+/// What an input file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Library,
+    Journal,
+    Sgf,
+    PosList,
+}
+
+/// A `.lib` extension or RenLib's header makes a library; otherwise the first non-blank
+/// character decides: `(` SGF, `{` a journal, anything else a pos-notation game list.
+fn kind_of(path: &Path) -> io::Result<Kind> {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("lib"))
+    {
+        return Ok(Kind::Library);
+    }
+    let mut head = Vec::new();
+    fs::File::open(path)?.take(4096).read_to_end(&mut head)?;
+    if head.starts_with(&MAGIC) {
+        return Ok(Kind::Library);
+    }
+    Ok(match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'(') => Kind::Sgf,
+        Some(b'{') => Kind::Journal,
+        _ => Kind::PosList,
+    })
+}
+
+/// Which statistics lines a merge writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StatsLines {
+    /// `--stats`: on every node.
+    Refresh,
+    /// Only when the library has some already (or a merged library brought them).
+    IfPresent,
+}
+
+fn merge(
+    out: &Path,
+    into: Option<&Path>,
+    lines: StatsLines,
+    page: CodePage,
+    inputs: &[PathBuf],
+) -> CommandResult {
+    let mut lib = match into {
+        Some(p) => file::load(p).map_err(failed)?,
+        None => Library::new(),
+    };
+    for input in inputs {
+        let name = input.display().to_string();
+        let read_err = |e: io::Error| CommandError::Failed(format!("cannot read {name}: {e}"));
+        let line = match kind_of(input).map_err(read_err)? {
+            Kind::Library => {
+                let other = file::load(input).map_err(failed)?;
+                let m = lib.merge_library(&other);
+                format!(
+                    "library, {} nodes: {} new nodes (symmetry {}), {} new game lines",
+                    other.node_count(),
+                    m.new_nodes,
+                    m.symmetry,
+                    m.new_games
+                )
+            }
+            Kind::Journal => merge_journal(&mut lib, input, page)?,
+            Kind::Sgf => {
+                let bytes = fs::read(input).map_err(read_err)?;
+                let text = String::from_utf8_lossy(&bytes);
+                let games = sgf::parse(&text).map_err(|e| failed(format!("{name}: {e}")))?;
+                let mut t = Tally::default();
+                for (i, g) in games.iter().enumerate() {
+                    t.game(
+                        &mut lib,
+                        LibGame::from_sgf(g),
+                        &format!("game {}", i + 1),
+                        page,
+                    );
+                }
+                format!("SGF, {}", t.text())
+            }
+            Kind::PosList => merge_pos_list(&mut lib, input, page)?,
+        };
+        say(&format!("{name}: {line}\n"));
+    }
+    // Statistics already in the library (or brought by a merged one) are kept up to date.
+    let stats = lines == StatsLines::Refresh || has_stats_lines(&lib);
+    if stats {
+        refresh_stats(&mut lib);
+    }
+    file::save_atomic(out, &lib).map_err(failed)?;
+    say(&format!(
+        "wrote {}: {} nodes, {} games{}\n",
+        out.display(),
+        lib.node_count(),
+        lib.game_count(),
+        if stats { ", statistics refreshed" } else { "" }
+    ));
+    Ok(Outcome::Done)
+}
+
+fn merge_journal(lib: &mut Library, path: &Path, page: CodePage) -> Result<String, CommandError> {
+    let name = path.display().to_string();
+    let text = fs::read_to_string(path).map_err(|e| failed(format!("cannot read {name}: {e}")))?;
+    let read = journal::parse(&text, &name).map_err(failed)?;
+    for w in &read.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut t = Tally::default();
+    for e in &read.entries {
+        t.game(
+            lib,
+            LibGame::from_journal(e),
+            &format!("game {}", e.game),
+            page,
+        );
+    }
+    Ok(format!("journal, {}", t.text()))
+}
+
+/// A game list is read line by line: a million games need not be in memory at once.
+fn merge_pos_list(lib: &mut Library, path: &Path, page: CodePage) -> Result<String, CommandError> {
+    let name = path.display().to_string();
+    let err = |e: io::Error| failed(format!("cannot read {name}: {e}"));
+    let reader = io::BufReader::with_capacity(1 << 20, fs::File::open(path).map_err(err)?);
+    let mut t = Tally::default();
+    for (i, line) in reader.split(b'\n').enumerate() {
+        let line = line.map_err(err)?;
+        let line = String::from_utf8_lossy(&line);
+        if let Some(game) = LibGame::from_pos_line(&line) {
+            t.game(lib, game, &format!("line {}", i + 1), page);
+        }
+    }
+    Ok(format!("game list, {}", t.text()))
+}
