@@ -357,3 +357,28 @@ fn renlib_archives_each_game_once_as_lib_merge_of_the_journal_would() {
         run.stderr
     );
 }
+
+#[test]
+fn a_run_killed_before_its_first_line_resumes_from_the_beginning() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = args("6");
+    // What a kill during start-up leaves: an empty journal, or half a header line.
+    for leftover in ["", "{\"type\":\"header\",\"form"] {
+        std::fs::write(dir.path().join("j.jsonl"), leftover).unwrap();
+        let mut again = strs(&a);
+        again.push("-resume");
+        let run = run_in(dir.path(), &again);
+        assert_eq!(run.code(), Some(0), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("starts from its beginning"),
+            "{}",
+            run.stderr
+        );
+        let first = std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap();
+        assert!(first.starts_with("{\"type\":\"header\""), "{first}");
+        assert_eq!(journal_games(&dir.path().join("j.jsonl")).len(), 6);
+        for f in ["j.jsonl", "g.pgn", "g.sgf", "g.msg", "s.bin.lz4"] {
+            let _ = std::fs::remove_file(dir.path().join(f));
+        }
+    }
+}

@@ -380,7 +380,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     };
     announce(&config, &outputs, resumed.as_ref(), games.len());
     let names = slot::resolve_names(&config).await;
-    if resumed.is_none() {
+    if resumed.as_ref().is_none_or(|r| r.needs_header) {
         outputs.write_header(&outputs::header(&config, &names, total));
     }
     // A shard's own share of the schedule.

@@ -20,6 +20,9 @@ pub struct Resumed {
     pub entries: Vec<JournalEntry>,
     /// What was repaired or noticed, for the user.
     pub notes: Vec<String>,
+    /// The run was stopped before its header was written: the journal is empty and the header
+    /// is still to be written.
+    pub needs_header: bool,
 }
 
 /// The journal to resume: `-journal FILE`, or the newest timestamped journal next to where a
@@ -142,6 +145,23 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
     let text = std::fs::read_to_string(&path).map_err(io)?;
     let read = journal::parse(&text, &path.display().to_string())
         .map_err(|e| RunError::BadJournal(e.to_string()))?;
+    if read.header.is_none() && read.entries.is_empty() {
+        // Killed before its first line was complete: nothing was played; start over in it.
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        f.set_len(0).map_err(io)?;
+        return Ok(Resumed {
+            notes: vec![format!(
+                "{}: no complete line (stopped before its first game): the run starts from its beginning",
+                path.display()
+            )],
+            journal: path,
+            entries: vec![],
+            needs_header: true,
+        });
+    }
     let header = read.header.ok_or_else(|| {
         RunError::BadJournal(format!(
             "{}: no header line (written by an older version): it cannot be resumed",
@@ -180,5 +200,6 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
         journal: path,
         entries: read.entries,
         notes,
+        needs_header: false,
     })
 }
