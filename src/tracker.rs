@@ -229,7 +229,7 @@ impl Pairing {
     }
 }
 
-/// What [`from_journal`] rebuilds: the tracker (with the SPRT's first crossing when `sprt` was
+/// What [`from_journal`] and [`replay_stream`] rebuild: the tracker (with the SPRT's first crossing when `sprt` was
 /// given) and how the pairing was known.
 #[derive(Debug, Clone)]
 pub struct Replay {
@@ -237,22 +237,16 @@ pub struct Replay {
     pub pairing: Pairing,
 }
 
-/// Build a tracker from journal entries (one run, possibly split over shard files), replaying the
-/// games in journal order (the order they finished) so an SPRT crossing is found at the same game
-/// as in the run. Repeats of the same game are dropped.
-pub fn from_journal(
-    headers: &[JournalHeader],
-    entries: &[GameSummary],
-    sprt: Option<Sprt>,
-) -> Result<Replay, TrackerError> {
+/// Build a tracker from the entries of journals written before the header existed (journals with
+/// a header go through [`replay_stream`]): engines and pairs from the entries, the pairing
+/// guessed. Games in journal order (the order they finished) so an SPRT crossing is found at the
+/// same game as in the run; repeats of the same game are dropped.
+pub fn from_journal(entries: &[GameSummary], sprt: Option<Sprt>) -> Result<Replay, TrackerError> {
     if entries.is_empty() {
         return Err(TrackerError::Empty);
     }
-    let fingerprints: std::collections::HashSet<&str> = entries
-        .iter()
-        .map(|e| e.fingerprint.as_str())
-        .chain(headers.iter().map(|h| h.fingerprint.as_str()))
-        .collect();
+    let fingerprints: std::collections::HashSet<&str> =
+        entries.iter().map(|e| e.fingerprint.as_str()).collect();
     if fingerprints.len() > 1 {
         return Err(TrackerError::MixedRuns(fingerprints.len()));
     }
@@ -274,14 +268,9 @@ pub fn from_journal(
             }
         }
     }
-    let (names, pairs) = engines_and_pairs(headers.first(), &games);
-    let pairing = match headers.first() {
-        Some(h) => Pairing::Header {
-            paired: h.settings.repeat,
-        },
-        None => Pairing::Guessed {
-            paired: guess_paired(&games),
-        },
+    let (names, pairs) = engines_and_pairs(&games);
+    let pairing = Pairing::Guessed {
+        paired: guess_paired(&games),
     };
     let mut t = Tracker::new(names, pairs.clone(), pairing.paired(), sprt);
     for e in games {
@@ -387,13 +376,8 @@ pub fn sprt_of(t: &Tracker, sprt: &Sprt) -> Result<SprtCalculation, TrackerError
 }
 
 /// Engine names and pairs as the schedule made them (first = the lower engine index).
-fn engines_and_pairs(
-    header: Option<&JournalHeader>,
-    games: &[&GameSummary],
-) -> (Vec<String>, Vec<(usize, usize)>) {
-    let mut names: Vec<String> = header
-        .map(|h| h.settings.engines.iter().map(|e| e.name.clone()).collect())
-        .unwrap_or_default();
+fn engines_and_pairs(games: &[&GameSummary]) -> (Vec<String>, Vec<(usize, usize)>) {
+    let mut names: Vec<String> = Vec::new();
     let mut set_name = |i: usize, n: &str| {
         if names.len() <= i {
             names.resize(i + 1, String::new());
@@ -585,11 +569,11 @@ mod tests {
                 )
             })
             .collect();
-        let guessed = from_journal(&[], &entries, Some(sprt)).unwrap();
+        let guessed = from_journal(&entries, Some(sprt)).unwrap();
         assert_eq!(guessed.pairing, Pairing::Guessed { paired: true });
         let mut header: JournalHeader = serde_json::from_str(HEADER_FIXTURE).unwrap();
         header.fingerprint = "f".into();
-        let read = from_journal(std::slice::from_ref(&header), &entries, Some(sprt)).unwrap();
+        let read = replay_stream(&header, entries.iter().cloned(), Some(sprt)).unwrap();
         assert_eq!(read.pairing, Pairing::Header { paired: false });
         assert!(read.tracker.pair_tally(0).is_none());
         // The crossing is found at the same game whatever the numbers: journal order decides.
@@ -615,7 +599,7 @@ mod tests {
             live_crossing = live_crossing.or(c);
         }
         let reversed: Vec<GameSummary> = entries.iter().rev().cloned().collect();
-        let replay = from_journal(&[header], &reversed, Some(sprt)).unwrap();
+        let replay = replay_stream(&header, reversed, Some(sprt)).unwrap();
         assert!(live_crossing.is_some());
         assert_eq!(replay.tracker.crossing(), live_crossing);
     }

@@ -190,7 +190,7 @@ pub fn replay(
         Some(h) => tracker::replay_stream(h, set.by_ref(), sprt),
         None => {
             let entries: Vec<_> = set.by_ref().collect();
-            tracker::from_journal(&[], &entries, sprt)
+            tracker::from_journal(&entries, sprt)
         }
     };
     if let Some(e) = set.error {

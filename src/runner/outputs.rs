@@ -46,7 +46,8 @@ fn prepare_dir(dir: &Path, for_path: &Path) -> Result<(), RunError> {
     })
 }
 
-fn open_append(path: &Path) -> Result<std::fs::File, RunError> {
+/// Open `path` for appending (created, with its parent directories, if missing).
+pub(super) fn open_append(path: &Path) -> Result<std::fs::File, RunError> {
     prepare_parent(path)?;
     std::fs::OpenOptions::new()
         .create(true)

@@ -11,7 +11,7 @@ use crate::record::journal::{JournalEntry, OutputSizes};
 use crate::record::samples::{self, SampleConfig, SampleWriter};
 use crate::record::{msg, pgn, sgf, GameRecord};
 
-use super::outputs::prepare_parent;
+use super::outputs::{open_append, prepare_parent};
 use super::RunError;
 
 /// The PGN/SGF event name.
@@ -43,22 +43,7 @@ pub struct Sink {
 impl Sink {
     /// Open `path` for appending (parent directories created).
     pub fn open(path: &Path) -> Result<Sink, RunError> {
-        prepare_parent(path)?;
-        let io = |source| RunError::Output {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        Ok(Sink {
-            file,
-            path: path.to_path_buf(),
-            len,
-        })
+        Ok(Sink::from_file(open_append(path)?, path.to_path_buf()))
     }
 
     /// A sink over an already opened file.
