@@ -71,6 +71,7 @@ pub const VALUE_OPTIONS: &[&str] = &[
     "logdir",
     "shard",
     "renlib",
+    "report",
     "rundir",
     "syncinterval",
 ];

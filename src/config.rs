@@ -167,6 +167,8 @@ pub struct Config {
     pub msg: Option<PathBuf>,
     /// `-renlib FILE`: every finished game is merged into this RenLib library.
     pub renlib: Option<PathBuf>,
+    /// `-report FILE`: the run's HTML report, rebuilt from the journal as the run goes.
+    pub report: Option<PathBuf>,
     pub journal: Option<JournalTarget>,
     pub progress: bool,
     pub quiet: bool,
@@ -496,9 +498,15 @@ fn apply_shard(mut c: Config, raw: &RawCli) -> Result<Config, ConfigError> {
     if c.journal.is_some() {
         c.journal = Some(JournalTarget::Named(shard.journal_in(&c.rundir)));
     }
-    for p in [&mut c.pgn, &mut c.sgf, &mut c.msg, &mut c.renlib]
-        .into_iter()
-        .flatten()
+    for p in [
+        &mut c.pgn,
+        &mut c.sgf,
+        &mut c.msg,
+        &mut c.renlib,
+        &mut c.report,
+    ]
+    .into_iter()
+    .flatten()
     {
         *p = shard.output_name(p);
     }
@@ -666,6 +674,7 @@ impl Config {
             sgf: path("sgf"),
             msg: path("msg"),
             renlib: path("renlib"),
+            report: path("report"),
             journal: journal_path(raw),
             progress: !raw.flag("noprogress"),
             sprt,

@@ -3,6 +3,7 @@
 //! The pure core (board, rules, openings, statistics, records) has no I/O; the engine and runner
 //! layers drive processes with tokio.
 
+pub mod atomic_file;
 pub mod board;
 pub mod cli;
 pub mod config;
@@ -12,6 +13,7 @@ pub mod judge;
 pub mod opening;
 pub mod record;
 pub mod renlib;
+pub mod report;
 pub mod rules;
 pub mod runner;
 pub mod schedule;

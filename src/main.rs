@@ -48,10 +48,14 @@ enum Tool {
     Merge(commands::merge::MergeArgs),
     /// RenLib .lib archives: statistics, dump, and merging games and libraries into one.
     Lib(commands::lib::LibArgs),
+    /// The HTML report of a run (charts, standings, game list and viewer) from its journals.
+    Report(commands::report::ReportArgs),
 }
 
 /// The subcommands `Tools` parses; anything else is the match runner's command line.
-const SUBCOMMANDS: [&str; 6] = ["judge", "sprt", "samples", "export", "merge", "lib"];
+const SUBCOMMANDS: [&str; 7] = [
+    "judge", "sprt", "samples", "export", "merge", "lib", "report",
+];
 
 const HELP: &str = "\
 gomoku-cli — tournament runner for gomoku/renju engines speaking the Gomocup (pbrain) protocol
@@ -67,7 +71,9 @@ USAGE:
   gomoku-cli lib dump FILE [--paths] [--notation renju|pos] [--encoding E]
   gomoku-cli lib merge -o OUT.lib [--into EXISTING.lib] [--stats] [--encoding E] INPUTS...
                                 RenLib archives; INPUTS: journals, SGF, pos game lists, .lib
-  gomoku-cli help SUBCOMMAND    the options of judge, sprt, samples, export, merge or lib
+  gomoku-cli report RUNDIR|JOURNAL... [-o report.html]
+                                HTML report: charts, standings, game list and viewer
+  gomoku-cli help SUBCOMMAND    the options of judge, sprt, samples, export, merge, lib or report
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
   cmd=COMMAND        command to run; with a '/', it runs in that directory
@@ -101,6 +107,7 @@ RUN OPTIONS:
   -resume            continue the run of the journal (-journal FILE, or the newest matching
                      timestamped one): same settings, finished games skipped
   -renlib FILE       merge every finished 15x15 game into a RenLib .lib library
+  -report FILE       HTML report of the run, rewritten every -ratinginterval games and at the end
   -sprt [elo0=E0] elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic|gsprt]
                      stop when the SPRT decides (two engines)
   -ratinginterval N  results block every N games (default 10; 0 = at the end only)
@@ -132,6 +139,7 @@ fn main() -> ExitCode {
             Ok(Tool::Export(a)) => commands::export::run(a),
             Ok(Tool::Merge(a)) => commands::merge::run(a),
             Ok(Tool::Lib(a)) => commands::lib::run(a),
+            Ok(Tool::Report(a)) => commands::report::run(a),
             Err(code) => return code,
         },
         _ => commands::run::run(&args),
@@ -176,7 +184,7 @@ fn help_on(topic: &[String]) -> ExitCode {
         }
         Some(other) => {
             eprintln!(
-                "error: no help on {other:?}: the subcommands are judge, sprt, samples, export, merge and lib \
+                "error: no help on {other:?}: the subcommands are judge, sprt, samples, export, merge, lib and report \
                  (`gomoku-cli --help` for the match runner)"
             );
             ExitCode::from(exit::USAGE)

@@ -42,46 +42,18 @@ struct Merged {
     standings: Vec<StandingRow>,
 }
 
-/// The results block's header text, as the run built it from its settings.
-fn context_of(h: &JournalHeader) -> String {
-    let s = &h.settings;
-    let tcs: Vec<&str> = s.engines.iter().map(|e| e.tc.as_str()).collect();
-    let mut parts = vec![if tcs.windows(2).all(|w| w[0] == w[1]) {
-        tcs.first().copied().unwrap_or_default().to_string()
-    } else {
-        tcs.join(" vs ")
-    }];
-    parts.push(format!("rule {}", s.rule));
-    parts.push(format!("{}x{}", s.size, s.size));
-    if let Some(o) = &s.openings {
-        let name = std::path::Path::new(&o.file).file_name();
-        parts.push(
-            name.map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        );
-    }
-    parts.join(", ")
-}
-
 /// The run's SPRT design from its header.
 fn sprt_of(h: Option<&JournalHeader>) -> Result<Option<Sprt>, CommandError> {
-    let Some(s) = h.and_then(|h| h.settings.sprt.as_ref()) else {
-        return Ok(None);
-    };
-    let model = s
-        .model
-        .parse()
-        .map_err(|e| CommandError::Failed(format!("the journal's SPRT model: {e}")))?;
-    Sprt::new(s.elo0, s.elo1, s.alpha, s.beta, model)
-        .map(Some)
-        .map_err(|e| CommandError::Failed(format!("the journal's SPRT: {e}")))
+    h.and_then(|h| h.settings.sprt.as_ref())
+        .map(|s| s.sprt().map_err(CommandError::Failed))
+        .transpose()
 }
 
 /// Run the merge.
 pub fn run(mut a: MergeArgs) -> CommandResult {
     // The SPRT design is in the header, which is read with the first lines.
     let sprt = sprt_of(
-        super::JournalSet::open(&a.journals)
+        super::JournalSet::<gomoku_cli::record::journal::GameSummary>::open(&a.journals)
             .map_err(CommandError::Failed)?
             .headers
             .first(),
@@ -132,7 +104,9 @@ pub fn run(mut a: MergeArgs) -> CommandResult {
         }
     );
     if two {
-        out.push_str(&t.results_block(0, &header.map(context_of).unwrap_or_default()));
+        out.push_str(
+            &t.results_block(0, &header.map(|h| h.settings.context()).unwrap_or_default()),
+        );
     } else {
         out.push_str(&format!(
             "{}\n{}",

@@ -6,6 +6,7 @@ pub mod export;
 pub mod judge;
 pub mod lib;
 pub mod merge;
+pub mod report;
 pub mod run;
 pub mod samples;
 pub mod sprt;
@@ -78,22 +79,26 @@ pub fn journal_files(args: &[std::path::PathBuf]) -> Result<Vec<std::path::PathB
 /// order they finished (one file in its own order; several merged by each game's `ended` time,
 /// then number), so `sprt`, `merge` and `export` replay alike, in memory independent of the
 /// number of games.
-pub struct JournalSet {
+pub struct JournalSet<E = Summary> {
     pub headers: Vec<gomoku_cli::record::journal::JournalHeader>,
-    streams: Vec<JournalFile>,
+    streams: Vec<JournalFile<E>>,
     heads: std::collections::BinaryHeap<std::cmp::Reverse<(i64, u64, usize)>>,
     /// The head entry of each file (one per file at a time).
-    pending: Vec<Option<Entry>>,
+    pending: Vec<Option<E>>,
     /// The first read error: the iteration stops there and the caller reports it.
     pub error: Option<String>,
 }
 
-type Entry = gomoku_cli::record::journal::GameSummary;
-type JournalFile = gomoku_cli::record::journal::Stream<std::io::BufReader<std::fs::File>, Entry>;
+/// What statistics read of a game line (the default entry type of a [`JournalSet`]).
+type Summary = gomoku_cli::record::journal::GameSummary;
+type JournalFile<E> = gomoku_cli::record::journal::Stream<std::io::BufReader<std::fs::File>, E>;
 
-impl JournalSet {
+impl<E> JournalSet<E>
+where
+    E: serde::de::DeserializeOwned + gomoku_cli::record::journal::FinishedGame,
+{
     /// Open journal files or run directories (see [`journal_files`]).
-    pub fn open(args: &[std::path::PathBuf]) -> Result<JournalSet, String> {
+    pub fn open(args: &[std::path::PathBuf]) -> Result<JournalSet<E>, String> {
         let mut set = JournalSet {
             headers: Vec::new(),
             streams: Vec::new(),
@@ -116,7 +121,7 @@ impl JournalSet {
     }
 
     /// The next entry of file `i` (its header lines kept aside, torn lines reported).
-    fn pull(&mut self, i: usize) -> Result<Option<Entry>, String> {
+    fn pull(&mut self, i: usize) -> Result<Option<E>, String> {
         use gomoku_cli::record::journal::Item;
         for item in self.streams[i].by_ref() {
             match item.map_err(|e| e.to_string())? {
@@ -128,19 +133,20 @@ impl JournalSet {
         Ok(None)
     }
 
-    fn push_head(&mut self, i: usize, e: Option<Entry>) {
+    fn push_head(&mut self, i: usize, e: Option<E>) {
         let Some(e) = e else { return };
-        let ended = chrono::DateTime::parse_from_rfc3339(&e.ended)
+        let ended = chrono::DateTime::parse_from_rfc3339(e.ended_at())
             .ok()
             .and_then(|t| t.timestamp_nanos_opt())
             .unwrap_or(0);
         // One file: its own order (the key only breaks ties between files).
         let key = if self.streams.len() == 1 { 0 } else { ended };
-        self.heads.push(std::cmp::Reverse((key, e.game, i)));
+        self.heads
+            .push(std::cmp::Reverse((key, e.game_number(), i)));
         self.pending_store(i, e);
     }
 
-    fn pending_store(&mut self, i: usize, e: Entry) {
+    fn pending_store(&mut self, i: usize, e: E) {
         if self.pending.len() <= i {
             self.pending.resize_with(i + 1, || None);
         }
@@ -148,10 +154,13 @@ impl JournalSet {
     }
 }
 
-impl Iterator for JournalSet {
-    type Item = Entry;
+impl<E> Iterator for JournalSet<E>
+where
+    E: serde::de::DeserializeOwned + gomoku_cli::record::journal::FinishedGame,
+{
+    type Item = E;
 
-    fn next(&mut self) -> Option<Entry> {
+    fn next(&mut self) -> Option<E> {
         let std::cmp::Reverse((_, _, i)) = self.heads.pop()?;
         let e = self.pending.get_mut(i).and_then(Option::take)?;
         match self.pull(i) {
@@ -179,7 +188,7 @@ pub fn replay(
     String,
 > {
     use gomoku_cli::tracker;
-    let mut set = JournalSet::open(args)?;
+    let mut set = JournalSet::<Summary>::open(args)?;
     let headers = set.headers.clone();
     let runs: std::collections::BTreeSet<&str> =
         headers.iter().map(|h| h.fingerprint.as_str()).collect();
@@ -213,7 +222,7 @@ pub fn replay(
 
 /// A sharded run's stop marker, in a run directory named or beside a journal named: the run's
 /// verdict is the deciding shard's.
-fn stop_marker(args: &[std::path::PathBuf]) -> Option<gomoku_cli::runner::sync::StopMarker> {
+pub fn stop_marker(args: &[std::path::PathBuf]) -> Option<gomoku_cli::runner::sync::StopMarker> {
     use gomoku_cli::runner::sync::STOP_MARKER;
     args.iter()
         .map(|a| match a.is_dir() {

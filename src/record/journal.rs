@@ -247,7 +247,7 @@ impl JournalEntry {
 }
 
 /// The inverse of [`moves_text`]: pos notation, or `x,y` pairs separated by spaces.
-fn parse_moves_text(
+pub fn parse_moves_text(
     text: &str,
     size: BoardSize,
 ) -> Result<Vec<crate::board::Pos>, crate::board::BoardError> {
@@ -354,6 +354,67 @@ pub struct OpeningSettings {
     pub sha256: String,
 }
 
+impl RunSettings {
+    /// The results block's header text: time controls, rule, board, openings file name. The
+    /// runner, `merge` and `report` all print it from here.
+    pub fn context(&self) -> String {
+        let tcs: Vec<&str> = self.engines.iter().map(|e| e.tc.as_str()).collect();
+        let mut parts = vec![if tcs.windows(2).all(|w| w[0] == w[1]) {
+            tcs.first().copied().unwrap_or_default().to_string()
+        } else {
+            tcs.join(" vs ")
+        }];
+        parts.push(format!("rule {}", self.rule));
+        parts.push(format!("{}x{}", self.size, self.size));
+        if let Some(o) = &self.openings {
+            let name = std::path::Path::new(&o.file).file_name();
+            parts.push(
+                name.map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            );
+        }
+        parts.join(", ")
+    }
+}
+
+impl SprtSettings {
+    /// The checked SPRT this header describes (a hand-edited header can hold any numbers).
+    pub fn sprt(&self) -> Result<crate::stats::Sprt, String> {
+        let model = self
+            .model
+            .parse()
+            .map_err(|e| format!("the journal's SPRT model: {e}"))?;
+        crate::stats::Sprt::new(self.elo0, self.elo1, self.alpha, self.beta, model)
+            .map_err(|e| format!("the journal's SPRT: {e}"))
+    }
+}
+
+/// A game line of any shape (whole entry or summary) as readers merging several journals order
+/// them: by the time the game ended, then by number.
+pub trait FinishedGame {
+    fn game_number(&self) -> u64;
+    /// RFC 3339 end time.
+    fn ended_at(&self) -> &str;
+}
+
+impl FinishedGame for JournalEntry {
+    fn game_number(&self) -> u64 {
+        self.game
+    }
+    fn ended_at(&self) -> &str {
+        &self.ended
+    }
+}
+
+impl FinishedGame for GameSummary {
+    fn game_number(&self) -> u64 {
+        self.game
+    }
+    fn ended_at(&self) -> &str {
+        &self.ended
+    }
+}
+
 /// The header line value of a journal layout version.
 pub const HEADER_KIND: &str = "header";
 /// Current journal layout version.
@@ -402,9 +463,9 @@ fn is_header(line: &str) -> bool {
         #[serde(rename = "type")]
         kind: Option<String>,
     }
-    // The writer puts `type` first; a game line starts with `game`: only a line that starts
-    // with `type` is parsed twice.
-    line.trim_start().starts_with("{\"type\"")
+    // The writer starts a game line with `game`: only other lines (the header, or lines whose
+    // keys a tool reordered) are probed for `type`.
+    !line.trim_start().starts_with("{\"game\"")
         && serde_json::from_str::<Probe>(line).is_ok_and(|p| p.kind.as_deref() == Some(HEADER_KIND))
 }
 
@@ -527,6 +588,18 @@ mod tests {
         assert_eq!(v["times_ms"].as_array().unwrap().len(), 7);
         assert_eq!(v["transform"], "rotate90");
         assert_eq!(v["fingerprint"], "abc123");
+    }
+
+    #[test]
+    fn a_header_with_its_keys_reordered_is_still_the_header() {
+        let h = crate::report::model::tests::header(&["a", "b"], false, false, 0);
+        let sorted: serde_json::Value = serde_json::from_str(&render_header(&h)).unwrap();
+        // serde_json's Value sorts keys: `command_line` comes before `type`.
+        let text = format!("{sorted}\n{}", render_line(&sample_record(), "f"));
+        assert!(!text.starts_with("{\"type\""));
+        let read = parse(&text, "j").unwrap();
+        assert_eq!(read.header, Some(h));
+        assert_eq!(read.entries.len(), 1);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! either the old library or the new one, never a torn file.
 
 use std::fs;
-use std::io::{self, BufWriter, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -47,40 +47,12 @@ pub fn load_or_new(path: &Path) -> Result<Library, FileError> {
 /// Write `lib` to `path` atomically: to a temporary file in the same directory, flushed to disk,
 /// then renamed over `path`.
 pub fn save_atomic(path: &Path, lib: &Library) -> Result<(), FileError> {
-    let err = |source| FileError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| err(io::Error::new(io::ErrorKind::InvalidInput, "no file name")))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = write_synced(&tmp, lib).and_then(|()| fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(err(e));
-    }
-    // The rename is durable once the directory is synced; not every filesystem allows it.
-    if let Ok(d) = fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}
-
-fn write_synced(tmp: &Path, lib: &Library) -> io::Result<()> {
-    let file = fs::File::create(tmp)?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    write(lib, &mut out)?;
-    out.flush()?;
-    out.get_ref().sync_all()
+    crate::atomic_file::write_atomic(path, |mut out| write(lib, &mut out)).map_err(|source| {
+        FileError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
 }
 
 #[cfg(test)]

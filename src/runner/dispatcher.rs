@@ -55,6 +55,8 @@ pub enum Action {
     AbandonGames,
     /// Tell the other shards the SPRT decided (write the stop marker).
     StopShards(SprtCrossing),
+    /// Rebuild the `-report` page (the final one is written after the last game anyway).
+    Report,
 }
 
 /// How the console shows the run.
@@ -84,6 +86,8 @@ pub struct DispatchSettings {
     pub context: String,
     /// One shard of several: a decision is written for the others (`Action::StopShards`).
     pub sharded: bool,
+    /// `-report`: the HTML report is rebuilt every `rating_interval` games.
+    pub report: bool,
 }
 
 /// How a run that the SPRT decided ends.
@@ -277,7 +281,16 @@ impl Dispatcher {
             out.push(Action::AbandonGames);
         }
         out.extend(self.interval_block());
+        out.extend(self.report_refresh());
         out
+    }
+
+    /// A `-report` rebuild every `-ratinginterval` games (any number of engines), except after
+    /// the last game, where the final report follows anyway.
+    fn report_refresh(&self) -> Option<Action> {
+        let n = self.settings.rating_interval;
+        (self.settings.report && n > 0 && self.finished % n == 0 && !self.all_done())
+            .then_some(Action::Report)
     }
 
     /// The SPRT crossed a bound (with this shard's game or another shard's): say so, stop, and
@@ -386,6 +399,7 @@ mod tests {
             progress: false,
             context: String::new(),
             sharded: false,
+            report: false,
         }
     }
 
@@ -634,6 +648,41 @@ mod tests {
             let n = lines.iter().filter(|l| l.starts_with("Results of")).count();
             assert_eq!(n, blocks, "{games} games, interval {interval}: {lines:#?}");
             assert!(lines.last().unwrap().starts_with("Results of"));
+        }
+    }
+
+    #[test]
+    fn report_rebuilds_come_every_interval_with_any_number_of_engines_but_not_after_the_last_game()
+    {
+        for (engines, games, interval, report, rebuilds) in [
+            (3, 2, 2, true, vec![2, 4]),
+            (2, 7, 3, true, vec![3, 6]),
+            (2, 6, 3, true, vec![3]),
+            (2, 6, 0, true, vec![]),
+            (2, 6, 1, false, vec![]),
+        ] {
+            let mut d = dispatcher(
+                DispatchSettings {
+                    rating_interval: interval,
+                    report,
+                    ..settings()
+                },
+                engines,
+                games,
+            );
+            let mut seen = Vec::new();
+            let mut finished = 0;
+            while let Some(p) = take(&mut d) {
+                finished += 1;
+                let actions = d.on_event(record(&p, Some(0), None));
+                if actions.iter().any(|a| matches!(a, Action::Report)) {
+                    seen.push(finished);
+                }
+            }
+            assert_eq!(
+                seen, rebuilds,
+                "{engines} engines, {games} games, interval {interval}"
+            );
         }
     }
 

@@ -11,6 +11,7 @@ mod console;
 pub mod dispatcher;
 pub mod outputs;
 pub mod records;
+pub mod report;
 mod resume;
 mod slot;
 pub mod sync;
@@ -76,6 +77,12 @@ pub enum RunError {
     /// The journal records a run with other settings.
     #[error("-resume: {path} records a different run; these settings differ:\n  {differences}")]
     ResumeMismatch { path: PathBuf, differences: String },
+    /// `-report` and `-journal off`.
+    #[error("-report is built from the journal: it cannot be used with -journal off")]
+    ReportWithoutJournal,
+    /// The `-report` page cannot be built or written before the first game.
+    #[error("-report: {0}")]
+    Report(String),
     /// `-journal FILE` names a journal that already holds games (of another run).
     #[error("journal {path} already exists and is not empty: a new run never appends to another run's journal; give another -journal path or remove the file")]
     JournalExists { path: PathBuf },
@@ -116,29 +123,12 @@ pub struct Stops {
     pub hard: CancellationToken,
 }
 
-/// The parenthesised part of the results block header: time controls, rule, board, openings.
-fn match_context(config: &Config) -> String {
-    let mut parts = Vec::new();
-    let tcs: Vec<String> = config.engines.iter().map(|e| e.tc.to_string()).collect();
-    if tcs.windows(2).all(|w| w[0] == w[1]) {
-        parts.push(tcs[0].clone());
-    } else {
-        parts.push(tcs.join(" vs "));
-    }
-    parts.push(format!("rule {}", config.rule.code()));
-    parts.push(format!("{}x{}", config.size, config.size));
-    if let Some(o) = &config.openings {
-        parts.push(
-            o.file
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        );
-    }
-    parts.join(", ")
-}
-
-fn dispatch_settings(config: &Config, names: Vec<String>, console: &Console) -> DispatchSettings {
+fn dispatch_settings(
+    config: &Config,
+    names: Vec<String>,
+    console: &Console,
+    context: String,
+) -> DispatchSettings {
     DispatchSettings {
         names,
         sprt: config.sprt,
@@ -151,8 +141,9 @@ fn dispatch_settings(config: &Config, names: Vec<String>, console: &Console) -> 
             Verbosity::PerGame
         },
         progress: console.has_bar(),
-        context: match_context(config),
+        context,
         sharded: config.shard.is_some(),
+        report: config.report.is_some(),
     }
 }
 
@@ -204,6 +195,8 @@ struct Shell {
     cancel_games: CancellationToken,
     /// A sharded run with an SPRT: the other shards' journals and the stop marker.
     sync: Option<ShardSync>,
+    /// `-report FILE`: the page's writer.
+    report: Option<report::LiveReport>,
 }
 
 type Reply = tokio::sync::oneshot::Sender<Option<crate::schedule::Pairing>>;
@@ -227,6 +220,11 @@ impl Shell {
                 Action::Save(record, records) => self.outputs.save(&record, records),
                 Action::Progress => self.console.step(),
                 Action::AbandonGames => self.cancel_games.cancel(),
+                Action::Report => {
+                    if let Some(r) = &self.report {
+                        r.refresh();
+                    }
+                }
                 Action::StopShards(c) => {
                     if let Some(Err(e)) = self.sync.as_ref().map(|s| s.write_marker(&c)) {
                         eprintln!("warning: cannot write the shards' stop marker: {e}");
@@ -297,6 +295,17 @@ async fn event_loop(
         let actions = d.on_event(event);
         shell.execute(actions, &mut reply);
     }
+}
+
+/// `-report FILE`: its first page is written before the first game.
+fn live_report(config: &Config, outputs: &Outputs) -> Result<Option<report::LiveReport>, RunError> {
+    let Some(out) = &config.report else {
+        return Ok(None);
+    };
+    let journal = outputs
+        .journal_path()
+        .ok_or(RunError::ReportWithoutJournal)?;
+    report::LiveReport::start(journal.to_path_buf(), out.clone()).map(Some)
 }
 
 /// The opening book and its draw order, when `-openings` is given.
@@ -380,25 +389,28 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     };
     announce(&config, &outputs, resumed.as_ref(), games.len());
     let names = slot::resolve_names(&config).await;
+    let header = outputs::header(&config, &names, total);
     if resumed.as_ref().is_none_or(|r| r.needs_header) {
-        outputs.write_header(&outputs::header(&config, &names, total));
+        outputs.write_header(&header);
     }
     // A shard's own share of the schedule.
     let own_total = (games.len() + prior.len()) as u64;
     let console = Console::new(config.progress, own_total);
     let mut dispatcher = Dispatcher::new(
-        dispatch_settings(&config, names.clone(), &console),
+        dispatch_settings(&config, names.clone(), &console, header.settings.context()),
         schedule,
         games,
         &prior,
     );
     let cancel_games = stops.abort.child_token();
     let sync = shard_sync(&config, &dispatcher);
+    let report = live_report(&config, &outputs)?;
     let mut shell = Shell {
         console,
         outputs,
         cancel_games: cancel_games.clone(),
         sync,
+        report,
     };
     // A shard started after another one decided the test ends at once with the verdict.
     shell.sync(&mut dispatcher);
@@ -440,6 +452,9 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     }
     let report = dispatcher.final_report();
     shell.execute(report, &mut None);
+    if let Some(r) = shell.report.take() {
+        r.finish();
+    }
     Ok(RunSummary {
         reason: dispatcher.stop_reason(),
         finished: dispatcher.finished_games(),

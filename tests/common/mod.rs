@@ -215,3 +215,29 @@ pub fn renlib_testdata() -> Option<PathBuf> {
     println!("skipping: RenLib test data not found at {}", dir.display());
     None
 }
+
+/// The bundled `scout` against `random` in colour-swapped pairs at concurrency 2, with the
+/// repository's `openings` file (pos notation), quiet, then `extra` (rule, games, outputs).
+pub fn scout_vs_random(openings: &str, extra: &[&str]) -> Vec<String> {
+    let file = repo_root().join("openings").join(openings);
+    let mut a: Vec<String> = vec![
+        "-engine".into(),
+        format!("cmd={}", engine("pbrain-scout")),
+        "name=scout".into(),
+        "-engine".into(),
+        format!("cmd={}", engine("pbrain-random")),
+        "name=random".into(),
+        "-each".into(),
+        "tc=5/0.5".into(),
+        "-repeat".into(),
+        "-concurrency".into(),
+        "2".into(),
+        "-openings".into(),
+        format!("file={}", file.display()),
+        "type=pos".into(),
+        "-noprogress".into(),
+        "-quiet".into(),
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}

@@ -1,0 +1,58 @@
+//! `gomoku-cli report`: the HTML report of a run from its journals (one file, or the shards'
+//! journals of one run), written atomically.
+
+use super::{say, CommandError, CommandResult, Outcome};
+use gomoku_cli::record::journal::JournalEntry;
+use gomoku_cli::report::{self, PageOptions, RunState};
+
+/// The report's flags.
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// Journal files (`-journal`) or run directories of one run (its shards' journals).
+    #[arg(required = true)]
+    journals: Vec<std::path::PathBuf>,
+    /// The HTML file to write (replaced atomically: a browser reloading it never sees half a file).
+    #[arg(short = 'o', long = "output", default_value = "report.html")]
+    output: std::path::PathBuf,
+}
+
+/// Build the report and write it.
+pub fn run(a: ReportArgs) -> CommandResult {
+    let failed = CommandError::Failed;
+    let mut set = super::JournalSet::<JournalEntry>::open(&a.journals).map_err(failed)?;
+    let files = super::journal_files(&a.journals).map_err(failed)?;
+    let where_ = || {
+        files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let headers = set.headers.clone();
+    let crossing = super::stop_marker(&a.journals).map(|m| gomoku_cli::stats::SprtCrossing {
+        verdict: m.verdict,
+        llr: m.llr,
+        games: m.games,
+        game: m.game,
+    });
+    let opts = PageOptions {
+        built: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    };
+    let built = report::build(&headers, set.by_ref(), crossing, RunState::Ended, &opts);
+    if let Some(e) = set.error {
+        return Err(CommandError::Failed(e));
+    }
+    let (r, page) = built.map_err(|e| CommandError::Failed(format!("{}: {e}", where_())))?;
+    let games = r.games.len();
+    gomoku_cli::runner::outputs::prepare_parent(&a.output)
+        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    gomoku_cli::atomic_file::write_atomic(&a.output, |w| w.write_all(page.as_bytes()))
+        .map_err(|e| CommandError::Failed(format!("cannot write {}: {e}", a.output.display())))?;
+    say(&format!(
+        "{}: {games} games, {} KiB ({})\n",
+        a.output.display(),
+        page.len().div_ceil(1024),
+        r.status
+    ));
+    Ok(Outcome::Done)
+}

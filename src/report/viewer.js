@@ -1,0 +1,169 @@
+// The game viewer: draws the game chosen in the list (or in the address: #game=N&ply=K|end)
+// on an SVG board. Games are embedded as one JSON text each and parsed only when opened;
+// forbidden points were computed by the referee when the report was built. Every text from the
+// journal is put in the page with textContent, never as markup.
+(function () {
+  'use strict';
+  var errors = document.getElementById('js-errors');
+  window.addEventListener('error', function (e) {
+    errors.hidden = false;
+    errors.textContent += (e.message || 'error') + '\n';
+  });
+  var data = JSON.parse(document.getElementById('report-data').textContent);
+  var ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEF';
+  var SVG = 'http://www.w3.org/2000/svg';
+  var N = data.size;
+  var board = document.getElementById('board');
+  var status = document.getElementById('viewer-status');
+  var title = document.getElementById('viewer-title');
+  var list = document.getElementById('viewer-moves');
+  var messages = document.getElementById('viewer-messages');
+  var posText = document.getElementById('pos-text');
+  var index = null;
+  var cur = null;
+
+  function el(name, attrs, parent) {
+    var e = document.createElementNS(SVG, name);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function decode(s) {
+    var out = [];
+    for (var i = 0; i + 1 < s.length; i += 2) out.push([ALPHABET.indexOf(s[i]), ALPHABET.indexOf(s[i + 1])]);
+    return out;
+  }
+  function pos(p) {
+    return N <= 26 ? ALPHABET[p[0]] + (p[1] + 1) : p[0] + ',' + p[1];
+  }
+  function find(n) {
+    if (!index) {
+      index = new Map();
+      for (var i = 0; i < data.numbers.length; i++) index.set(data.numbers[i], i);
+    }
+    return index.get(n);
+  }
+  function name(i) {
+    return data.engines[i] === undefined ? '?' : data.engines[i];
+  }
+
+  function open(n, ply) {
+    var i = find(n);
+    if (i === undefined) return false;
+    var g = JSON.parse(data.games[i]);
+    var opening = decode(g[6]);
+    var moves = decode(g[7]);
+    var forbidden = new Map();
+    g[10].forEach(function (f) { forbidden.set(f[0], decode(f[1])); });
+    cur = {
+      n: g[0], black: g[1], white: g[2], result: g[3], term: g[4], reason: g[5],
+      opening: opening.length, stones: opening.concat(moves), times: g[8],
+      lostOn: g[9] ? decode(g[9])[0] : null, forbidden: forbidden, messages: g[11]
+    };
+    title.textContent = 'Game ' + cur.n + ': ' + name(cur.black) + ' (black) vs ' + name(cur.white) + ' (white), ' + cur.result;
+    posText.value = cur.stones.map(pos).join('') + (cur.lostOn ? pos(cur.lostOn) : '');
+    list.textContent = '';
+    cur.stones.forEach(function (p, k) {
+      var s = document.createElement('span');
+      var t = k >= cur.opening ? ' ' + cur.times[k - cur.opening] + ' ms' : ' opening';
+      s.textContent = (k + 1) + '. ' + pos(p) + t;
+      s.addEventListener('click', function () { show(k + 1); });
+      list.appendChild(s);
+    });
+    messages.textContent = '';
+    cur.messages.forEach(function (m) {
+      var li = document.createElement('li');
+      li.textContent = name(m[0] === 'black' ? cur.black : cur.white) + ': ' + m[1];
+      messages.appendChild(li);
+    });
+    show(ply === 'end' ? cur.stones.length : ply);
+    return true;
+  }
+
+  function grid() {
+    board.textContent = '';
+    board.setAttribute('viewBox', '-1.2 -1.2 ' + (N + 1.4) + ' ' + (N + 1.4));
+    var g = el('g', { 'class': 'grid' }, board);
+    for (var i = 0; i < N; i++) {
+      el('line', { x1: 0, y1: i, x2: N - 1, y2: i }, g);
+      el('line', { x1: i, y1: 0, x2: i, y2: N - 1 }, g);
+      var c = el('text', { x: i, y: -0.75, 'class': 'coord' }, board);
+      c.textContent = N <= 26 ? ALPHABET[i] : String(i);
+      var r = el('text', { x: -0.8, y: i, 'class': 'coord' }, board);
+      r.textContent = String(i + 1);
+    }
+  }
+
+  function show(ply) {
+    if (!cur) return;
+    var total = cur.stones.length;
+    ply = Math.max(0, Math.min(total, ply));
+    cur.ply = ply;
+    grid();
+    for (var k = 0; k < ply; k++) {
+      var p = cur.stones[k];
+      var colour = k % 2 === 0 ? 'b' : 'w';
+      var s = el('g', { 'class': 'stone ' + colour + (k < cur.opening ? ' opening' : ''), 'data-pos': pos(p), 'data-color': colour }, board);
+      el('circle', { cx: p[0], cy: p[1], r: 0.46 }, s);
+      var t = el('text', { x: p[0], y: p[1] }, s);
+      t.textContent = String(k + 1);
+    }
+    if (ply > 0) {
+      var last = cur.stones[ply - 1];
+      el('circle', { cx: last[0], cy: last[1], r: 0.52, 'class': 'last' }, board);
+    }
+    (cur.forbidden.get(ply) || []).forEach(function (f) {
+      var x = el('g', { 'class': 'forbidden', 'data-pos': pos(f) }, board);
+      el('line', { x1: f[0] - 0.2, y1: f[1] - 0.2, x2: f[0] + 0.2, y2: f[1] + 0.2 }, x);
+      el('line', { x1: f[0] - 0.2, y1: f[1] + 0.2, x2: f[0] + 0.2, y2: f[1] - 0.2 }, x);
+    });
+    var text;
+    if (ply === total) {
+      if (cur.lostOn) {
+        el('circle', { cx: cur.lostOn[0], cy: cur.lostOn[1], r: 0.4, 'class': 'lost-on', 'data-pos': pos(cur.lostOn) }, board);
+      }
+      text = 'End: ' + cur.result + ' (' + (data.terms[cur.term] || cur.term) + '): ' + cur.reason;
+    } else if (ply === 0) {
+      text = 'Empty board: ' + total + ' stones to come (' + cur.opening + ' of the opening).';
+    } else {
+      var who = (ply - 1) % 2 === 0 ? cur.black : cur.white;
+      var k = ply - 1;
+      text = 'Stone ' + ply + ' of ' + total + ': ' + pos(cur.stones[k]) + ' by ' + name(who) +
+        (k < cur.opening ? ' (opening)' : ', ' + cur.times[k - cur.opening] + ' ms');
+    }
+    if (cur.forbidden.has(ply)) text += ' · forbidden for black: ' + cur.forbidden.get(ply).map(pos).join(' ');
+    status.textContent = text;
+    board.setAttribute('data-game', String(cur.n));
+    board.setAttribute('data-ply', String(ply));
+    Array.prototype.forEach.call(list.children, function (s, i) { s.className = i === ply - 1 ? 'now' : ''; });
+    if (history.replaceState) history.replaceState(null, '', '#game=' + cur.n + '&ply=' + (ply === total ? 'end' : ply));
+  }
+
+  function fromHash() {
+    var m = /game=(\d+)(?:&ply=(end|\d+))?/.exec(location.hash);
+    if (!m) return false;
+    var ply = m[2] === undefined || m[2] === 'end' ? 'end' : Number(m[2]);
+    return open(Number(m[1]), ply);
+  }
+
+  document.getElementById('first').addEventListener('click', function () { show(0); });
+  document.getElementById('back').addEventListener('click', function () { show(cur.ply - 1); });
+  document.getElementById('forward').addEventListener('click', function () { show(cur.ply + 1); });
+  document.getElementById('last').addEventListener('click', function () { show(cur.stones.length); });
+  document.getElementById('copy-pos').addEventListener('click', function (e) {
+    e.preventDefault();
+    posText.select();
+    if (navigator.clipboard) navigator.clipboard.writeText(posText.value).catch(function () {});
+  });
+  document.addEventListener('keydown', function (e) {
+    if (!cur || e.target.tagName === 'INPUT') return;
+    var k = { ArrowLeft: cur.ply - 1, ArrowRight: cur.ply + 1, Home: 0, End: cur.stones.length }[e.key];
+    if (k === undefined) return;
+    e.preventDefault();
+    show(k);
+  });
+  window.addEventListener('hashchange', fromHash);
+  document.getElementById('viewer-ui').hidden = false;
+  if (!fromHash() && data.numbers.length > 0) open(data.numbers[0], 'end');
+  document.body.setAttribute('data-viewer', 'ready');
+})();
