@@ -285,3 +285,58 @@ fn hostile_engine_names_and_messages_run_nothing_in_chromium() {
         "{messages}"
     );
 }
+
+#[test]
+fn a_report_larger_than_the_page_list_pages_through_every_game() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (_, games) = renju_run(dir.path());
+    // 2,500 games made of the run's real ones, renumbered.
+    let text = std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    header["settings"]["total_games"] = 2500.into();
+    let mut out = format!("{header}\n");
+    for n in 1..=2500u64 {
+        let mut g = games[(n as usize - 1) % games.len()].clone();
+        g["game"] = n.into();
+        g["pair_game"] = (n - 1).into();
+        out.push_str(&format!("{g}\n"));
+    }
+    std::fs::write(dir.path().join("big.jsonl"), out).unwrap();
+    let st = Command::new(runner())
+        .args(["report", "big.jsonl", "-o", "big.html"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let page = dir.path().join("big.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(
+        html.matches("<tr class=\"e").count(),
+        2000,
+        "the page's own list"
+    );
+    let (dom, stderr) = headless(&browser, &url(&page, "#game=2500&ply=end"), "--dump-dom");
+    assert!(
+        script_errors(&stderr).is_empty(),
+        "{:?}",
+        script_errors(&stderr)
+    );
+    let rows = attrs(&dom, "<tr class=\"e", "data-game");
+    assert_eq!(rows.len(), 500, "one page of the script's list");
+    assert_eq!(rows.first(), Some(&"1"));
+    assert_eq!(rows.last(), Some(&"500"));
+    assert!(
+        dom.contains("games 1–500 of 2500"),
+        "{}",
+        between(&dom, "<span id=\"page-info\">", "</span>")
+    );
+    assert!(
+        dom.contains("data-game=\"2500\" data-ply="),
+        "the viewer opened the last game"
+    );
+}

@@ -195,6 +195,25 @@ proptest! {
     }
 
     #[test]
+    fn the_candidate_filter_never_hides_a_forbidden_point(
+        size in 7u32..=20,
+        seed in any::<u64>(),
+        fill in 10u32..=70,
+        black in 40u32..=90,
+    ) {
+        // forbidden_points checks only the points could_be_forbidden lets through; every point
+        // checked one by one must give the same list.
+        let b = random_board(size, seed, fill, black);
+        let all: Vec<(Pos, ForbiddenKind)> = b
+            .size()
+            .all()
+            .filter(|&p| b.is_empty_at(p))
+            .filter_map(|p| forbidden_kind(&b, p).map(|k| (p, k)))
+            .collect();
+        prop_assert_eq!(forbidden_points(&b, Rule::Renju), all, "on\n{}", b);
+    }
+
+    #[test]
     fn forbidden_points_and_wins_are_symmetric(
         size in 5u32..=20,
         seed in any::<u64>(),

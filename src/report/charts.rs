@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::model::{
-    termination_label, Distribution, EloSeries, EngineTerminations, EngineTimes, LlrSeries,
+    termination_label, thin, Distribution, EloSeries, EngineTerminations, EngineTimes, LlrSeries,
     TERMINATIONS,
 };
 
@@ -30,10 +30,6 @@ pub const PALETTE: [RGBColor; 8] = [
 
 /// The LLR line's colour; the browser test finds the series by it.
 pub const LLR_COLOR: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
-
-/// Series longer than this are thinned evenly to this many points (the last one always kept):
-/// the chart is under a thousand pixels wide, and a 100,000-game run must stay a small file.
-pub const MAX_POINTS: usize = 2000;
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 type Draw<'a> = Result<(), Box<dyn std::error::Error + 'a>>;
@@ -132,19 +128,6 @@ where
     Ok(())
 }
 
-/// Every `k`-th item so that at most [`MAX_POINTS`] remain, the last one always kept.
-pub fn thin<T: Copy>(v: &[T]) -> Vec<T> {
-    if v.len() <= MAX_POINTS {
-        return v.to_vec();
-    }
-    let step = v.len().div_ceil(MAX_POINTS);
-    let mut out: Vec<T> = v.iter().step_by(step).copied().collect();
-    if (v.len() - 1) % step != 0 {
-        out.push(v[v.len() - 1]);
-    }
-    out
-}
-
 /// A range around `values` with some headroom; a flat or empty range is widened.
 fn span(values: impl Iterator<Item = f64>, floor: Option<f64>) -> (f64, f64) {
     let (mut lo, mut hi) = values
@@ -167,10 +150,7 @@ fn span(values: impl Iterator<Item = f64>, floor: Option<f64>) -> (f64, f64) {
 
 /// The LLR after each game, with both bounds and the crossing marked.
 pub fn llr(s: &LlrSeries) -> String {
-    let pts: Vec<(f64, f64)> = thin(&s.points)
-        .iter()
-        .map(|p| (p.games as f64, p.value))
-        .collect();
+    let pts: Vec<(f64, f64)> = s.points.iter().map(|p| (p.games as f64, p.value)).collect();
     let x_max = pts.last().map_or(1.0, |p| p.0.max(1.0));
     let (y0, y1) = span(pts.iter().map(|p| p.1).chain([s.lower, s.upper]), None);
     svg(|root| {
@@ -405,21 +385,27 @@ pub fn terminations(t: &[EngineTerminations], names: &[String]) -> String {
 mod tests {
     use super::*;
     use crate::report::model::Point;
+    use crate::report::model::MAX_POINTS;
 
     #[test]
     fn thinning_keeps_short_series_whole_and_the_last_point() {
         let short: Vec<u32> = (0..MAX_POINTS as u32).collect();
         assert_eq!(thin(&short), short);
-        let long: Vec<u32> = (0..100_001).collect();
-        let t = thin(&long);
-        assert!(t.len() <= MAX_POINTS + 1, "{}", t.len());
-        assert_eq!(t.first(), Some(&0));
-        assert_eq!(t.last(), Some(&100_000));
+        for n in [MAX_POINTS + 1, 100_000, 100_001] {
+            let long: Vec<u32> = (0..n as u32).collect();
+            let t = thin(&long);
+            assert!(t.len() <= MAX_POINTS + 1, "{}", t.len());
+            assert_eq!(t.first(), Some(&0));
+            assert_eq!(t.last(), Some(&(n as u32 - 1)));
+            assert!(t.windows(2).all(|w| w[0] < w[1]));
+        }
+        assert!(thin::<u32>(&[]).is_empty());
     }
 
     #[test]
     fn the_llr_line_has_a_vertex_per_game_and_names_are_escaped() {
         let s = LlrSeries {
+            games: 37,
             points: (1..=37)
                 .map(|g| Point {
                     games: g,

@@ -12,7 +12,7 @@ use crate::game::GameResult;
 use crate::record::journal::{parse_moves_text, GameSummary, JournalEntry, JournalHeader};
 use crate::rules::{forbidden_points, Rule};
 use crate::stats::{
-    EloEstimate, Interval, MatchSummary, Sprt, SprtCrossing, StandingRow, Verdict, Wld,
+    Counts, EloEstimate, Interval, MatchSummary, Sprt, SprtCrossing, StandingRow, Verdict, Wld,
 };
 use crate::tracker::{scored, Tracker};
 
@@ -30,6 +30,23 @@ pub const TERMINATIONS: [(&str, &str); 8] = [
 
 /// A code the journal may hold that this version does not know (a newer writer, a hand edit).
 pub const OTHER_TERMINATION: &str = "other";
+
+/// Series longer than this are thinned evenly to this many points (the last one always kept):
+/// a chart is under a thousand pixels wide, and a 100,000-game run must stay a small file.
+pub const MAX_POINTS: usize = 2000;
+
+/// The indices of a series of `n` values that are drawn: all of them up to [`MAX_POINTS`], else
+/// every `k`-th and the last.
+pub fn thin_indices(n: usize) -> impl Iterator<Item = usize> {
+    let step = n.div_ceil(MAX_POINTS).max(1);
+    let last = (n > 0 && (n - 1) % step != 0).then(|| n - 1);
+    (0..n).step_by(step).chain(last)
+}
+
+/// Every `k`-th item so that at most [`MAX_POINTS`] + 1 remain, the last one always kept.
+pub fn thin<T: Copy>(v: &[T]) -> Vec<T> {
+    thin_indices(v.len()).map(|i| v[i]).collect()
+}
 
 /// Move numbers beyond this are pooled into the last one in the think-time statistics.
 pub const MAX_MOVE_NUMBER: usize = 150;
@@ -144,9 +161,12 @@ pub struct Point {
     pub value: f64,
 }
 
-/// The LLR after every game, with the test's bounds and where it decided.
+/// The LLR after every game (thinned to at most [`MAX_POINTS`] points evenly spread, the last
+/// game always among them), with the test's bounds and where it decided.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlrSeries {
+    /// Games counted: the series has a value after each of them.
+    pub games: u64,
     pub points: Vec<Point>,
     pub lower: f64,
     pub upper: f64,
@@ -242,7 +262,9 @@ pub struct ReportBuilder {
     /// Game number → result, to drop repeats and catch conflicts.
     seen: HashMap<u64, &'static str>,
     games: Vec<GameRow>,
-    llr: Vec<Point>,
+    /// The SPRT's counts after each game: the LLR is computed at the end, for the games drawn
+    /// only (an LLR is a root search, the counts are a copy).
+    llr_counts: Vec<Counts>,
     elo: Vec<EloSeries>,
     /// Engine → its move number − 1 → think times.
     times: Vec<Vec<Vec<u64>>>,
@@ -325,7 +347,7 @@ impl ReportBuilder {
             tracker,
             seen: HashMap::new(),
             games: Vec::new(),
-            llr: Vec::new(),
+            llr_counts: Vec::new(),
             times: vec![Vec::new(); n],
             terminations: (0..n)
                 .map(|engine| EngineTerminations {
@@ -439,12 +461,8 @@ impl ReportBuilder {
 
     /// Points of the LLR and Elo series after a game of `pair`.
     fn series_after(&mut self, pair: usize) {
-        let games = self.tracker.games();
-        if let Some(sprt) = &self.sprt {
-            self.llr.push(Point {
-                games,
-                value: self.tracker.llr(0, sprt),
-            });
+        if self.sprt.is_some() {
+            self.llr_counts.push(self.tracker.counts(0));
         }
         let estimate = self.estimate(pair);
         if let Some(s) = self.elo.get_mut(pair) {
@@ -520,8 +538,18 @@ impl ReportBuilder {
             (two && played > 0).then(|| self.tracker.results_block(0, &s.context()));
         let llr = self.sprt.map(|sprt| {
             let (lower, upper) = sprt.bounds();
+            let points = thin_indices(self.llr_counts.len())
+                .map(|i| Point {
+                    games: i as u64 + 1,
+                    value: match &self.llr_counts[i] {
+                        Counts::Ptnml(p) => sprt.llr_pentanomial(p),
+                        Counts::Wld(w) => sprt.llr_trinomial(w),
+                    },
+                })
+                .collect();
             LlrSeries {
-                points: self.llr,
+                games: self.llr_counts.len() as u64,
+                points,
                 lower,
                 upper,
                 crossing,

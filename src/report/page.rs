@@ -19,6 +19,11 @@ const TEMPLATE: &str = include_str!("page.html");
 const CSS: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("viewer.js");
 
+/// Rows of the game list written into the page: a browser lays out a table of 100,000 rows in
+/// tens of seconds, so a larger run's list shows its first games as HTML and the script pages
+/// through all of them (with the same filters) from the embedded data.
+pub const LIST_LIMIT: usize = 2000;
+
 /// Letters of the compact point code of the embedded games: `x` then `y`, one letter each.
 const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyzABCDEF";
 
@@ -92,6 +97,21 @@ struct ViewerData<'a> {
     terms: BTreeMap<&'static str, &'static str>,
     numbers: Vec<u64>,
     games: Vec<String>,
+    /// Beyond [`LIST_LIMIT`] games: the list's columns, in `numbers` order, for the script.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    list: Option<ListColumns>,
+}
+
+/// The game list's columns for the script's pages (games in `numbers` order).
+#[derive(Serialize)]
+struct ListColumns {
+    black: Vec<usize>,
+    white: Vec<usize>,
+    result: Vec<&'static str>,
+    termination: Vec<&'static str>,
+    moves: Vec<usize>,
+    opening: Vec<String>,
+    reason: Vec<String>,
 }
 
 fn viewer_json(r: &Report) -> Result<String, serde_json::Error> {
@@ -125,6 +145,19 @@ fn viewer_json(r: &Report) -> Result<String, serde_json::Error> {
             .collect(),
         numbers: r.games.iter().map(|g| g.game).collect(),
         games,
+        list: (r.games.len() > LIST_LIMIT).then(|| ListColumns {
+            black: r.games.iter().map(|g| g.black).collect(),
+            white: r.games.iter().map(|g| g.white).collect(),
+            result: r.games.iter().map(|g| g.result).collect(),
+            termination: r.games.iter().map(|g| g.termination).collect(),
+            moves: r.games.iter().map(|g| g.moves.len()).collect(),
+            opening: r
+                .games
+                .iter()
+                .map(|g| pos_text(&g.opening, r.size))
+                .collect(),
+            reason: r.games.iter().map(|g| g.reason.clone()).collect(),
+        }),
     };
     Ok(script_json(&serde_json::to_string(&data)?))
 }
@@ -135,6 +168,7 @@ fn game_rows(r: &Report) -> String {
     let name = |i: usize| names.get(i).map_or("?", String::as_str);
     let mut order: Vec<usize> = (0..r.games.len()).collect();
     order.sort_by_key(|&i| r.games[i].game);
+    order.truncate(LIST_LIMIT);
     let mut out = String::with_capacity(r.games.len() * 160);
     for i in order {
         let g = &r.games[i];
@@ -218,17 +252,19 @@ fn elo_note(r: &Report) -> Option<String> {
 
 fn charts_of(r: &Report) -> Vec<Chart> {
     let mut out = Vec::new();
-    let thinned = |n: usize| {
-        (n > charts::MAX_POINTS)
-            .then(|| format!("{n} points drawn as {}, evenly spaced.", charts::MAX_POINTS))
-    };
     if let Some(l) = &r.llr {
         out.push(Chart {
             id: "llr",
             title: "Log-likelihood ratio of the SPRT".into(),
             svg: charts::llr(l),
-            points: l.points.len(),
-            note: thinned(l.points.len()),
+            points: l.games as usize,
+            note: (l.points.len() < l.games as usize).then(|| {
+                format!(
+                    "{} games, drawn as {} evenly spaced points.",
+                    l.games,
+                    l.points.len()
+                )
+            }),
         });
     }
     if r.elo.iter().any(|s| !s.points.is_empty()) {
@@ -399,6 +435,8 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         colours,
         css => Value::from_safe_string(CSS.to_string()),
         rows => Value::from_safe_string(game_rows(r)),
+        listed => r.games.len().min(LIST_LIMIT),
+        games_total => r.games.len(),
         data => Value::from_safe_string(data),
         js => Value::from_safe_string(SCRIPT.to_string()),
     })

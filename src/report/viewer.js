@@ -2,14 +2,17 @@
 // on an SVG board. Games are embedded as one JSON text each and parsed only when opened;
 // forbidden points were computed by the referee when the report was built. Every text from the
 // journal is put in the page with textContent, never as markup.
+// Errors of the page's scripts are shown on the page (and found by the browser test).
+window.addEventListener('error', function (e) {
+  var errors = document.getElementById('js-errors');
+  errors.hidden = false;
+  errors.textContent += (e.message || 'error') + '\n';
+});
+var REPORT_DATA = JSON.parse(document.getElementById('report-data').textContent);
+
 (function () {
   'use strict';
-  var errors = document.getElementById('js-errors');
-  window.addEventListener('error', function (e) {
-    errors.hidden = false;
-    errors.textContent += (e.message || 'error') + '\n';
-  });
-  var data = JSON.parse(document.getElementById('report-data').textContent);
+  var data = REPORT_DATA;
   var ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEF';
   var SVG = 'http://www.w3.org/2000/svg';
   var N = data.size;
@@ -166,4 +169,77 @@
   document.getElementById('viewer-ui').hidden = false;
   if (!fromHash() && data.numbers.length > 0) open(data.numbers[0], 'end');
   document.body.setAttribute('data-viewer', 'ready');
+})();
+
+// The game list of a run larger than the page's own list: pages of the filtered games, built
+// from the embedded columns (names and reasons as text), with the page's filter buttons.
+(function () {
+  'use strict';
+  var data = REPORT_DATA;
+  var cols = data.list;
+  if (!cols) return;
+  var PAGE = 500;
+  var tbody = document.querySelector('#game-table tbody');
+  var info = document.getElementById('page-info');
+  var pager = document.getElementById('list-pager');
+  var note = document.getElementById('list-note');
+  var order = data.numbers.map(function (_, i) { return i; });
+  order.sort(function (a, b) { return data.numbers[a] - data.numbers[b]; });
+  var page = 0;
+  var shown = order;
+  function checked(name) {
+    var r = document.querySelector('input[name="' + name + '"]:checked');
+    return r ? r.id.slice(3) : 'all';
+  }
+  function keep(i) {
+    var e = checked('fe'), r = checked('fr'), t = checked('ft');
+    if (e !== 'all' && String(cols.black[i]) !== e && String(cols.white[i]) !== e) return false;
+    var res = cols.result[i] === '1-0' ? 'b' : cols.result[i] === '0-1' ? 'w' : 'd';
+    if (r !== 'all' && r !== res) return false;
+    return t === 'all' || t === cols.termination[i];
+  }
+  function cell(tr, text, cls) {
+    var td = document.createElement('td');
+    if (cls) td.className = cls;
+    td.textContent = text;
+    tr.appendChild(td);
+    return td;
+  }
+  function render() {
+    var pages = Math.max(1, Math.ceil(shown.length / PAGE));
+    page = Math.max(0, Math.min(page, pages - 1));
+    tbody.textContent = '';
+    shown.slice(page * PAGE, (page + 1) * PAGE).forEach(function (i) {
+      var n = data.numbers[i];
+      var res = cols.result[i] === '1-0' ? 'b' : cols.result[i] === '0-1' ? 'w' : 'd';
+      var tr = document.createElement('tr');
+      tr.className = 'e' + cols.black[i] + ' e' + cols.white[i] + ' r' + res + ' t-' + cols.termination[i];
+      tr.setAttribute('data-game', String(n));
+      tr.title = cols.reason[i];
+      var a = document.createElement('a');
+      a.href = '#game=' + n;
+      a.textContent = String(n);
+      cell(tr, '', 'num').appendChild(a);
+      cell(tr, data.engines[cols.black[i]]);
+      cell(tr, data.engines[cols.white[i]]);
+      cell(tr, cols.result[i]);
+      cell(tr, data.terms[cols.termination[i]] || cols.termination[i]);
+      cell(tr, String(cols.moves[i]), 'num');
+      cell(tr, cols.opening[i], 'mono');
+      tbody.appendChild(tr);
+    });
+    info.textContent = 'games ' + (shown.length ? page * PAGE + 1 : 0) + '–' + Math.min(shown.length, (page + 1) * PAGE) +
+      ' of ' + shown.length + (shown.length < order.length ? ' shown by the filters (' + order.length + ' in all)' : '');
+  }
+  function refilter() {
+    shown = order.filter(keep);
+    page = 0;
+    render();
+  }
+  document.querySelectorAll('.filters input').forEach(function (r) { r.addEventListener('change', refilter); });
+  document.getElementById('page-back').addEventListener('click', function () { page -= 1; render(); });
+  document.getElementById('page-forward').addEventListener('click', function () { page += 1; render(); });
+  pager.hidden = false;
+  note.hidden = true;
+  render();
 })();

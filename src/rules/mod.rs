@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use crate::board::{Board, BoardSize, Color, Pos};
 
-pub use renju::forbidden_kind;
+pub use renju::{could_be_forbidden, forbidden_kind};
 
 /// The four line directions: horizontal, vertical, diagonal, anti-diagonal.
 pub const DIRECTIONS: [(i64, i64); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
@@ -292,10 +292,10 @@ pub fn forbidden_points(board: &Board, rule: Rule) -> Vec<(Pos, ForbiddenKind)> 
     if rule != Rule::Renju {
         return Vec::new();
     }
-    board
-        .size()
-        .all()
-        .filter(|&p| board.is_empty_at(p))
+    let size = board.size();
+    let candidates = renju::could_be_forbidden(board);
+    size.all()
+        .filter(|&p| candidates[p.index(size)] && board.is_empty_at(p))
         .filter_map(|p| forbidden_kind(board, p).map(|k| (p, k)))
         .collect()
 }

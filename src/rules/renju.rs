@@ -39,6 +39,47 @@ pub fn forbidden_kind(board: &Board, p: Pos) -> Option<ForbiddenKind> {
     }
 }
 
+/// Which points of `board` (by `Pos::index`) pass a cheap necessary condition for being
+/// forbidden, counting black stones along each line through the point whatever lies between
+/// them: an overline needs 5 other black stones within distance 5 on one line; two fours need
+/// 3 others within distance 4 on each of two lines, or 4 on one line; two threes need 2 others
+/// within distance 4 on each of two lines. A point that fails all of these is never forbidden, so
+/// [`forbidden_points`](super::forbidden_points) checks only the others (a few dozen instead of
+/// every empty point).
+pub fn could_be_forbidden(board: &Board) -> Vec<bool> {
+    let n = board.size().get() as i64;
+    let cells = (n * n) as usize;
+    // Per point and direction: black stones within distance 4, and within distance 5.
+    let mut near4 = vec![[0u8; 4]; cells];
+    let mut near5 = vec![[0u8; 4]; cells];
+    for &s in board.history() {
+        if board.get(s) != Some(Color::Black) {
+            continue;
+        }
+        for (d, (dx, dy)) in super::DIRECTIONS.iter().enumerate() {
+            for k in 1..=REACH as i64 {
+                for sign in [-1, 1] {
+                    let (x, y) = (s.x as i64 + sign * k * dx, s.y as i64 + sign * k * dy);
+                    if x < 0 || y < 0 || x >= n || y >= n {
+                        continue;
+                    }
+                    let c = (y * n + x) as usize;
+                    near5[c][d] += 1;
+                    if k <= 4 {
+                        near4[c][d] += 1;
+                    }
+                }
+            }
+        }
+    }
+    (0..cells)
+        .map(|c| {
+            let twos = near4[c].iter().filter(|&&v| v >= 2).count();
+            twos >= 2 || near4[c].iter().any(|&v| v >= 4) || near5[c].iter().any(|&v| v >= 5)
+        })
+        .collect()
+}
+
 const EMPTY: u8 = 0;
 const BLACK: u8 = 1;
 /// A white stone or the board edge: either way black cannot use the cell.

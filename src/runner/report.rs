@@ -44,6 +44,56 @@ pub fn write(journal: &Path, out: &Path, state: RunState) -> Result<(), String> 
         .map_err(|e| format!("cannot write {}: {e}", out.display()))
 }
 
+/// A rebuild may take this share of the writer's time at most: after one that took `d`, the next
+/// waits `d × (1/share − 1)`, so a report of a very long run never takes a core from the engines.
+/// The final report is never held back.
+const MAX_SHARE: u32 = 10;
+
+/// The writer thread: rebuilds on request, merging requests that come while it builds or waits.
+fn writer(rx: &mpsc::Receiver<RunState>, journal: &Path, out: &Path) {
+    use std::sync::mpsc::RecvTimeoutError;
+    use std::time::Instant;
+    let mut last_error = None;
+    let mut pending: Option<RunState> = None;
+    let mut not_before = Instant::now();
+    let mut open = true;
+    while open || pending.is_some() {
+        let wait = not_before.saturating_duration_since(Instant::now());
+        let got = match pending {
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(_) => rx.recv_timeout(wait),
+        };
+        match got {
+            Ok(s) => {
+                // The run's end wins over any rebuild asked before it.
+                if pending != Some(RunState::Ended) {
+                    pending = Some(s);
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => open = false,
+        }
+        let Some(state) = pending else { continue };
+        let due = state == RunState::Ended || !open || Instant::now() >= not_before;
+        if !due {
+            continue;
+        }
+        pending = None;
+        let start = Instant::now();
+        if let Err(e) = write(journal, out, state) {
+            if last_error.as_ref() != Some(&e) {
+                eprintln!("warning: -report: {e}");
+            }
+            last_error = Some(e);
+        }
+        let took = start.elapsed();
+        not_before = Instant::now() + took * (MAX_SHARE - 1);
+        if state == RunState::Ended {
+            return;
+        }
+    }
+}
+
 impl LiveReport {
     /// Write the first report (no games yet) now, so a path that cannot be used stops the run
     /// before its first game, then start the writer thread.
@@ -53,23 +103,7 @@ impl LiveReport {
         let (tx, rx) = mpsc::channel::<RunState>();
         let thread = std::thread::Builder::new()
             .name("report".into())
-            .spawn(move || {
-                let mut last_error = None;
-                while let Ok(mut state) = rx.recv() {
-                    // Everything asked meanwhile is one rebuild; the run's end wins.
-                    for s in rx.try_iter() {
-                        if s == RunState::Ended {
-                            state = s;
-                        }
-                    }
-                    if let Err(e) = write(&journal, &out, state) {
-                        if last_error.as_ref() != Some(&e) {
-                            eprintln!("warning: -report: {e}");
-                        }
-                        last_error = Some(e);
-                    }
-                }
-            })
+            .spawn(move || writer(&rx, &journal, &out))
             .map_err(|e| RunError::Report(format!("cannot start the report writer: {e}")))?;
         Ok(LiveReport {
             tx: Some(tx),
@@ -92,5 +126,46 @@ impl LiveReport {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::journal::{render_entry, render_header};
+    use crate::report::model::tests::{entry, header};
+
+    #[test]
+    fn the_first_page_comes_before_any_game_and_finish_waits_for_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join("j.jsonl");
+        let h = header(&["a", "b"], false, false, 0);
+        std::fs::write(&journal, render_header(&h)).unwrap();
+        let out = dir.path().join("sub/r.html");
+        let live = LiveReport::start(journal.clone(), out.clone()).unwrap();
+        let first = std::fs::read_to_string(&out).unwrap();
+        assert!(first.contains("data-state=\"running\"") && first.contains("running: 0 of 8"));
+        let mut text = render_header(&h);
+        for n in 1..=3 {
+            text.push_str(&render_entry(&entry(n, 0, "1-0", "five")));
+            std::fs::write(&journal, &text).unwrap();
+            live.refresh();
+        }
+        live.finish();
+        let last = std::fs::read_to_string(&out).unwrap();
+        assert!(last.contains("data-state=\"ended\""));
+        assert!(last.contains("stopped early: 3 of 8 games"));
+    }
+
+    #[test]
+    fn a_journal_that_cannot_be_read_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = write(
+            &dir.path().join("none.jsonl"),
+            &dir.path().join("r.html"),
+            RunState::Ended,
+        )
+        .unwrap_err();
+        assert!(err.contains("none.jsonl"), "{err}");
     }
 }
