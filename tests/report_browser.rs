@@ -93,6 +93,26 @@ fn url(file: &Path, fragment: &str) -> String {
     format!("file://{}{fragment}", file.display())
 }
 
+/// Write `journal` as `NAME.jsonl` in `dir` and make `NAME.html` of it with `gomoku-cli report`.
+fn report_of(dir: &Path, name: &str, journal: &str) {
+    std::fs::write(dir.join(format!("{name}.jsonl")), journal).unwrap();
+    let st = Command::new(runner())
+        .args([
+            "report",
+            &format!("{name}.jsonl"),
+            "-o",
+            &format!("{name}.html"),
+        ])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+}
+
 /// A renju match with an SPRT between the bundled engines, reported by the runner (`-report`).
 fn renju_run(dir: &Path) -> (PathBuf, Vec<serde_json::Value>) {
     let args = scout_vs_random(
@@ -238,17 +258,7 @@ fn hostile_engine_names_and_messages_run_nothing_in_chromium() {
         out.push_str(&v.to_string());
         out.push('\n');
     }
-    std::fs::write(dir.path().join("evil.jsonl"), out).unwrap();
-    let st = Command::new(runner())
-        .args(["report", "evil.jsonl", "-o", "evil.html"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    report_of(dir.path(), "evil", &out);
     let (dom, stderr) = headless(
         &browser,
         &url(&dir.path().join("evil.html"), "#game=1&ply=end"),
@@ -302,17 +312,7 @@ fn a_report_larger_than_the_page_list_pages_through_every_game() {
         g["pair_game"] = (n - 1).into();
         out.push_str(&format!("{g}\n"));
     }
-    std::fs::write(dir.path().join("big.jsonl"), out).unwrap();
-    let st = Command::new(runner())
-        .args(["report", "big.jsonl", "-o", "big.html"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    report_of(dir.path(), "big", &out);
     let page = dir.path().join("big.html");
     let html = std::fs::read_to_string(&page).unwrap();
     assert_eq!(
