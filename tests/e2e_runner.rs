@@ -208,6 +208,25 @@ fn faulty_engine_crash_loses_and_the_run_goes_on() {
 }
 
 #[test]
+fn start_up_work_on_info_happens_before_the_first_moves_clock_starts() {
+    // 1.5 s of work on `INFO max_memory` (a hash table being filled) against 0.3 s a move plus
+    // 0.3 s of tolerance: the runner waits for the engine to take in its INFO block (within the
+    // 10 s start-up timeout), so the first move is timed from its request and nothing is lost
+    // on time. Before the fix the first move took the 1.5 s and was a time forfeit.
+    let (run, games) = faulty_match(
+        "--slow-info-ms 1500",
+        &["-each", "tc=0/0.3", "tolerance=0.3"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_ne!(g["termination"], "time_forfeit", "{g}");
+        let times = g["times_ms"].as_array().unwrap();
+        assert!(times.iter().all(|t| t.as_u64().unwrap() < 1500), "{g}");
+    }
+}
+
+#[test]
 fn faulty_engine_hang_loses_on_time_and_is_killed() {
     let (run, games) = faulty_match("--hang-at 2", &["-each", "tc=0/0.2", "tolerance=0.3"]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr);

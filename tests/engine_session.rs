@@ -352,7 +352,7 @@ async fn engine_ignoring_end_and_sigterm_is_killed_after_the_grace() {
     let engines = Engines::new();
     let path = engines.write(
         "pbrain-stubborn",
-        "#!/bin/bash\ntrap '' TERM INT HUP\nwhile true; do\n  IFS= read -r line || sleep 0.05\n  case \"${line%$'\\r'}\" in\n    \"START \"*) printf 'OK\\r\\n' ;;\n  esac\n  line=\ndone\n",
+        "#!/bin/bash\ntrap '' TERM INT HUP\nwhile true; do\n  IFS= read -r line || sleep 0.05\n  case \"${line%$'\\r'}\" in\n    \"START \"*) printf 'OK\\r\\n' ;;\n    ABOUT) printf 'name=\"stubborn\"\\r\\n' ;;\n  esac\n  line=\ndone\n",
     );
     let spec = EngineSpec::new(quote(&path));
     let mut s = started(&spec).await;
@@ -487,9 +487,10 @@ async fn restart_refused_means_end_and_respawn() {
         .filter(|e| e.direction == Direction::ToEngine && !e.text.starts_with("INFO"))
         .map(|e| e.text)
         .collect();
+    // Each game's INFO block ends with ABOUT, answered once the engine took it all in.
     assert_eq!(
         sent,
-        vec!["START 15", "RESTART", "END", "START 15", "BEGIN"]
+        vec!["START 15", "ABOUT", "RESTART", "END", "START 15", "ABOUT", "BEGIN"]
     );
 }
 

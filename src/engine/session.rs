@@ -276,8 +276,25 @@ impl EngineSession {
         self.started = Some(size);
         let infos = game_infos(&self.spec, rule);
         let start = Instant::now();
-        let outcome = timeout_at(deadline_at(start, startup_deadline), self.send_all(&infos)).await;
-        self.settle(outcome, "INFO", start).await
+        // The INFO block, then ABOUT: an engine reads commands in order, so its answer comes
+        // once it has taken in every INFO line, and the work they cause (a hash table sized from
+        // `max_memory`, a network loaded) is done within the start-up deadline, before the first
+        // move's clock starts, as the predecessor's ABOUT round trip did.
+        let outcome = timeout_at(deadline_at(start, startup_deadline), async {
+            self.send_all(&infos).await?;
+            self.send(&Command::About).await?;
+            loop {
+                let line = self.read_line().await?;
+                match parse_engine_line(&line) {
+                    Some(EngineLine::Message(text)) => self.messages.push(text),
+                    None | Some(EngineLine::Debug(_)) | Some(EngineLine::Ok) => {}
+                    // The answer, whatever it says (UNKNOWN and ERROR included).
+                    Some(_) => return Ok::<_, Broken>(()),
+                }
+            }
+        })
+        .await;
+        self.settle(outcome, "INFO and ABOUT", start).await
     }
 
     /// Asks for a move: `INFO time_left` (unlimited = 2147483647), then the command, then reads
@@ -653,6 +670,19 @@ mod tests {
         async fn send(&mut self, raw: &str) {
             self.out.write_all(raw.as_bytes()).await.unwrap();
         }
+
+        /// The INFO lines of a game's start, up to the ABOUT that closes them (answered).
+        async fn info_block(&mut self) -> Vec<String> {
+            let mut infos = Vec::new();
+            loop {
+                let line = self.recv().await;
+                if line == "ABOUT" {
+                    self.send("name=\"fake\"\n").await;
+                    return infos;
+                }
+                infos.push(line);
+            }
+        }
     }
 
     fn session_with(
@@ -732,10 +762,7 @@ mod tests {
         let engine = tokio::spawn(async move {
             assert_eq!(e.recv().await, "START 20");
             e.send("OK\r\n").await;
-            let mut got = Vec::new();
-            for _ in 0..10 {
-                got.push(e.recv().await);
-            }
+            let got = e.info_block().await;
             (e, got)
         });
         s.new_game(size(20), Rule::Renju, SEC).await.unwrap();
@@ -810,13 +837,13 @@ mod tests {
                 if line.starts_with("START") || line == "RESTART" {
                     e.send("OK\n").await;
                 }
+                let started = line.starts_with("START") || line == "RESTART";
                 let done = line == "START 20";
                 seen.push(line);
+                if started {
+                    seen.extend(e.info_block().await);
+                }
                 if done {
-                    // Drain the INFO block of that game.
-                    for _ in 0..4 {
-                        seen.push(e.recv().await);
-                    }
                     return seen;
                 }
             }
@@ -839,9 +866,7 @@ mod tests {
         let engine = tokio::spawn(async move {
             assert_eq!(e.recv().await, "START 15");
             e.send("OK\n").await;
-            for _ in 0..4 {
-                e.recv().await;
-            }
+            e.info_block().await;
             assert_eq!(e.recv().await, "RESTART");
             e.send("UNKNOWN RESTART\n").await;
             e
@@ -859,6 +884,50 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn the_game_starts_only_once_the_engine_has_taken_in_the_info_block() {
+        // An engine that allocates its hash on `INFO max_memory` for 4 s: new_game returns after
+        // that work (the first move's clock has not started), within a 5 s start-up deadline.
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "START 15");
+            e.send("OK\n").await;
+            loop {
+                let line = e.recv().await;
+                if line.starts_with("INFO max_memory") {
+                    tokio::time::sleep(Duration::from_secs(4)).await;
+                }
+                if line == "ABOUT" {
+                    e.send("MESSAGE hash ready\nUNKNOWN ABOUT\n").await;
+                    return e;
+                }
+            }
+        });
+        let t = tokio::time::Instant::now();
+        s.new_game(size(15), Rule::Freestyle, Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert!(t.elapsed() >= Duration::from_secs(4), "{:?}", t.elapsed());
+        assert_eq!(s.take_messages(), vec!["hash ready"]);
+        let _e = engine.await.unwrap();
+        // Past the deadline, it is a start-up timeout.
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "START 15");
+            e.send("OK\n").await;
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            e
+        });
+        match s
+            .new_game(size(15), Rule::Freestyle, Duration::from_secs(5))
+            .await
+        {
+            Err(EngineError::Timeout { what, .. }) => assert_eq!(what, "INFO and ABOUT"),
+            other => panic!("{other:?}"),
+        }
+        drop(engine);
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn start_timeout_uses_the_startup_deadline() {
         let (mut s, mut e, _rx) = session();
         let engine = tokio::spawn(async move {
@@ -866,6 +935,7 @@ mod tests {
             // Slow hash allocation: 4 s, within a 5 s startup deadline.
             tokio::time::sleep(Duration::from_secs(4)).await;
             e.send("OK\n").await;
+            e.info_block().await;
             e
         });
         s.new_game(size(15), Rule::Freestyle, Duration::from_secs(5))

@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 const USAGE: &str = "usage: pbrain-faulty [--seed N] [--crash-at N] [--abort-at N] [--hang-at N]
   [--late-at N --late-ms M] [--illegal-at N] [--offboard-at N] [--garbage-at N]
   [--error-at-start] [--exit-between-moves-at N] [--ignore-end] [--banner] [--huge-line-at N]
-  [--message-every-move] [--spawn-child] [--trailing-space] [--suggest]";
+  [--message-every-move] [--spawn-child] [--trailing-space] [--suggest] [--slow-info-ms M]";
 
 /// Exit status of `--crash-at`.
 const CRASH_STATUS: i32 = 3;
@@ -43,11 +43,14 @@ struct Faults {
     spawn_child: bool,
     trailing_space: bool,
     suggest: bool,
+    /// Milliseconds of work on `INFO max_memory` (a hash table being allocated), before reading on.
+    slow_info_ms: u64,
 }
 
 fn parse_args(args: &[String]) -> Result<Faults, String> {
-    const VALUED: [&str; 11] = [
+    const VALUED: [&str; 12] = [
         "--seed",
+        "--slow-info-ms",
         "--huge-line-at",
         "--crash-at",
         "--abort-at",
@@ -115,6 +118,12 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         spawn_child: flag("--spawn-child"),
         trailing_space: flag("--trailing-space"),
         suggest: flag("--suggest"),
+        slow_info_ms: match arg_value(args, "--slow-info-ms") {
+            None => 0,
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("--slow-info-ms expects milliseconds, got {v:?}"))?,
+        },
     })
 }
 
@@ -192,6 +201,9 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
                 return Ok(());
             }
             continue;
+        }
+        if f.slow_info_ms > 0 && matches!(&cmd, Command::Info { key, .. } if key == "max_memory") {
+            std::thread::sleep(Duration::from_millis(f.slow_info_ms));
         }
         let is_start = matches!(cmd, Command::Start(_) | Command::RectStart(..));
         match state.handle(cmd) {

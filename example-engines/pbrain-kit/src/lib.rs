@@ -502,6 +502,9 @@ pub trait Brain {
     fn about(&self) -> String;
     /// A legal move for `state.me()`, or `None` when there is none.
     fn choose(&mut self, state: &GameState) -> Option<Pos>;
+    /// An `INFO key value` line, after the state took it in (engines size their hash from
+    /// `max_memory` here).
+    fn info(&mut self, _key: &str, _value: &str) {}
 }
 
 /// Serve the protocol until `END` or end of input.
@@ -510,7 +513,15 @@ pub fn run<B: Brain, R: BufRead, W: Write>(brain: &mut B, input: R, output: W) -
     let mut out = Output::new(output);
     let mut state = GameState::new();
     while let Some(cmd) = input.next_command()? {
-        match state.handle(cmd) {
+        let info = match &cmd {
+            Command::Info { key, value } => Some((key.clone(), value.clone())),
+            _ => None,
+        };
+        let action = state.handle(cmd);
+        if let Some((key, value)) = info {
+            brain.info(&key, &value);
+        }
+        match action {
             Action::Reply(line) => out.line(&line)?,
             Action::Think => match brain.choose(&state) {
                 Some(p) => {

@@ -4,7 +4,9 @@
 //! `--depth N` and `--nodes N` set the default limits; `INFO max_depth` / `INFO max_node` override
 //! them. `--time-ms N` is the per-move budget when the manager announces no time limit;
 //! `--verbose` prints a `DEBUG best .. score .. depth .. nodes ..` line before each move.
+//! `INFO max_memory N` allocates (and fills) a hash table of N/16 bytes for move ordering.
 
+mod hash;
 mod pattern;
 mod search;
 
@@ -16,12 +18,15 @@ use pbrain_kit::{about_line, arg_value, random_legal_move, run, Brain, GameState
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use hash::HashTable;
 use search::{limits_for, Scout, Tables};
 
 const USAGE: &str = "usage: pbrain-scout [--depth N] [--nodes N] [--time-ms N] [--verbose]";
 
 struct ScoutBrain {
     tables: Tables,
+    /// Allocated when the manager announces `max_memory` (and again when it changes).
+    hash: Option<(u64, HashTable)>,
     depth: u32,
     nodes: Option<u64>,
     time: Duration,
@@ -36,7 +41,8 @@ impl Brain for ScoutBrain {
     fn choose(&mut self, state: &GameState) -> Option<Pos> {
         let board = state.board()?;
         let limits = limits_for(&state.limits, self.depth, self.nodes, self.time);
-        let mut scout = Scout::new(&self.tables, board, state.rule());
+        let hash = self.hash.as_mut().map(|(_, h)| h);
+        let mut scout = Scout::with_hash(&self.tables, hash, board, state.rule());
         match scout.choose(state.me(), limits) {
             Some(r) if state.is_legal(r.best) => {
                 if self.verbose {
@@ -50,6 +56,26 @@ impl Brain for ScoutBrain {
             }
             // Defensive: never send an illegal point, whatever the search thought.
             _ => random_legal_move(state, &mut ChaCha8Rng::seed_from_u64(0)),
+        }
+    }
+
+    fn info(&mut self, key: &str, value: &str) {
+        if key != "max_memory" {
+            return;
+        }
+        // 0 means no limit: a modest table then.
+        let bytes = match value.trim().parse::<u64>() {
+            Ok(0) => 64 << 20,
+            Ok(b) => b,
+            Err(_) => return,
+        };
+        if self.hash.as_ref().is_none_or(|(b, _)| *b != bytes) {
+            self.hash = None; // free the old table before taking the new one
+            let table = HashTable::new(bytes);
+            if self.verbose {
+                println!("DEBUG hash {} bytes", table.bytes());
+            }
+            self.hash = Some((bytes, table));
         }
     }
 }
@@ -86,6 +112,7 @@ fn main() {
     };
     let mut brain = ScoutBrain {
         tables: Tables::new(),
+        hash: None,
         depth,
         nodes,
         time: Duration::from_millis(time_ms),

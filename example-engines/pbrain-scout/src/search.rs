@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use gomoku_cli::board::{Board, Color, Pos};
 use gomoku_cli::rules::{forbidden_kind, Rule};
 
+use crate::hash::HashTable;
 use crate::pattern::{Shape, ShapeTable, BLOCK, EMPTY, OWN, POW3};
 
 /// Padding around the board: the shape window reaches 4 cells out and the move neighbourhood 2.
@@ -88,6 +89,10 @@ const STATE: [[u8; 4]; 2] = [[EMPTY, OWN, BLOCK, BLOCK], [EMPTY, BLOCK, OWN, BLO
 
 pub struct Scout<'t> {
     tables: &'t Tables,
+    /// Best moves of positions met before (this search's and earlier moves').
+    hash: Option<&'t mut HashTable>,
+    /// Zobrist key of the position.
+    key: u64,
     rule: Rule,
     n: usize,
     w: usize,
@@ -110,7 +115,18 @@ pub struct Scout<'t> {
 
 impl<'t> Scout<'t> {
     /// Set up the search on `board` (stones with their colours, in history order).
+    #[cfg(test)]
     pub fn new(tables: &'t Tables, board: &Board, rule: Rule) -> Self {
+        Self::with_hash(tables, None, board, rule)
+    }
+
+    /// Set up the search with a hash table kept between searches.
+    pub fn with_hash(
+        tables: &'t Tables,
+        hash: Option<&'t mut HashTable>,
+        board: &Board,
+        rule: Rule,
+    ) -> Self {
         let n = board.size().get() as usize;
         let w = n + 2 * PAD;
         let mut cells = vec![WALL; w * w];
@@ -122,6 +138,8 @@ impl<'t> Scout<'t> {
         let wi = w as isize;
         let mut s = Scout {
             tables,
+            hash,
+            key: 0,
             rule,
             n,
             w,
@@ -250,6 +268,7 @@ impl<'t> Scout<'t> {
     }
 
     fn make(&mut self, q: usize, c: Color) {
+        self.key ^= self.hash.as_ref().map_or(0, |h| h.key(q, ci(c)));
         self.cells[q] = ci(c) as u8 + 1;
         let p = self.pos(q);
         self.board.put(p, c);
@@ -258,6 +277,8 @@ impl<'t> Scout<'t> {
     }
 
     fn unmake(&mut self, q: usize) {
+        let c = usize::from(self.cells[q].max(1) - 1);
+        self.key ^= self.hash.as_ref().map_or(0, |h| h.key(q, c));
         self.cells[q] = 0;
         let p = self.pos(q);
         self.board.remove(p);
@@ -421,8 +442,17 @@ impl<'t> Scout<'t> {
         if depth <= 0 {
             return self.evaluate(s);
         }
-        let moves = self.ordered_moves(s);
+        let mut moves = self.ordered_moves(s);
+        // The move that was best here before goes first.
+        let key = self.key ^ s as u64;
+        if let Some(q) = self.hash.as_ref().and_then(|h| h.probe(key)) {
+            if let Some(i) = moves.iter().position(|&(_, r)| r == q) {
+                let m = moves.remove(i);
+                moves.insert(0, m);
+            }
+        }
         let mut best = -INF;
+        let mut best_move = None;
         for &(_, q) in moves.iter().take(NODE_WIDTH) {
             if self.forbidden(q, s) {
                 continue;
@@ -435,6 +465,7 @@ impl<'t> Scout<'t> {
             }
             if v > best {
                 best = v;
+                best_move = Some(q);
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
@@ -442,6 +473,9 @@ impl<'t> Scout<'t> {
                     }
                 }
             }
+        }
+        if let (Some(q), Some(h)) = (best_move, self.hash.as_mut()) {
+            h.store(key, q);
         }
         if best == -INF {
             // No playable candidate (everything near is forbidden): judge the position as is.
