@@ -44,6 +44,8 @@ pub enum Failure {
     Crashed { status: String },
     /// START (or RESTART) answered with an error or not at all.
     StartFailed { text: String },
+    /// The engine's processes held more memory than its limit while it thought (it was killed).
+    MemoryLimit { peak: u64, limit: u64 },
 }
 
 /// A participant of a game. Implemented by engine sessions and by scripted test players.
@@ -177,6 +179,9 @@ pub enum Termination {
     Crash { by: Color, status: String },
     /// The engine failed to start the game; it loses whatever its colour.
     FailedStart { by: Color, text: String },
+    /// The engine's processes held more memory than `max_memory` plus the tolerance while it
+    /// thought; it was killed and loses. Bytes.
+    MemoryLimit { by: Color, peak: u64, limit: u64 },
     /// The board filled up without a winner: a draw.
     FullBoard,
     /// `-drawafter`: the stones on the board (opening included) reached the limit: a draw.
@@ -198,6 +203,7 @@ impl Termination {
             Termination::TimeForfeit { .. } => "time_forfeit",
             Termination::Crash { .. } => "crash",
             Termination::FailedStart { .. } => "failed_start",
+            Termination::MemoryLimit { .. } => "memory_limit",
             Termination::FullBoard => "full_board",
             Termination::DrawAfter { .. } => "draw_after",
         }
@@ -211,7 +217,8 @@ impl Termination {
             Termination::IllegalMove { by, .. }
             | Termination::TimeForfeit { by, .. }
             | Termination::Crash { by, .. }
-            | Termination::FailedStart { by, .. } => Some(*by),
+            | Termination::FailedStart { by, .. }
+            | Termination::MemoryLimit { by, .. } => Some(*by),
             Termination::FullBoard | Termination::DrawAfter { .. } => None,
         }
     }
@@ -230,7 +237,8 @@ impl Termination {
         match self {
             Termination::TimeForfeit { by, .. }
             | Termination::Crash { by, .. }
-            | Termination::FailedStart { by, .. } => Some(*by),
+            | Termination::FailedStart { by, .. }
+            | Termination::MemoryLimit { by, .. } => Some(*by),
             _ => None,
         }
     }
@@ -256,6 +264,7 @@ impl Termination {
                 | Termination::TimeForfeit { .. }
                 | Termination::Crash { .. }
                 | Termination::FailedStart { .. }
+                | Termination::MemoryLimit { .. }
         )
     }
 
@@ -290,6 +299,11 @@ impl Termination {
             }
             Termination::Crash { by, status } => format!("{by} engine crashed ({status})"),
             Termination::FailedStart { by, text } => format!("{by} failed to start: {text}"),
+            Termination::MemoryLimit { by, peak, limit } => format!(
+                "{by} exceeded its memory limit ({} MiB > {} MiB)",
+                peak >> 20,
+                limit >> 20
+            ),
             Termination::FullBoard => "board full".into(),
             Termination::DrawAfter { stones } => format!("draw after {stones} stones"),
         }
@@ -364,6 +378,9 @@ impl Failure {
                 by,
                 text: format!("no answer to START in {}", ms(elapsed)),
             },
+            (Failure::MemoryLimit { peak, limit }, _) => {
+                Termination::MemoryLimit { by, peak, limit }
+            }
             (Failure::Timeout { elapsed }, false) => Termination::TimeForfeit {
                 by,
                 elapsed,

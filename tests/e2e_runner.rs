@@ -227,6 +227,39 @@ fn start_up_work_on_info_happens_before_the_first_moves_clock_starts() {
 }
 
 #[test]
+fn an_engine_over_its_memory_limit_loses_and_every_game_records_cpu_and_memory() {
+    // maxmemory 64 MiB: the limit is 64 + 32 MiB of tolerance. The faulty engine takes 300 MiB
+    // at its second move and thinks 2 s (the memory is read every 0.1 s while it thinks).
+    let (run, games) = faulty_match(
+        "--alloc-at 2 --alloc-mb 300",
+        &["-each", "tc=0/20", "maxmemory=67108864"],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_faulty_lost(&games, "memory_limit");
+    let limit = 96u64 << 20;
+    for g in &games {
+        let reason = g["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("exceeded its memory limit") && reason.contains("> 96 MiB"),
+            "{reason}"
+        );
+        let (faulty, random) = if g["black"] == "faulty" {
+            (&g["usage"]["black"], &g["usage"]["white"])
+        } else {
+            (&g["usage"]["white"], &g["usage"]["black"])
+        };
+        assert!(faulty["peak_memory"].as_u64().unwrap() > limit, "{g}");
+        let healthy = random["peak_memory"].as_u64().unwrap();
+        assert!(healthy > 0 && healthy < limit, "{g}");
+        assert!(
+            faulty["cpu_ms"].is_u64() && random["cpu_ms"].is_u64(),
+            "{g}"
+        );
+    }
+    assert!(run.stdout.contains("Engine use (CPU"), "{}", run.stdout);
+}
+
+#[test]
 fn faulty_engine_hang_loses_on_time_and_is_killed() {
     let (run, games) = faulty_match("--hang-at 2", &["-each", "tc=0/0.2", "tolerance=0.3"]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr);

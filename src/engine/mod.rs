@@ -3,6 +3,7 @@
 
 pub mod process;
 pub mod protocol;
+pub mod resources;
 pub mod session;
 pub mod spec;
 
@@ -45,6 +46,9 @@ pub enum EngineError {
     /// The session cannot carry on as the protocol needs, e.g. RESTART was refused and there is no process to start again.
     #[error("engine protocol error: {text}")]
     Protocol { text: String },
+    /// The engine's processes held more memory than its limit while it thought, and were killed.
+    #[error("engine used {peak} bytes of memory, over its limit of {limit}")]
+    MemoryLimit { peak: u64, limit: u64 },
     /// Reading from or writing to the engine's pipes failed for a reason other than the engine exiting.
     #[error("engine I/O error: {0}")]
     Io(#[from] std::io::Error),

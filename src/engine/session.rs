@@ -28,6 +28,10 @@ const EXIT_STATUS_WAIT: Duration = Duration::from_secs(1);
 /// After the engine process exits while its output pipe stays open (a child inherited it), how
 /// long to keep reading what it wrote before its death.
 const EXIT_DRAIN: Duration = Duration::from_millis(100);
+/// How often an engine's memory is read while it thinks: a few `/proc` reads each time, so a
+/// tenth of a second costs nothing and catches a runaway allocation long before it takes the
+/// machine.
+const MEMORY_SAMPLE: Duration = Duration::from_millis(100);
 
 /// What the engine is asked to move on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +112,8 @@ pub struct EngineSession {
     messages: Vec<String>,
     about: Option<About>,
     grace: Duration,
+    /// Largest resident memory seen while the engine thought, since the last `take_peak_memory`.
+    peak_rss: u64,
 }
 
 impl std::fmt::Debug for EngineSession {
@@ -160,6 +166,7 @@ impl EngineSession {
             messages: Vec::new(),
             about: None,
             grace: DEFAULT_END_GRACE,
+            peak_rss: 0,
         }
     }
 
@@ -320,7 +327,68 @@ impl EngineSession {
         });
         let command = req.command();
         let start = Instant::now();
+        // The engine's memory is sampled while it thinks (its peak is kept for the record); over
+        // its limit it is killed and loses, as the protocol's `max_memory` promises.
+        let watched = self.process.as_ref().and_then(|p| p.pid());
+        let limit = self.spec.memory_limit();
+        let mut peak = 0u64;
+        let watch = async {
+            let Some(pid) = watched else {
+                return std::future::pending().await;
+            };
+            // The first read after one period: an engine that answers at once costs no read.
+            let mut tick = tokio::time::interval_at(
+                tokio::time::Instant::now() + MEMORY_SAMPLE,
+                MEMORY_SAMPLE,
+            );
+            loop {
+                tick.tick().await;
+                let rss = super::resources::tree_usage(pid).rss;
+                peak = peak.max(rss);
+                if let Some(limit) = limit.filter(|&l| rss > l) {
+                    return Broken::Error(EngineError::MemoryLimit { peak: rss, limit });
+                }
+            }
+        };
         let outcome = timeout_at(deadline_at(start, deadline), async {
+            let answer = self.read_move(command, time_left_ms);
+            tokio::select! {
+                biased;
+                r = answer => r,
+                over = watch => Err(over),
+            }
+        })
+        .await;
+        self.peak_rss = self.peak_rss.max(peak);
+        match outcome {
+            // The hot path: no description of the request to build.
+            Ok(Ok(reply)) => Ok(reply),
+            other => self.settle(other, &req.describe(), start).await,
+        }
+    }
+
+    /// The largest resident memory of the engine's processes seen while it thought, since the
+    /// last call (a game's peak when called at its end).
+    pub fn take_peak_memory(&mut self) -> u64 {
+        std::mem::take(&mut self.peak_rss)
+    }
+
+    /// CPU time and memory of the engine's processes now (zero without a process).
+    pub fn usage(&self) -> super::resources::Usage {
+        self.process
+            .as_ref()
+            .and_then(|p| p.pid())
+            .map(super::resources::tree_usage)
+            .unwrap_or_default()
+    }
+
+    /// Send `INFO time_left` and the move request, then read until the answer.
+    async fn read_move(
+        &mut self,
+        command: Command,
+        time_left_ms: u64,
+    ) -> Result<MoveReply, Broken> {
+        {
             let sent = Instant::now();
             self.send_all(&[Command::info("time_left", time_left_ms), command])
                 .await?;
@@ -353,12 +421,6 @@ impl EngineSession {
                     elapsed: sent.elapsed(),
                 });
             }
-        })
-        .await;
-        match outcome {
-            // The hot path: no description of the request to build.
-            Ok(Ok(reply)) => Ok(reply),
-            other => self.settle(other, &req.describe(), start).await,
         }
     }
 
@@ -456,7 +518,7 @@ impl EngineSession {
     async fn broken(&mut self, broken: Broken) -> EngineError {
         let status = match broken {
             Broken::Error(e) => {
-                if matches!(e, EngineError::Io(_)) {
+                if matches!(e, EngineError::Io(_) | EngineError::MemoryLimit { .. }) {
                     self.kill(&e.to_string());
                 }
                 return e;

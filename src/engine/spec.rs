@@ -8,6 +8,9 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+/// The least memory tolerance over `max_memory` (see [`EngineSpec::memory_limit`]).
+pub const MEMORY_TOLERANCE_MIN: u64 = 32 << 20;
+
 /// The memory limit sent as `INFO max_memory` unless the user sets one: 350 MiB, as Gomocup and
 /// c-gomoku-cli use.
 pub const DEFAULT_MAX_MEMORY: u64 = 350 * 1024 * 1024;
@@ -157,6 +160,17 @@ impl EngineSpec {
             tolerance: DEFAULT_TOLERANCE,
             options: Vec::new(),
         }
+    }
+
+    /// The memory an engine's processes may hold while it thinks: `max_memory` plus a tolerance
+    /// of a tenth of it and at least 32 MiB (the runtime's and the binary's own pages, measured
+    /// as resident memory, come on top of what an engine sizes from `max_memory`). `None` when
+    /// `max_memory` is 0 (no limit).
+    pub fn memory_limit(&self) -> Option<u64> {
+        (self.max_memory > 0).then(|| {
+            self.max_memory
+                .saturating_add((self.max_memory / 10).max(MEMORY_TOLERANCE_MIN))
+        })
     }
 
     /// The hard deadline for one move: the tighter of the turn limit and the match time left,
@@ -363,6 +377,17 @@ mod tests {
         assert_eq!(spec.max_memory, 367_001_600);
         assert_eq!(spec.tolerance, Duration::from_secs(3));
         assert_eq!(spec.tc, TimeControl::UNLIMITED);
+    }
+
+    #[test]
+    fn memory_limit_is_max_memory_plus_a_tenth_and_at_least_32_mib() {
+        let mut spec = EngineSpec::new("x");
+        spec.max_memory = 1 << 30;
+        assert_eq!(spec.memory_limit(), Some((1 << 30) + (1 << 30) / 10));
+        spec.max_memory = 100 << 20;
+        assert_eq!(spec.memory_limit(), Some(132 << 20));
+        spec.max_memory = 0;
+        assert_eq!(spec.memory_limit(), None);
     }
 
     #[test]

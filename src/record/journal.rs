@@ -70,6 +70,9 @@ pub struct JournalEntry {
     /// can tell whether a kill came between the journal line and those records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outputs: Option<OutputSizes>,
+    /// CPU time and peak memory of each engine's processes in the game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<super::GameUse>,
 }
 
 /// The fields of a game line that statistics need: what `sprt`, `merge` and the shards' sync
@@ -180,6 +183,7 @@ impl JournalEntry {
             messages: r.outcome.messages.clone(),
             journal_only: false,
             outputs: None,
+            usage: r.usage,
         }
     }
 
@@ -242,6 +246,7 @@ impl JournalEntry {
             },
             started: time("started", &self.started)?,
             ended: time("ended", &self.ended)?,
+            usage: self.usage,
         })
     }
 }

@@ -39,6 +39,26 @@ pub struct GameRecord {
     pub outcome: GameOutcome,
     pub started: DateTime<Utc>,
     pub ended: DateTime<Utc>,
+    /// What each engine's processes used in the game (absent for games rebuilt from journals
+    /// of earlier versions).
+    pub usage: Option<GameUse>,
+}
+
+/// What one engine's processes used during one game.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EngineUse {
+    /// CPU time, user + system, of the engine and the processes it started, milliseconds.
+    pub cpu_ms: u64,
+    /// Largest resident memory of those processes seen in the game (sampled while it thought
+    /// and at the end), bytes.
+    pub peak_memory: u64,
+}
+
+/// Both engines' use of one game.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GameUse {
+    pub black: EngineUse,
+    pub white: EngineUse,
 }
 
 impl GameRecord {
@@ -118,6 +138,7 @@ pub(crate) mod fixtures {
             },
             started: Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap(),
             ended: Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 5).unwrap(),
+            usage: None,
         }
     }
 }

@@ -18,7 +18,9 @@ pub fn termination_value(t: &Termination) -> &'static str {
             "normal"
         }
         Termination::TimeForfeit { .. } => "time forfeit",
-        Termination::Forbidden { .. } | Termination::IllegalMove { .. } => "rules infraction",
+        Termination::Forbidden { .. }
+        | Termination::IllegalMove { .. }
+        | Termination::MemoryLimit { .. } => "rules infraction",
         Termination::Crash { .. } | Termination::FailedStart { .. } => "abandoned",
     }
 }

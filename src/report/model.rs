@@ -17,13 +17,14 @@ use crate::stats::{
 use crate::tracker::{scored, Tracker};
 
 /// The termination codes the journal writes, with the words the report shows for them.
-pub const TERMINATIONS: [(&str, &str); 8] = [
+pub const TERMINATIONS: [(&str, &str); 9] = [
     ("five", "five"),
     ("forbidden", "forbidden move"),
     ("illegal_move", "illegal move"),
     ("time_forfeit", "time"),
     ("crash", "crash"),
     ("failed_start", "failed start"),
+    ("memory_limit", "memory"),
     ("full_board", "full board"),
     ("draw_after", "draw after"),
 ];

@@ -111,6 +111,44 @@ pub struct Dispatcher {
     /// Finished-game count at the last results block, so the final one is not printed twice.
     last_block_at: Option<u64>,
     tracker: Tracker,
+    /// CPU, thinking time and peak memory of each engine over this process's games.
+    usage: Vec<EngineTotals>,
+}
+
+/// One engine's resource totals over the games of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineTotals {
+    pub games: u64,
+    pub cpu_ms: u64,
+    /// Sum of its moves' think times (wall clock, from request to answer).
+    pub think_ms: u64,
+    pub peak_memory: u64,
+}
+
+/// The per-engine CPU block printed at the end: CPU over thinking time tells an engine that uses
+/// more threads than `thread=` allows (ratio above 1) or ponders on the opponent's time.
+pub fn usage_block(names: &[String], totals: &[EngineTotals]) -> Option<String> {
+    if totals.iter().all(|t| t.games == 0) {
+        return None;
+    }
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let mut out = String::from(
+        "Engine use (CPU: user + system of its processes; thinking: its moves' time):\n",
+    );
+    for (name, t) in names.iter().zip(totals).filter(|(_, t)| t.games > 0) {
+        let ratio = if t.think_ms > 0 {
+            format!("{:.2}", t.cpu_ms as f64 / t.think_ms as f64)
+        } else {
+            "-".into()
+        };
+        out.push_str(&format!(
+            "  {name:<width$}  CPU {:.2} s, thinking {:.2} s, CPU/thinking {ratio}, peak memory {} MiB\n",
+            t.cpu_ms as f64 / 1000.0,
+            t.think_ms as f64 / 1000.0,
+            t.peak_memory >> 20,
+        ));
+    }
+    Some(out)
 }
 
 impl Dispatcher {
@@ -141,7 +179,33 @@ impl Dispatcher {
             finished: prior.len() as u64,
             stop,
             last_block_at: None,
+            usage: vec![EngineTotals::default(); tracker.names().len()],
             tracker,
+        }
+    }
+
+    /// Add a game's resource use to its engines' totals.
+    fn count_usage(&mut self, rec: &GameRecord) {
+        let Some(u) = rec.usage else { return };
+        let first = Color::of_ply(rec.opening.len());
+        for (engine, eu, colour) in [
+            (rec.black, u.black, Color::Black),
+            (rec.white, u.white, Color::White),
+        ] {
+            let think: u64 = rec
+                .outcome
+                .moves
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| (first == colour) == (i % 2 == 0))
+                .map(|(_, m)| m.time.as_millis() as u64)
+                .sum();
+            if let Some(t) = self.usage.get_mut(engine.0) {
+                t.games += 1;
+                t.cpu_ms += eu.cpu_ms;
+                t.think_ms += think;
+                t.peak_memory = t.peak_memory.max(eu.peak_memory);
+            }
         }
     }
 
@@ -225,6 +289,7 @@ impl Dispatcher {
     fn finished(&mut self, rec: Box<GameRecord>) -> Vec<Action> {
         self.in_flight = self.in_flight.saturating_sub(1);
         self.finished += 1;
+        self.count_usage(&rec);
         let mut out = Vec::new();
         let result = rec.outcome.result();
         out.extend(self.line(format!(
@@ -370,12 +435,15 @@ impl Dispatcher {
             return vec![];
         }
         self.last_block_at = Some(self.finished);
-        let text = if self.two_engines() {
+        let mut text = if self.two_engines() {
             self.tracker.results_block(0, &self.settings.context)
         } else {
             let t = self.tracker.tally();
             format!("{}\n{}", standings_table(t), crosstable(t))
         };
+        if let Some(u) = usage_block(self.tracker.names(), &self.usage) {
+            text.push_str(&u);
+        }
         vec![Action::Print(String::new()), Action::Print(text)]
     }
 }
@@ -684,6 +752,37 @@ mod tests {
                 "{engines} engines, {games} games, interval {interval}"
             );
         }
+    }
+
+    #[test]
+    fn the_final_report_has_each_engines_cpu_over_thinking_time() {
+        let mut d = dispatcher(settings(), 2, 2);
+        while let Some(p) = take(&mut d) {
+            let Event::Finished(mut rec) = record(&p, Some(0), None) else {
+                unreachable!()
+            };
+            // sample_record's moves: 3, 13, 23, .. 63 ms after a two-stone opening, black first:
+            // black thinks 3+23+43+63 = 132 ms and white 13+33+53 = 99 ms.
+            rec.usage = Some(crate::record::GameUse {
+                black: crate::record::EngineUse {
+                    cpu_ms: 198,
+                    peak_memory: 40 << 20,
+                },
+                white: crate::record::EngineUse {
+                    cpu_ms: 66,
+                    peak_memory: 8 << 20,
+                },
+            });
+            d.on_event(Event::Finished(rec));
+        }
+        let report = prints(&d.final_report()).join("\n");
+        // Each engine played black once and white once: 264 ms of CPU over 231 ms of thinking.
+        assert!(
+            report.contains("CPU 0.26 s, thinking 0.23 s, CPU/thinking 1.14, peak memory 40 MiB"),
+            "{report}"
+        );
+        let none = usage_block(&["a".into()], &[EngineTotals::default()]);
+        assert_eq!(none, None);
     }
 
     #[test]

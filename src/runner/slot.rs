@@ -14,10 +14,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::board::{BoardSize, Color, Pos, Symmetry};
 use crate::config::{Config, LogLevel};
+use crate::engine::resources::Usage;
 use crate::engine::{Direction, EngineError, EngineSession, LogSink, MoveRequest};
 use crate::game::{self, Abandoned, Failure, GameSetup, Player, Reply, Request, Termination};
 use crate::opening::{OpeningBook, OpeningSequence};
-use crate::record::GameRecord;
+use crate::record::{EngineUse, GameRecord, GameUse};
 use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId, Pairing};
 
@@ -101,6 +102,7 @@ fn failure_of(e: EngineError) -> Failure {
         EngineError::Timeout { elapsed, .. } => Failure::Timeout { elapsed },
         EngineError::Crashed { status } => Failure::Crashed { status },
         EngineError::StartFailed { text } => Failure::StartFailed { text },
+        EngineError::MemoryLimit { peak, limit } => Failure::MemoryLimit { peak, limit },
         other => Failure::Crashed {
             status: other.to_string(),
         },
@@ -162,6 +164,15 @@ impl Player for SessionPlayer<'_> {
     }
 }
 
+/// What a session's processes used since `before` (CPU), and their peak memory in the game.
+fn engine_use(s: &mut EngineSession, before: Usage) -> EngineUse {
+    let now = s.usage();
+    EngineUse {
+        cpu_ms: now.cpu.saturating_sub(before.cpu).as_millis() as u64,
+        peak_memory: s.take_peak_memory().max(now.rss),
+    }
+}
+
 /// The engine processes a slot keeps between games.
 struct Engines {
     slot: usize,
@@ -211,7 +222,7 @@ impl Engines {
         shared: &Shared,
         p: &Pairing,
         setup: &GameSetup,
-    ) -> Result<game::GameOutcome, Abandoned> {
+    ) -> Result<(game::GameOutcome, GameUse), Abandoned> {
         let (Some(mut b), Some(mut w)) = (
             self.sessions.remove(&p.black),
             self.sessions.remove(&p.white),
@@ -220,6 +231,9 @@ impl Engines {
         };
         let board_log = (shared.config.log == LogLevel::Debug).then_some((&shared.log, self.slot));
         let startup = shared.config.startup_timeout;
+        let before = (b.usage(), w.usage());
+        b.take_peak_memory();
+        w.take_peak_memory();
         let result = {
             let mut bp = SessionPlayer {
                 session: &mut b,
@@ -232,6 +246,11 @@ impl Engines {
                 board_log,
             };
             game::play_game(setup, &mut bp, &mut wp, &shared.cancel_games).await
+        };
+        // Read before a faulty engine is killed below.
+        let usage = GameUse {
+            black: engine_use(&mut b, before.0),
+            white: engine_use(&mut w, before.1),
         };
         if let Ok(o) = &result {
             if let Some(c) = o.termination.faulty() {
@@ -247,7 +266,7 @@ impl Engines {
         }
         self.sessions.insert(p.black, b);
         self.sessions.insert(p.white, w);
-        result
+        result.map(|o| (o, usage))
     }
 
     /// End every engine; a second Ctrl-C drops the remaining shutdowns, and dropping a session
@@ -290,13 +309,19 @@ async fn play_one(
         white_clock: shared.clock_of(p.white),
     };
     let started = Utc::now();
-    let outcome = match engines.prepare(shared, p).await {
-        Some(termination) => game::GameOutcome {
-            termination,
-            moves: vec![],
-            messages: vec![],
-        },
-        None => engines.play(shared, p, &setup).await?,
+    let (outcome, usage) = match engines.prepare(shared, p).await {
+        Some(termination) => (
+            game::GameOutcome {
+                termination,
+                moves: vec![],
+                messages: vec![],
+            },
+            None,
+        ),
+        None => {
+            let (o, u) = engines.play(shared, p, &setup).await?;
+            (o, Some(u))
+        }
     };
     Ok(GameRecord {
         game: p.game,
@@ -317,6 +342,7 @@ async fn play_one(
         outcome,
         started,
         ended: Utc::now(),
+        usage,
     })
 }
 

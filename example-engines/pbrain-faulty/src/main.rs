@@ -19,7 +19,8 @@ use rand_chacha::ChaCha8Rng;
 const USAGE: &str = "usage: pbrain-faulty [--seed N] [--crash-at N] [--abort-at N] [--hang-at N]
   [--late-at N --late-ms M] [--illegal-at N] [--offboard-at N] [--garbage-at N]
   [--error-at-start] [--exit-between-moves-at N] [--ignore-end] [--banner] [--huge-line-at N]
-  [--message-every-move] [--spawn-child] [--trailing-space] [--suggest] [--slow-info-ms M]";
+  [--message-every-move] [--spawn-child] [--trailing-space] [--suggest] [--slow-info-ms M]
+  [--alloc-at N --alloc-mb M]";
 
 /// Exit status of `--crash-at`.
 const CRASH_STATUS: i32 = 3;
@@ -45,12 +46,17 @@ struct Faults {
     suggest: bool,
     /// Milliseconds of work on `INFO max_memory` (a hash table being allocated), before reading on.
     slow_info_ms: u64,
+    /// At move N, take `alloc_mb` MiB (every page written) and think 2 s before answering.
+    alloc_at: Option<u32>,
+    alloc_mb: u64,
 }
 
 fn parse_args(args: &[String]) -> Result<Faults, String> {
-    const VALUED: [&str; 12] = [
+    const VALUED: [&str; 14] = [
         "--seed",
         "--slow-info-ms",
+        "--alloc-at",
+        "--alloc-mb",
         "--huge-line-at",
         "--crash-at",
         "--abort-at",
@@ -118,6 +124,13 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         spawn_child: flag("--spawn-child"),
         trailing_space: flag("--trailing-space"),
         suggest: flag("--suggest"),
+        alloc_at: num("--alloc-at")?,
+        alloc_mb: match arg_value(args, "--alloc-mb") {
+            None => 512,
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("--alloc-mb expects MiB, got {v:?}"))?,
+        },
         slow_info_ms: match arg_value(args, "--slow-info-ms") {
             None => 0,
             Some(v) => v
@@ -188,6 +201,8 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
     }
     let mut state = GameState::new();
     let mut hanging = false;
+    // Memory taken by --alloc-at, held until the process ends.
+    let mut hoard: Vec<Vec<u8>> = Vec::new();
     loop {
         let Some(cmd) = input.next_command()? else {
             if f.ignore_end {
@@ -242,6 +257,10 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
                 }
                 if at(f.late_at) {
                     std::thread::sleep(Duration::from_millis(f.late_ms));
+                }
+                if at(f.alloc_at) {
+                    hoard.push(vec![1u8; (f.alloc_mb as usize) << 20]);
+                    std::thread::sleep(Duration::from_secs(2));
                 }
                 if at(f.huge_line_at) {
                     let mut line = String::with_capacity(1 << 20);
