@@ -65,6 +65,7 @@ pub const VALUE_OPTIONS: &[&str] = &[
     "pgn",
     "sgf",
     "msg",
+    "psq",
     "journal",
     "ratinginterval",
     "startuptimeout",

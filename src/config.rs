@@ -165,6 +165,8 @@ pub struct Config {
     pub pgn: Option<PathBuf>,
     pub sgf: Option<PathBuf>,
     pub msg: Option<PathBuf>,
+    /// `-psq DIR`: one Piskvork `.psq` record per finished game in this directory.
+    pub psq: Option<PathBuf>,
     /// `-renlib FILE`: every finished game is merged into this RenLib library.
     pub renlib: Option<PathBuf>,
     /// `-report FILE`: the run's HTML report, rebuilt from the journal as the run goes.
@@ -406,6 +408,7 @@ fn openings_of(raw: &RawCli) -> Result<Option<OpeningsConfig>, ConfigError> {
             let mut format = OpeningFormat::Offset;
             let mut order_random = false;
             let mut seed = 0u64;
+            let mut moves = None;
             for (k, v) in kvs {
                 match k.as_str() {
                     "file" => file = Some(PathBuf::from(v)),
@@ -413,7 +416,8 @@ fn openings_of(raw: &RawCli) -> Result<Option<OpeningsConfig>, ConfigError> {
                         format = match v.as_str() {
                             "offset" => OpeningFormat::Offset,
                             "pos" => OpeningFormat::Pos,
-                            _ => return Err(bad("openings", v, "type is offset or pos")),
+                            "psq" => OpeningFormat::Psq { moves: None },
+                            _ => return Err(bad("openings", v, "type is offset, pos or psq")),
                         }
                     }
                     "order" => {
@@ -423,6 +427,7 @@ fn openings_of(raw: &RawCli) -> Result<Option<OpeningsConfig>, ConfigError> {
                             _ => return Err(bad("openings", v, "order is sequential or random")),
                         }
                     }
+                    "moves" => moves = Some(parse_u64("openings", v, 1)? as usize),
                     "srand" => {
                         seed = v
                             .trim()
@@ -433,12 +438,23 @@ fn openings_of(raw: &RawCli) -> Result<Option<OpeningsConfig>, ConfigError> {
                         return Err(ConfigError::UnknownKey {
                             option: "openings".into(),
                             key: k.clone(),
-                            known: "file, type, order, srand",
+                            known: "file, type, order, srand, moves",
                         })
                     }
                 }
             }
             let file = file.ok_or(ConfigError::OpeningsWithoutFile)?;
+            match (&mut format, moves) {
+                (OpeningFormat::Psq { moves: m }, _) => *m = moves,
+                (_, Some(n)) => {
+                    return Err(bad(
+                        "openings",
+                        &format!("moves={n}"),
+                        "moves= takes the first stones of a .psq record: it goes with type=psq",
+                    ))
+                }
+                (_, None) => {}
+            }
             if seed == 0 {
                 seed = crate::opening::fresh_seed();
             }
@@ -673,6 +689,7 @@ impl Config {
             pgn: path("pgn"),
             sgf: path("sgf"),
             msg: path("msg"),
+            psq: path("psq"),
             renlib: path("renlib"),
             report: path("report"),
             journal: journal_path(raw),
@@ -748,6 +765,29 @@ mod tests {
         assert!(matches!(e, ConfigError::UnknownKey { .. }));
         let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings type=pos").unwrap_err();
         assert!(matches!(e, ConfigError::OpeningsWithoutFile));
+    }
+
+    #[test]
+    fn psq_openings_take_moves() {
+        let c =
+            config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings moves=4 file=g.psq type=psq")
+                .unwrap();
+        let o = c.openings.unwrap();
+        assert_eq!(o.format, OpeningFormat::Psq { moves: Some(4) });
+        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings file=g.psq type=psq")
+            .unwrap();
+        assert_eq!(
+            c.openings.unwrap().format,
+            OpeningFormat::Psq { moves: None }
+        );
+        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings file=o.txt moves=4")
+            .unwrap_err();
+        assert!(e.to_string().contains("type=psq"), "{e}");
+        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings file=g type=psq moves=0")
+            .unwrap_err();
+        assert!(e.to_string().contains("at least 1"), "{e}");
+        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -psq games").unwrap();
+        assert_eq!(c.psq, Some(PathBuf::from("games")));
     }
 
     #[test]

@@ -42,7 +42,7 @@ enum Tool {
     Sprt(commands::sprt::SprtArgs),
     /// Training sample files (-sample): check what a file holds.
     Samples(commands::samples::SamplesArgs),
-    /// Rebuild a run's PGN, SGF, messages or samples from its journals (the same bytes).
+    /// Rebuild a run's PGN, SGF, messages, .psq records or samples from its journals (the same bytes).
     Export(commands::export::ExportArgs),
     /// Combined results of a run's journals (the shards of one run): as one unsharded run prints them.
     Merge(commands::merge::MergeArgs),
@@ -65,12 +65,12 @@ USAGE:
   gomoku-cli judge [--rule R] [--boardsize N] [--to-move black|white] [--strict] [FILE...]
   gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
   gomoku-cli samples stats FILE [--format csv|bin|bin_lz4|binpack|binpack_lz4]
-  gomoku-cli export JOURNAL... [-pgn F] [-sgf F] [-msg F] [-sample freq=F format=F file=F]
-  gomoku-cli merge RUNDIR|JOURNAL... [--json] [-pgn F] [-sgf F] [-msg F] [-sample ...]
+  gomoku-cli export JOURNAL... [-pgn F] [-sgf F] [-msg F] [-psq DIR] [-sample freq=F format=F file=F]
+  gomoku-cli merge RUNDIR|JOURNAL... [--json] [-pgn F] [-sgf F] [-msg F] [-psq DIR] [-sample ...]
   gomoku-cli lib stats FILE [--json]
   gomoku-cli lib dump FILE [--paths] [--notation renju|pos] [--encoding E]
   gomoku-cli lib merge -o OUT.lib [--into EXISTING.lib] [--stats] [--encoding E] INPUTS...
-                                RenLib archives; INPUTS: journals, SGF, pos game lists, .lib
+                                RenLib archives; INPUTS: journals, SGF, .psq, pos game lists, .lib
   gomoku-cli report RUNDIR|JOURNAL... [-o report.html]
                                 HTML report: charts, standings, game list and viewer
   gomoku-cli help SUBCOMMAND    the options of judge, sprt, samples, export, merge, lib or report
@@ -92,7 +92,8 @@ RUN OPTIONS:
   -gauntlet          first engine against each other (default: round robin)
   -repeat            each opening twice, colours reversed
   -loseonly          with -gauntlet, save only games the first engine loses
-  -openings file=F [type=offset|pos] [order=sequential|random] [srand=N]
+  -openings file=F [type=offset|pos|psq] [moves=N] [order=sequential|random] [srand=N]
+                     type=psq: one Piskvork .psq record, its first N stones (default all)
   -transform         after each pass through the openings, the next of the 8 symmetries
   -rule R            0 freestyle, 1 exact five, 4 renju, 8 caro, 9 standard caro (default 0)
   -boardsize N       5..32 (default 15)
@@ -112,6 +113,7 @@ RUN OPTIONS:
                      stop when the SPRT decides (two engines)
   -ratinginterval N  results block every N games (default 10; 0 = at the end only)
   -pgn FILE -sgf FILE -msg FILE   game records
+  -psq DIR           one Piskvork .psq record per game: DIR/game-000012.psq
   -sample [freq=F] [format=csv|bin|bin_lz4|binpack|binpack_lz4] [file=F]   training samples
   -quiet             no per-game lines (reports and the progress bar stay)
   -noprogress        no progress bar

@@ -1,5 +1,6 @@
-//! Opening files: parsing the offset and pos formats, validating each opening under the game rule,
-//! rendering openings back to text, and the deterministic order in which a tournament draws them.
+//! Opening files: parsing the offset and pos formats (and a Piskvork `.psq` game record as one
+//! opening), validating each opening under the game rule, rendering openings back to text, and the
+//! deterministic order in which a tournament draws them.
 //!
 //! Pure code except `OpeningBook::load`, which reads one file. Every parse or validation error
 //! names the file, the 1-based line number in that file and the offending text, so a user can fix
@@ -16,6 +17,7 @@ use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
 
 use crate::board::{BoardError, BoardSize, Color, Pos, Symmetry};
+use crate::record::psq::{self, PsqGame, PsqProblem};
 use crate::rules::{standing_winner, ForbiddenKind, MoveOutcome, Referee, Rule};
 
 /// How the stones of one opening are written on a line.
@@ -25,6 +27,8 @@ pub enum OpeningFormat {
     Offset,
     /// `h8i9j10`: a letter for x (`a` = 0), then y+1 counted from the top. Boards up to 26.
     Pos,
+    /// A Piskvork `.psq` game record, one opening: its first `moves` stones (all when `None`).
+    Psq { moves: Option<usize> },
 }
 
 impl OpeningFormat {
@@ -33,13 +37,18 @@ impl OpeningFormat {
         match self {
             OpeningFormat::Offset => "offset",
             OpeningFormat::Pos => "pos",
+            OpeningFormat::Psq { .. } => "psq",
         }
     }
 }
 
 impl fmt::Display for OpeningFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.name())?;
+        match self {
+            OpeningFormat::Psq { moves: Some(n) } => write!(f, " moves={n}"),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -50,6 +59,7 @@ impl FromStr for OpeningFormat {
         match s {
             "offset" => Ok(OpeningFormat::Offset),
             "pos" => Ok(OpeningFormat::Pos),
+            "psq" => Ok(OpeningFormat::Psq { moves: None }),
             other => Err(OpeningError::UnknownFormat(other.to_string())),
         }
     }
@@ -108,6 +118,26 @@ pub enum LineProblem {
     /// The opening covers every point of the board, so no move would be left to play.
     #[error("stone {stone} ({text}) fills the board")]
     FillsBoard { stone: usize, text: String },
+    /// A line of a `.psq` record that does not read (header, move, point off its board, taken).
+    #[error("{0}")]
+    Psq(PsqProblem),
+    /// A `.psq` record of another board than the tournament's: its points would mean other places.
+    #[error("a {width}x{height} record, but the board is {size}x{size} (-boardsize)")]
+    PsqBoard { width: u8, height: u8, size: u8 },
+}
+
+impl LineProblem {
+    /// The 1-based stone the problem is about, when it is about one.
+    fn stone(&self) -> Option<usize> {
+        match self {
+            LineProblem::OffBoard { stone, .. }
+            | LineProblem::Duplicate { stone, .. }
+            | LineProblem::Five { stone, .. }
+            | LineProblem::Forbidden { stone, .. }
+            | LineProblem::FillsBoard { stone, .. } => Some(*stone),
+            _ => None,
+        }
+    }
 }
 
 /// Errors from reading and validating an opening file.
@@ -141,9 +171,16 @@ pub enum OpeningError {
         #[source]
         source: BoardError,
     },
-    /// The `type=` given for the opening file names neither of the supported notations.
-    #[error("unknown opening format {0:?} (expected offset or pos)")]
+    /// The `type=` given for the opening file names none of the supported formats.
+    #[error("unknown opening format {0:?} (expected offset, pos or psq)")]
     UnknownFormat(String),
+    /// `moves=N` asks for more stones than the `.psq` record holds.
+    #[error("{}: the record has {stones} stones; moves={wanted} asks for more", file.display())]
+    PsqTooShort {
+        file: PathBuf,
+        stones: usize,
+        wanted: usize,
+    },
 }
 
 /// The end of a line error's message when the line reads in the other notation.
@@ -153,6 +190,9 @@ fn notation_hint(looks_like: Option<OpeningFormat>) -> &'static str {
         Some(OpeningFormat::Pos) => " (this looks like pos notation: add type=pos to -openings)",
         Some(OpeningFormat::Offset) => {
             " (this looks like offset notation: use type=offset, the default, in -openings)"
+        }
+        Some(OpeningFormat::Psq { .. }) => {
+            " (this looks like a Piskvork .psq record: use type=psq in -openings)"
         }
     }
 }
@@ -199,11 +239,15 @@ impl Opening {
         to_offset_line(&self.stones, size)
     }
 
-    /// Render in the given format.
+    /// Render in the given format; a `.psq` record is a whole file (stones without think times).
     pub fn to_line(&self, format: OpeningFormat, size: BoardSize) -> Result<String, BoardError> {
         match format {
             OpeningFormat::Offset => Ok(self.to_offset_line(size)),
             OpeningFormat::Pos => self.to_pos_line(size),
+            OpeningFormat::Psq { .. } => {
+                let stones = self.stones.iter().map(|&p| (p, 0));
+                Ok(PsqGame::new(size, stones, None).render())
+            }
         }
     }
 }
@@ -278,6 +322,9 @@ impl OpeningBook {
         rule: Rule,
     ) -> Result<OpeningBook, OpeningError> {
         let source = source.into();
+        if let OpeningFormat::Psq { moves } = format {
+            return Self::parse_psq(text, source, moves, size, rule);
+        }
         if format == OpeningFormat::Pos && size.get() > 26 {
             return Err(OpeningError::Notation {
                 file: source,
@@ -320,6 +367,66 @@ impl OpeningBook {
         }
         Ok(OpeningBook {
             openings,
+            source,
+            size,
+            rule,
+        })
+    }
+
+    /// A `.psq` record as a book of one opening: its first `moves` stones (all when `None`),
+    /// validated like any opening; errors name the record's line.
+    fn parse_psq(
+        text: &str,
+        source: PathBuf,
+        moves: Option<usize>,
+        size: BoardSize,
+        rule: Rule,
+    ) -> Result<OpeningBook, OpeningError> {
+        let line_error = |line: usize, problem| OpeningError::Line {
+            file: source.clone(),
+            line,
+            text: line_text(text, line),
+            problem,
+            looks_like: None,
+        };
+        let game = psq::parse(text).map_err(|e| line_error(e.line, LineProblem::Psq(e.problem)))?;
+        if (game.width, game.height) != (size.get(), size.get()) {
+            let (width, height) = (game.width, game.height);
+            let size = size.get();
+            return Err(line_error(
+                1,
+                LineProblem::PsqBoard {
+                    width,
+                    height,
+                    size,
+                },
+            ));
+        }
+        let wanted = moves.unwrap_or(game.moves.len());
+        let taken = game
+            .moves
+            .get(..wanted)
+            .ok_or_else(|| OpeningError::PsqTooShort {
+                file: source.clone(),
+                stones: game.moves.len(),
+                wanted,
+            })?;
+        let Some(last) = taken.last() else {
+            return Err(OpeningError::Empty { file: source });
+        };
+        let stones: Vec<Pos> = taken.iter().map(|m| m.pos).collect();
+        validate(&stones, size, rule).map_err(|problem| {
+            let at = problem
+                .stone()
+                .and_then(|k| taken.get(k.checked_sub(1)?))
+                .unwrap_or(last);
+            line_error(at.line, problem)
+        })?;
+        Ok(OpeningBook {
+            openings: vec![Opening {
+                line: last.line,
+                stones,
+            }],
             source,
             size,
             rule,
@@ -370,24 +477,40 @@ fn offset_text(dx: i64, dy: i64) -> String {
     format!("{dx},{dy}")
 }
 
+/// Line `line` (1-based) of `text`, trimmed, for messages.
+fn line_text(text: &str, line: usize) -> String {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.split('\n')
+        .nth(line.saturating_sub(1))
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
 fn parse_line(line: &str, format: OpeningFormat, size: BoardSize) -> Result<Vec<Pos>, LineProblem> {
     match format {
-        OpeningFormat::Offset => parse_offset_line(line, size),
+        // A `.psq` record is read whole (`parse_psq`), never here.
+        OpeningFormat::Offset | OpeningFormat::Psq { .. } => parse_offset_line(line, size),
         OpeningFormat::Pos => parse_pos_line(line, size),
     }
 }
 
 /// The other notation, if `line` (which failed to parse in `format`) parses in it: a file in the
-/// wrong notation is the likely mistake then. Pos notation only fits boards up to 26.
+/// wrong notation is the likely mistake then. Pos notation only fits boards up to 26; a Piskvork
+/// header line means a `.psq` record.
 fn other_notation_reads(
     line: &str,
     format: OpeningFormat,
     size: BoardSize,
 ) -> Option<OpeningFormat> {
+    if line.starts_with("Piskvorky") {
+        return Some(OpeningFormat::Psq { moves: None });
+    }
     let other = match format {
         OpeningFormat::Offset if size.get() <= 26 => OpeningFormat::Pos,
         OpeningFormat::Offset => return None,
         OpeningFormat::Pos => OpeningFormat::Offset,
+        OpeningFormat::Psq { .. } => return None,
     };
     parse_line(line, other, size).is_ok().then_some(other)
 }
@@ -966,6 +1089,82 @@ mod tests {
     }
 
     #[test]
+    fn a_psq_record_is_one_opening_of_its_first_stones() {
+        let text = "Piskvorky 15x15, 7:7, 0\n8,8,100\n9,9,200\n\n8,9,300\nscout\nrandom\n0\n";
+        let psq = |moves| OpeningFormat::Psq { moves };
+        let b = parse(text, psq(None), 15, Rule::Freestyle).unwrap();
+        assert_eq!(b.len(), 1);
+        let all = parse_pos_sequence("h8i9h9", sz(15)).unwrap();
+        assert_eq!(b.openings[0].stones, all);
+        // The opening's line is the line of its last stone.
+        assert_eq!(b.openings[0].line, 5);
+        let b = parse(text, psq(Some(2)), 15, Rule::Freestyle).unwrap();
+        assert_eq!(b.openings[0].stones, all[..2]);
+        assert_eq!(b.openings[0].line, 3);
+        let e = parse(text, psq(Some(4)), 15, Rule::Freestyle).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "test.txt: the record has 3 stones; moves=4 asks for more"
+        );
+        let e = parse(text, psq(None), 20, Rule::Freestyle).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "test.txt:1: a 15x15 record, but the board is 20x20 (-boardsize): \"Piskvorky 15x15, 7:7, 0\""
+        );
+        let e = parse(
+            "Piskvorky 15x15, 7:7, 0\n0\n",
+            psq(None),
+            15,
+            Rule::Freestyle,
+        );
+        assert!(matches!(e, Err(OpeningError::Empty { .. })));
+        assert_eq!(psq(Some(8)).to_string(), "psq moves=8");
+        assert_eq!("psq".parse::<OpeningFormat>().unwrap(), psq(None));
+    }
+
+    #[test]
+    fn psq_errors_name_the_record_line() {
+        let psq = OpeningFormat::Psq { moves: None };
+        let e = parse(
+            "Piskvorky 15x15, 7:7, 0\n8,8,0\n9,x,0\n",
+            psq,
+            15,
+            Rule::Freestyle,
+        )
+        .unwrap_err();
+        assert_eq!(e.line(), Some(3));
+        assert!(matches!(
+            e.problem(),
+            Some(LineProblem::Psq(PsqProblem::BadMove { .. }))
+        ));
+        assert!(
+            e.to_string().starts_with("test.txt:3: bad move line"),
+            "{e}"
+        );
+        // A finished game's record ends with a five: refused at the line of the winning stone.
+        let mut five = String::from("Piskvorky 15x15, 7:7, 0\n");
+        for x in 1..=5 {
+            five += &format!("{x},1,0\n");
+            if x < 5 {
+                five += &format!("{x},15,0\n");
+            }
+        }
+        let e = parse(&five, psq, 15, Rule::Freestyle).unwrap_err();
+        assert_eq!(e.line(), Some(10));
+        assert!(
+            matches!(e.problem(), Some(LineProblem::Five { stone: 9, .. })),
+            "{e}"
+        );
+        assert!(e.to_string().ends_with(": \"5,1,0\""), "{e}");
+        let psq8 = OpeningFormat::Psq { moves: Some(8) };
+        assert!(parse(&five, psq8, 15, Rule::Freestyle).is_ok());
+        // The same file read as offsets suggests type=psq.
+        let (line, _, msg) = line_err(&five, OpeningFormat::Offset, 15, Rule::Freestyle);
+        assert_eq!(line, 1);
+        assert!(msg.contains("use type=psq"), "{msg}");
+    }
+
+    #[test]
     fn rendering_round_trips() {
         let s = sz(15);
         let o = Opening {
@@ -974,7 +1173,8 @@ mod tests {
         };
         assert_eq!(o.to_pos_line(s).unwrap(), "h8i9j10a1o15");
         assert_eq!(o.to_offset_line(s), "0,0, 1,1, 2,2, -7,-7, 7,7");
-        for format in [OpeningFormat::Offset, OpeningFormat::Pos] {
+        let psq = OpeningFormat::Psq { moves: None };
+        for format in [OpeningFormat::Offset, OpeningFormat::Pos, psq] {
             for n in [15u32, 20, 26] {
                 let size = sz(n);
                 let stones: Vec<Pos> = vec![

@@ -36,6 +36,8 @@ fn args(games: &str) -> Vec<String> {
         "g.sgf",
         "-msg",
         "g.msg",
+        "-psq",
+        "psq",
         "-sample",
         "format=bin_lz4",
         "file=s.bin.lz4",
@@ -63,12 +65,19 @@ fn assert_complete_and_exact(dir: &Path, total: u64) {
     for f in ["e.pgn", "e.sgf", "e.msg", "e.bin.lz4"] {
         let _ = std::fs::remove_file(dir.join(f));
     }
+    let _ = std::fs::remove_dir_all(dir.join("e-psq"));
     let out = Command::new(runner())
         .current_dir(dir)
         .args([
             "export", "j.jsonl", "-pgn", "e.pgn", "-sgf", "e.sgf", "-msg", "e.msg",
         ])
-        .args(["-sample", "format=bin_lz4", "file=e.bin.lz4"])
+        .args([
+            "-sample",
+            "format=bin_lz4",
+            "file=e.bin.lz4",
+            "-psq",
+            "e-psq",
+        ])
         .output()
         .unwrap();
     assert!(
@@ -93,6 +102,23 @@ fn assert_complete_and_exact(dir: &Path, total: u64) {
     }
     let sgf = std::fs::read_to_string(dir.join("g.sgf")).unwrap();
     assert_eq!(sgf.matches("(;FF[4]").count() as u64, total);
+    // One .psq record per game (a kill in the middle of one leaves only a hidden temporary file).
+    let records = |d: &str| -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join(d))
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, std::fs::read(e.path()).unwrap())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let ran = records("psq");
+    assert_eq!(ran.len() as u64, total);
+    assert!(ran == records("e-psq"), "psq/ differs from its export");
 }
 
 #[test]
@@ -144,6 +170,8 @@ fn a_kill_between_the_journal_and_the_records_is_completed_on_resume() {
     let sgf_start = before["sgf"].as_u64().unwrap();
     cut("g.sgf", (sgf_start + sgf_len) / 2);
     cut("s.bin.lz4", before["samples"].as_u64().unwrap());
+    let game = games.last().unwrap()["game"].as_u64().unwrap();
+    std::fs::remove_file(dir.path().join(format!("psq/game-{game:06}.psq"))).unwrap();
     let mut j = std::fs::OpenOptions::new()
         .append(true)
         .open(dir.path().join("j.jsonl"))
@@ -160,6 +188,11 @@ fn a_kill_between_the_journal_and_the_records_is_completed_on_resume() {
     );
     assert!(run.stderr.contains("g.pgn: completed"), "{}", run.stderr);
     assert!(run.stderr.contains("g.sgf: completed"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("wrote the last game's record"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("0 to play"), "{}", run.stderr);
     assert_complete_and_exact(dir.path(), 10);
 }

@@ -1,12 +1,13 @@
-//! `gomoku-cli export JOURNAL... [-pgn F] [-sgf F] [-msg F] [-sample freq=F format=F file=F]`:
-//! rebuild a run's other records from its journals, through the runner's own record writer, so
-//! the files hold the same bytes the run wrote.
+//! `gomoku-cli export JOURNAL... [-pgn F] [-sgf F] [-msg F] [-psq DIR]
+//! [-sample freq=F format=F file=F]`: rebuild a run's other records from its journals, through the
+//! runner's own record writer, so the files hold the same bytes the run wrote.
 
 use std::path::{Path, PathBuf};
 
 use gomoku_cli::record::journal::{self, JournalEntry, JournalHeader};
 use gomoku_cli::record::samples::SampleConfig;
-use gomoku_cli::runner::records::{RecordFiles, RecordTargets};
+use gomoku_cli::runner::records::{PsqTarget, RecordFiles, RecordTargets};
+use gomoku_cli::schedule::GameId;
 
 use super::{say, CommandError, CommandResult, Outcome};
 
@@ -33,20 +34,24 @@ pub struct Records {
     /// Messages file to write.
     #[arg(long)]
     pub msg: Option<PathBuf>,
+    /// Directory of Piskvork .psq records to write, one file per game (game-000012.psq).
+    #[arg(long, value_name = "DIR")]
+    pub psq: Option<PathBuf>,
     /// Training samples, as the runner's -sample: freq=F format=F file=F (give what the run
     /// used to get the same bytes; the seed comes from the journal).
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     pub sample: Option<Vec<String>>,
 }
 
-/// `-pgn` → `--pgn` (and `-sgf`, `-msg`, `-sample`): the runner's spelling of the same options.
+/// `-pgn` → `--pgn` (and `-sgf`, `-msg`, `-psq`, `-sample`): the runner's spelling of the same
+/// options.
 pub fn normalize(args: &[String]) -> Vec<String> {
     if !matches!(args.first().map(String::as_str), Some("export" | "merge")) {
         return args.to_vec();
     }
     args.iter()
         .map(|a| match a.as_str() {
-            "-pgn" | "-sgf" | "-msg" | "-sample" => format!("-{a}"),
+            "-pgn" | "-sgf" | "-msg" | "-psq" | "-sample" => format!("-{a}"),
             _ => a.clone(),
         })
         .collect()
@@ -60,6 +65,22 @@ fn check_new(path: &Path) -> Result<(), CommandError> {
             path.display()
         ))),
         _ => Ok(()),
+    }
+}
+
+/// No `.psq` record the export would write exists already (the directory may hold other files).
+fn check_new_records(p: &PsqTarget, entries: &[JournalEntry]) -> Result<(), CommandError> {
+    let taken = entries
+        .iter()
+        .filter(|e| !e.journal_only)
+        .map(|e| p.path_of(GameId(e.game)))
+        .find(|path| path.exists());
+    match taken {
+        Some(path) => Err(CommandError::Failed(format!(
+            "{} already exists: export writes new files only",
+            path.display()
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -100,7 +121,11 @@ fn read_journals(
 impl Records {
     /// Whether any record file is asked for.
     pub fn any(&self) -> bool {
-        self.pgn.is_some() || self.sgf.is_some() || self.msg.is_some() || self.sample.is_some()
+        self.pgn.is_some()
+            || self.sgf.is_some()
+            || self.msg.is_some()
+            || self.psq.is_some()
+            || self.sample.is_some()
     }
 }
 
@@ -148,15 +173,19 @@ pub fn write(journals: &[PathBuf], a: Records) -> Result<(u64, u64), CommandErro
         &a.msg,
         &sample.as_ref().map(|s| s.file.clone()),
     ];
-    if outputs.iter().all(|o| o.is_none()) {
+    if outputs.iter().all(|o| o.is_none()) && a.psq.is_none() {
         return Err(CommandError::Usage(
-            "nothing to export: give -pgn, -sgf, -msg or -sample".into(),
+            "nothing to export: give -pgn, -sgf, -msg, -psq or -sample".into(),
         ));
     }
     for p in outputs.into_iter().flatten() {
         check_new(p)?;
     }
     let (header, entries) = read_journals(&journals)?;
+    let psq = a.psq.map(|dir| PsqTarget { dir, shard: None });
+    if let Some(p) = &psq {
+        check_new_records(p, &entries)?;
+    }
     let seed = match (&header, &sample) {
         (Some(h), _) => h.settings.seed,
         (None, None) => 0,
@@ -170,6 +199,7 @@ pub fn write(journals: &[PathBuf], a: Records) -> Result<(u64, u64), CommandErro
         pgn: a.pgn,
         sgf: a.sgf,
         msg: a.msg,
+        psq,
         sample,
         seed,
         renlib: None,

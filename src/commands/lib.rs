@@ -1,12 +1,12 @@
 //! `gomoku-cli lib`: RenLib `.lib` archives: what a library holds (`stats`), its tree as text
-//! (`dump`), and merging journals, SGF files, pos-notation game lists and other libraries into one
-//! (`merge`, written atomically).
+//! (`dump`), and merging journals, SGF files, Piskvork `.psq` records, pos-notation game lists and
+//! other libraries into one (`merge`, written atomically).
 
 use std::fs;
 use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use gomoku_cli::record::journal;
+use gomoku_cli::record::{journal, psq};
 use gomoku_cli::renlib::stats::{has_stats_lines, refresh_stats, LibStats};
 use gomoku_cli::renlib::{
     dump, file, sgf, CodePage, GameMerge, LibGame, Library, NotMergeable, Notation, MAGIC,
@@ -45,8 +45,9 @@ pub enum LibTool {
         #[arg(long, default_value = "windows-1252")]
         encoding: String,
     },
-    /// Merge games (journals, SGF files, pos-notation game lists: one game a line) and libraries
-    /// into one library; each game in the symmetry that follows the tree deepest.
+    /// Merge games (journals, SGF files, Piskvork .psq records, pos-notation game lists: one game
+    /// a line) and libraries into one library; each game in the symmetry that follows the tree
+    /// deepest.
     Merge {
         /// The library to write (replaced atomically; it may be the --into file).
         #[arg(short = 'o', long = "output", value_name = "OUT.lib")]
@@ -61,7 +62,7 @@ pub enum LibTool {
         /// Code page of the comments written and read (gbk, big5, shift_jis, utf-8, ...).
         #[arg(long, default_value = "windows-1252")]
         encoding: String,
-        /// Journals (.jsonl), SGF files, pos-notation game lists, .lib files.
+        /// Journals (.jsonl), SGF files, .psq records, pos-notation game lists, .lib files.
         #[arg(required = true, value_name = "INPUTS")]
         inputs: Vec<PathBuf>,
     },
@@ -229,22 +230,29 @@ enum Kind {
     Library,
     Journal,
     Sgf,
+    Psq,
     PosList,
 }
 
-/// A `.lib` extension or RenLib's header makes a library; otherwise the first non-blank
-/// character decides: `(` SGF, `{` a journal, anything else a pos-notation game list.
+/// A `.lib` extension or RenLib's header makes a library, a `.psq` extension or Piskvork's
+/// header a `.psq` record; otherwise the first non-blank character decides: `(` SGF, `{` a
+/// journal, anything else a pos-notation game list.
 fn kind_of(path: &Path) -> io::Result<Kind> {
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("lib"))
-    {
+    let ext = |x: &str| path.extension().is_some_and(|e| e.eq_ignore_ascii_case(x));
+    if ext("lib") {
         return Ok(Kind::Library);
+    }
+    if ext("psq") {
+        return Ok(Kind::Psq);
     }
     let mut head = Vec::new();
     fs::File::open(path)?.take(4096).read_to_end(&mut head)?;
     if head.starts_with(&MAGIC) {
         return Ok(Kind::Library);
+    }
+    let text = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&head);
+    if text.starts_with(b"Piskvorky") {
+        return Ok(Kind::Psq);
     }
     Ok(match head.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'(') => Kind::Sgf,
@@ -303,6 +311,14 @@ fn merge(
                     );
                 }
                 format!("SGF, {}", t.text())
+            }
+            Kind::Psq => {
+                let bytes = fs::read(input).map_err(read_err)?;
+                let game = psq::parse(&String::from_utf8_lossy(&bytes))
+                    .map_err(|e| failed(format!("{name}: {e}")))?;
+                let mut t = Tally::default();
+                t.game(&mut lib, LibGame::from_psq(&game), "the record", page);
+                format!("psq, {}", t.text())
             }
             Kind::PosList => merge_pos_list(&mut lib, input, page)?,
         };

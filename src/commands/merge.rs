@@ -23,7 +23,7 @@ pub struct MergeArgs {
     #[arg(long)]
     pub json: bool,
     /// The merged records, in game order (as `gomoku-cli export`): -pgn F, -sgf F, -msg F,
-    /// -sample freq=F format=F file=F.
+    /// -psq DIR, -sample freq=F format=F file=F.
     #[command(flatten)]
     pub export: super::export::Records,
 }

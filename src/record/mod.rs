@@ -1,9 +1,11 @@
 //! Game records: the finished-game value the dispatcher fans out, and pure renderers of it
-//! (journal line, SGF, PGN, message block). Writers that touch files live in `record::writer`.
+//! (journal line, SGF, PGN, message block, Piskvork `.psq`). Writers that touch files live in
+//! `record::writer`.
 
 pub mod journal;
 pub mod msg;
 pub mod pgn;
+pub mod psq;
 pub mod samples;
 pub mod sgf;
 
@@ -183,6 +185,13 @@ mod snapshots {
     fn pgn_snapshots() {
         insta::assert_snapshot!("pgn_five", pgn::render(&sample_record(), "test"));
         insta::assert_snapshot!("pgn_forbidden", pgn::render(&forbidden_record(), "test"));
+    }
+
+    #[test]
+    fn psq_snapshots() {
+        insta::assert_snapshot!("psq_five", psq::render(&sample_record()));
+        // The foul that ended the game is not a stone: the record stops before it.
+        insta::assert_snapshot!("psq_forbidden", psq::render(&forbidden_record()));
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! A finished game as a library takes it: its stones from the empty board, its identity, and what
 //! its end-of-game comment line says. Built from a [`GameRecord`] (the runner), a journal entry,
-//! an SGF game or a pos-notation line.
+//! an SGF game, a Piskvork `.psq` record or a pos-notation line.
 
 use thiserror::Error;
 
 use crate::board::{parse_pos_sequence, BoardSize, Color, Pos};
 use crate::game::GameResult;
 use crate::record::journal::JournalEntry;
+use crate::record::psq::PsqGame;
 use crate::record::GameRecord;
 
 use super::sgf::SgfGame;
@@ -15,7 +16,8 @@ use super::Cell;
 /// What identifies a game across merges: merging a game whose key the library already holds
 /// changes nothing. Journal games (and the runner's) are `FINGERPRINT:GAME` (a run's
 /// configuration and the game's number in its schedule, the same after a resume or in any shard);
-/// SGF and pos-notation games are `sgf:HASH` / `pos:HASH` of their text or moves.
+/// SGF games are `sgf:HASH` of their text, pos-notation and `.psq` games `pos:HASH` / `psq:HASH`
+/// of their moves.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GameKey(String);
 
@@ -158,6 +160,26 @@ impl LibGame {
                 LibGame::new(key, moves, None, ("", ""), "")
             });
         Some(game)
+    }
+
+    /// A Piskvork `.psq` record: its stones and players. The format records no result, and a
+    /// renju foul is not among its stones.
+    pub fn from_psq(g: &PsqGame) -> Result<LibGame, NotMergeable> {
+        if g.width != g.height {
+            let size = if g.width == 15 { g.height } else { g.width };
+            return Err(NotMergeable::NotStandardBoard { size: size.into() });
+        }
+        standard_board(g.width.into())?;
+        let moves = cells(&g.stones())?;
+        let key = GameKey::new(&format!(
+            "psq:{:016x}",
+            fnv1a(moves.iter().map(|c| c.byte()))
+        ));
+        let (black, white) = g
+            .players
+            .as_ref()
+            .map_or(("", ""), |(b, w)| (b.as_str(), w.as_str()));
+        LibGame::new(key, moves, None, (black, white), "")
     }
 
     /// One SGF game: its main line's moves; a last move whose comment starts with `forbidden` is
@@ -390,6 +412,30 @@ mod tests {
         assert_eq!(
             LibGame::from_sgf(&games[0]).unwrap_err(),
             NotMergeable::NotStandardBoard { size: 19 }
+        );
+    }
+
+    #[test]
+    fn psq_records_keep_stones_and_players() {
+        use crate::record::psq;
+        let r = sample_record();
+        let g = LibGame::from_psq(&psq::parse(&psq::render(&r)).unwrap()).unwrap();
+        let from_run = LibGame::from_record(&r, "abc").unwrap();
+        assert_eq!(g.moves, from_run.moves);
+        assert_eq!((g.black.as_str(), g.white.as_str()), ("scout", "random"));
+        assert_eq!(g.result, None);
+        assert!(g.key.as_str().starts_with("psq:"), "{}", g.key.as_str());
+        let big = psq::parse("Piskvorky 20x20, 7:7, 0\n10,10,0\n").unwrap();
+        assert_eq!(
+            LibGame::from_psq(&big).unwrap_err(),
+            NotMergeable::NotStandardBoard { size: 20 }
+        );
+        let wide = psq::parse("Piskvorky 15x10, 7:7, 0\n10,10,0\n").unwrap();
+        assert!(LibGame::from_psq(&wide).unwrap_err().is_board_size());
+        let empty = psq::parse("Piskvorky 15x15, 7:7, 0\n0\n").unwrap();
+        assert_eq!(
+            LibGame::from_psq(&empty).unwrap_err(),
+            NotMergeable::NoMoves
         );
     }
 

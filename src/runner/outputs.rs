@@ -1,7 +1,7 @@
 //! The files a run writes: the journal (the source of truth, header first), PGN, SGF, messages,
-//! training samples and the per-slot protocol logs. One policy for every path: parent
-//! directories are created, and a path that cannot be used stops the run before its first game
-//! with a message naming it.
+//! `.psq` records, training samples and the per-slot protocol logs. One policy for every path:
+//! parent directories are created, and a path that cannot be used stops the run before its first
+//! game with a message naming it.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -20,7 +20,7 @@ use crate::record::GameRecord;
 use crate::schedule::TournamentKind;
 
 use super::dispatcher::Records;
-use super::records::{RecordFiles, RecordTargets, Sink};
+use super::records::{PsqTarget, RecordFiles, RecordTargets, Sink};
 use super::RunError;
 
 /// Make sure `path` can be created: its parent directories exist (created if missing). The error
@@ -33,7 +33,7 @@ pub fn prepare_parent(path: &Path) -> Result<(), RunError> {
 }
 
 /// Create `dir` (for `for_path`'s sake) or explain why it cannot be.
-fn prepare_dir(dir: &Path, for_path: &Path) -> Result<(), RunError> {
+pub(super) fn prepare_dir(dir: &Path, for_path: &Path) -> Result<(), RunError> {
     if let Some(file) = dir.ancestors().find(|a| a.is_file()) {
         return Err(RunError::NotADirectory {
             path: for_path.to_path_buf(),
@@ -133,7 +133,7 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
         .collect();
     let openings = config.openings.as_ref().map(|o| OpeningSettings {
         file: o.file.display().to_string(),
-        format: format!("{:?}", o.format).to_lowercase(),
+        format: o.format.to_string(),
         order: match o.order {
             crate::opening::OpeningOrder::Sequential => "sequential".into(),
             crate::opening::OpeningOrder::Random { .. } => "random".into(),
@@ -189,6 +189,10 @@ pub fn record_targets(config: &Config) -> RecordTargets {
         pgn: config.pgn.clone(),
         sgf: config.sgf.clone(),
         msg: config.msg.clone(),
+        psq: config.psq.clone().map(|dir| PsqTarget {
+            dir,
+            shard: config.shard,
+        }),
         sample: config.sample.clone(),
         seed: config.seed,
         renlib: config.renlib.clone(),
@@ -282,6 +286,11 @@ pub fn fingerprint(config: &Config) -> String {
         }
         o.transform.hash(&mut h);
         format!("{:?}", o.order).hash(&mut h);
+        // How many stones of a .psq record make the opening decides the games; the other
+        // formats stay out, so the fingerprints of existing runs do not change.
+        if let crate::opening::OpeningFormat::Psq { moves } = o.format {
+            moves.hash(&mut h);
+        }
     }
     format!("{:016x}", h.finish())
 }

@@ -1,17 +1,21 @@
 //! The record files of finished games (PGN, SGF, messages, training samples): opened for
 //! appending, written game by game with the pure renderers of `record/`, and measured, so the
 //! journal can say how large each file was before a game and `-resume` can complete a game that
-//! a kill cut off between the journal line and these files. The `export` command writes through
-//! the same code, so it writes the same bytes the run wrote.
+//! a kill cut off between the journal line and these files. `.psq` records are one file per game,
+//! replaced atomically, so they need no measuring: writing a game's file again is harmless. The
+//! `export` command writes through the same code, so it writes the same bytes the run wrote.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::atomic_file::write_atomic;
 use crate::record::journal::{JournalEntry, OutputSizes};
 use crate::record::samples::{self, SampleConfig, SampleWriter};
-use crate::record::{msg, pgn, sgf, GameRecord};
+use crate::record::{msg, pgn, psq, sgf, GameRecord};
+use crate::schedule::GameId;
+use crate::shard::Shard;
 
-use super::outputs::{open_append, prepare_parent};
+use super::outputs::{open_append, prepare_dir, prepare_parent};
 use super::RunError;
 
 /// The PGN/SGF event name.
@@ -23,6 +27,8 @@ pub struct RecordTargets {
     pub pgn: Option<PathBuf>,
     pub sgf: Option<PathBuf>,
     pub msg: Option<PathBuf>,
+    /// `-psq DIR`: one `.psq` record per game.
+    pub psq: Option<PsqTarget>,
     pub sample: Option<SampleConfig>,
     /// The run's seed: which positions become samples.
     pub seed: u64,
@@ -31,6 +37,60 @@ pub struct RecordTargets {
     /// The run's fingerprint: with the game number, the key of a game in the library (so a
     /// resumed run never merges a game twice).
     pub fingerprint: String,
+}
+
+/// `-psq DIR`: the directory of the per-game `.psq` records.
+#[derive(Debug, Clone)]
+pub struct PsqTarget {
+    pub dir: PathBuf,
+    /// A shard tags its files as it tags its other outputs (`game-000012.shard-2-of-4.psq`).
+    pub shard: Option<Shard>,
+}
+
+impl PsqTarget {
+    /// The record of game `game`: `game-000012.psq`.
+    pub fn path_of(&self, game: GameId) -> PathBuf {
+        let path = self.dir.join(format!("game-{:06}.psq", game.0));
+        match self.shard {
+            Some(s) => s.output_name(&path),
+            None => path,
+        }
+    }
+
+    /// Before the first game: the directory exists (created if missing) and takes files, so an
+    /// unusable one stops the run at once rather than failing every game.
+    pub fn prepare(&self) -> Result<(), RunError> {
+        prepare_dir(&self.dir, &self.dir)?;
+        let probe = self
+            .dir
+            .join(format!(".gomoku-cli-check.{}.tmp", std::process::id()));
+        std::fs::File::create(&probe).map_err(|source| RunError::Output {
+            path: self.dir.clone(),
+            source,
+        })?;
+        let _ = std::fs::remove_file(&probe);
+        Ok(())
+    }
+
+    /// Write one game's record, replacing the file atomically; a failure is reported with the
+    /// path and the run goes on (as for the appended records).
+    fn write(&self, r: &GameRecord) {
+        let path = self.path_of(r.game);
+        if let Err(e) = write_atomic(&path, |w| w.write_all(psq::render(r).as_bytes())) {
+            eprintln!("warning: cannot write {}: {e}", path.display());
+        }
+    }
+
+    /// After a kill: write the game's record unless the file already holds it. Returns what
+    /// was done.
+    fn complete(&self, r: &GameRecord) -> Option<String> {
+        let path = self.path_of(r.game);
+        if std::fs::read(&path).is_ok_and(|have| have == psq::render(r).as_bytes()) {
+            return None;
+        }
+        self.write(r);
+        Some(format!("{}: wrote the last game's record", path.display()))
+    }
 }
 
 /// A file opened for appending, with its size.
@@ -142,6 +202,7 @@ impl Archive {
 /// The open record files.
 pub struct RecordFiles {
     renlib: Option<Archive>,
+    psq: Option<PsqTarget>,
     pgn: Option<Sink>,
     sgf: Option<Sink>,
     msg: Option<Sink>,
@@ -179,8 +240,12 @@ impl RecordFiles {
             }
             None => None,
         };
+        if let Some(p) = &t.psq {
+            p.prepare()?;
+        }
         Ok(RecordFiles {
             renlib,
+            psq: t.psq.clone(),
             pgn: open(&t.pgn)?,
             sgf: open(&t.sgf)?,
             msg: open(&t.msg)?,
@@ -217,6 +282,9 @@ impl RecordFiles {
         }
         if let Some(s) = &mut self.msg {
             s.append(msg::render(r).as_bytes());
+        }
+        if let Some(p) = &self.psq {
+            p.write(r);
         }
         if let Some(a) = &mut self.renlib {
             a.add(r);
@@ -269,8 +337,16 @@ pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<Strin
             files.write(&r);
         }
     }
+    let mut notes = Vec::new();
+    // A .psq record is a file of its own, replaced whole: it needs no sizes, only the game.
+    if let Some(p) = &t.psq {
+        if let Ok(r) = last.to_record() {
+            p.prepare()?;
+            notes.extend(p.complete(&r));
+        }
+    }
     let Some(before) = last.outputs else {
-        return Ok(vec![]);
+        return Ok(notes);
     };
     let r = last.to_record().map_err(RunError::Rebuild)?;
     let mut wanted: Vec<(&Path, u64, Vec<u8>)> = Vec::new();
@@ -291,9 +367,62 @@ pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<Strin
         one.write_game(&batch)?;
         wanted.push((&sc.file, start, one.finish()?));
     }
-    let mut notes = Vec::new();
     for (path, start, bytes) in wanted {
         notes.extend(Sink::open(path)?.complete(start, &bytes));
     }
     Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixtures::sample_record;
+
+    #[test]
+    fn psq_records_are_named_by_game_and_shard() {
+        let mut t = PsqTarget {
+            dir: PathBuf::from("out"),
+            shard: None,
+        };
+        assert_eq!(t.path_of(GameId(12)), Path::new("out/game-000012.psq"));
+        t.shard = Some(Shard::parse("2/4").unwrap());
+        assert_eq!(
+            t.path_of(GameId(1234567)),
+            Path::new("out/game-1234567.shard-2-of-4.psq")
+        );
+    }
+
+    #[test]
+    fn psq_records_are_written_and_completed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = PsqTarget {
+            dir: dir.path().join("new/psq"),
+            shard: None,
+        };
+        let targets = RecordTargets {
+            psq: Some(t.clone()),
+            ..RecordTargets::default()
+        };
+        let r = sample_record();
+        let mut files = RecordFiles::open(&targets).unwrap();
+        files.write(&r);
+        let path = t.path_of(r.game);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), psq::render(&r));
+        let last = JournalEntry::from_record(&r, "f");
+        assert!(complete_last(&targets, &last).unwrap().is_empty());
+        std::fs::remove_file(&path).unwrap();
+        let notes = complete_last(&targets, &last).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), psq::render(&r));
+        // -loseonly: a journal-only game has no record to complete.
+        std::fs::remove_file(&path).unwrap();
+        let only = JournalEntry {
+            journal_only: true,
+            ..last
+        };
+        assert!(complete_last(&targets, &only).unwrap().is_empty());
+        assert!(!path.exists());
+        // Only the records are left in the directory: the check before the first game cleans up.
+        assert!(std::fs::read_dir(&t.dir).unwrap().next().is_none());
+    }
 }

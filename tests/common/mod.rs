@@ -216,6 +216,20 @@ pub fn renlib_testdata() -> Option<PathBuf> {
     None
 }
 
+/// A file of `../shared/testdata` (`rel` inside it), or `None` after saying so when it is absent;
+/// under `CI=true` its absence fails the test.
+pub fn shared_testdata_file(rel: &str) -> Option<PathBuf> {
+    let path = repo_root().join("../shared/testdata").join(rel);
+    if path.is_file() {
+        return Some(path);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("test data missing at {}", path.display());
+    }
+    println!("skipping: test data not found at {}", path.display());
+    None
+}
+
 /// The bundled `scout` against `random` in colour-swapped pairs at concurrency 2, with the
 /// repository's `openings` file (pos notation), quiet, then `extra` (rule, games, outputs).
 pub fn scout_vs_random(openings: &str, extra: &[&str]) -> Vec<String> {
