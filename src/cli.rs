@@ -91,6 +91,7 @@ pub const FLAG_OPTIONS: &[&str] = &[
     "noprogress",
     "verbose",
     "resume",
+    "suspend",
 ];
 
 fn is_option(arg: &str) -> bool {

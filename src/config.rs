@@ -174,6 +174,8 @@ pub struct Config {
     pub journal: Option<JournalTarget>,
     pub progress: bool,
     pub quiet: bool,
+    /// `-suspend`: an engine not on move is stopped (SIGSTOP of its process group).
+    pub suspend: bool,
     /// `-sprt`: stop when the test decides (two engines only).
     pub sprt: Option<Sprt>,
     /// Print the results block every this many finished games (two engines).
@@ -709,6 +711,7 @@ impl Config {
                 Start::Fresh
             },
             quiet: raw.flag("quiet"),
+            suspend: raw.flag("suspend"),
             warnings,
             shard: None,
             rundir: raw.value("rundir").map(PathBuf::from).unwrap_or_default(),

@@ -259,6 +259,85 @@ fn an_engine_over_its_memory_limit_loses_and_every_game_records_cpu_and_memory()
     assert!(run.stdout.contains("Engine use (CPU"), "{}", run.stdout);
 }
 
+/// `burner` (pbrain-faulty --burn: a thread that spins for ever) against `sleeper` (sleeps
+/// 50 ms before each of its moves, using no CPU), 4 games of 40 stones: for each game, the
+/// burner's CPU time and the sleeper's thinking time, in ms.
+fn burner_match(suspend: bool) -> Vec<(u64, u64)> {
+    let burner = format!("cmd={} --burn", engine("pbrain-faulty"));
+    let sleeper = format!("cmd={} --move-ms 50", engine("pbrain-faulty"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "-engine",
+        &burner,
+        "name=burner",
+        "-engine",
+        &sleeper,
+        "name=sleeper",
+        "-each",
+        "tc=0/2",
+        "-games",
+        "4",
+        "-drawafter",
+        "40",
+        "-journal",
+        "b.jsonl",
+    ];
+    if suspend {
+        args.push("-suspend");
+    }
+    let run = run_in(dir.path(), &args);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let games = journal(dir.path(), "b.jsonl");
+    assert_eq!(games.len(), 4);
+    games
+        .iter()
+        .map(|g| {
+            assert!(
+                !["time_forfeit", "crash", "failed_start"]
+                    .contains(&g["termination"].as_str().unwrap()),
+                "{g}"
+            );
+            let burner_black = g["black"] == "burner";
+            let (b, first_is_sleeper) = if burner_black {
+                (&g["usage"]["black"], false)
+            } else {
+                (&g["usage"]["white"], true)
+            };
+            // No opening: black moves first, so the sleeper's moves are the odd or even ones.
+            let sleeper_ms: u64 = g["times_ms"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| (i % 2 == 0) == first_is_sleeper)
+                .map(|(_, t)| t.as_u64().unwrap())
+                .sum();
+            (b["cpu_ms"].as_u64().unwrap(), sleeper_ms)
+        })
+        .collect()
+}
+
+#[test]
+fn suspend_keeps_an_engine_off_the_cpu_while_it_is_not_on_move() {
+    // With -suspend the burner runs only while it is on move (at once: a random move), so its
+    // CPU stays near zero however long the sleeper thinks, and it never loses on time.
+    let suspended = burner_match(true);
+    for (cpu, sleeper) in &suspended {
+        assert!(
+            cpu * 4 < *sleeper + 100,
+            "burner CPU {cpu} ms while the sleeper thought {sleeper} ms"
+        );
+    }
+    // Without it, the burner spins through the sleeper's time (the control: the check above
+    // would fail here).
+    let free = burner_match(false);
+    let (cpu, sleeper) = free.iter().fold((0, 0), |a, g| (a.0 + g.0, a.1 + g.1));
+    assert!(
+        cpu * 4 > sleeper,
+        "burner CPU {cpu} ms over {sleeper} ms of the sleeper's thinking"
+    );
+}
+
 #[test]
 fn faulty_engine_hang_loses_on_time_and_is_killed() {
     let (run, games) = faulty_match("--hang-at 2", &["-each", "tc=0/0.2", "tolerance=0.3"]);

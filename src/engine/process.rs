@@ -296,6 +296,17 @@ impl EngineProcess {
         }
     }
 
+    /// Stops (SIGSTOP) or continues (SIGCONT) every process of the group: `-suspend` keeps an
+    /// engine that is not on move from taking CPU. No-op once the group was killed.
+    pub fn signal_group(&self, stop: bool) {
+        if self.group_killed {
+            return;
+        }
+        let sig = if stop { libc::SIGSTOP } else { libc::SIGCONT };
+        // SAFETY: kill(2) on our own engine's process group.
+        unsafe { libc::killpg(self.pgid, sig) };
+    }
+
     /// Sends SIGKILL to the whole group (no-op for a group already gone). Does not wait.
     pub fn kill_group(&mut self) {
         // SAFETY: signalling a process group we created; ESRCH (already gone) is harmless.

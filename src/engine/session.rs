@@ -114,6 +114,8 @@ pub struct EngineSession {
     grace: Duration,
     /// Largest resident memory seen while the engine thought, since the last `take_peak_memory`.
     peak_rss: u64,
+    /// `-suspend`: the process group is stopped (SIGSTOP) until the engine is next spoken to.
+    suspended: bool,
 }
 
 impl std::fmt::Debug for EngineSession {
@@ -167,6 +169,7 @@ impl EngineSession {
             about: None,
             grace: DEFAULT_END_GRACE,
             peak_rss: 0,
+            suspended: false,
         }
     }
 
@@ -441,6 +444,25 @@ impl EngineSession {
         self.end_process().await
     }
 
+    /// `-suspend`: stop the engine's processes while it is not on move (its pondering or
+    /// background threads take no CPU from the opponent). Every command to it continues them
+    /// first; a stopped engine's clock does not run, since moves are timed from their request.
+    pub fn suspend(&mut self) {
+        if let (Some(p), None) = (&self.process, &self.dead) {
+            p.signal_group(true);
+            self.suspended = true;
+        }
+    }
+
+    /// Continue a suspended engine (before anything is sent to it).
+    fn wake(&mut self) {
+        if std::mem::take(&mut self.suspended) {
+            if let Some(p) = &self.process {
+                p.signal_group(false);
+            }
+        }
+    }
+
     /// Ends the current process and starts a new one from the spec.
     pub async fn respawn(&mut self) -> Result<(), EngineError> {
         if self.process.is_none() {
@@ -462,6 +484,7 @@ impl EngineSession {
     /// END (unless the engine is already dead), then the grace period counted from sending it,
     /// then SIGKILL to the group; returns the described exit status.
     async fn end_process(&mut self) -> Option<String> {
+        self.wake();
         let grace_end = deadline_at(Instant::now(), self.grace);
         if self.dead.is_none() {
             // Best effort: the engine may be gone or not reading its input.
@@ -589,6 +612,7 @@ impl EngineSession {
     /// (`INFO time_left` and the move request, the INFO block): a separate write per line can
     /// cost the engine a wake-up each, and per move the runner's cost is mostly such wake-ups.
     async fn send_all(&mut self, commands: &[Command]) -> Result<(), Broken> {
+        self.wake();
         let mut bytes = String::with_capacity(64);
         for command in commands {
             for line in command.lines() {

@@ -95,6 +95,8 @@ struct SessionPlayer<'a> {
     startup: Duration,
     /// `-debug`: the board goes to the protocol log after each of this player's moves.
     board_log: Option<(&'a LogSink, usize)>,
+    /// `-suspend`: stopped after its START and after each of its moves, continued when spoken to.
+    suspend: bool,
 }
 
 fn failure_of(e: EngineError) -> Failure {
@@ -119,7 +121,11 @@ impl Player for SessionPlayer<'_> {
                 other => Failure::StartFailed {
                     text: other.to_string(),
                 },
-            })
+            })?;
+        if self.suspend {
+            self.session.suspend();
+        }
+        Ok(())
     }
 
     async fn request_move(
@@ -156,6 +162,9 @@ impl Player for SessionPlayer<'_> {
     }
 
     fn after_move(&mut self, board: &crate::board::Board) {
+        if self.suspend {
+            self.session.suspend();
+        }
         if let Some((log, slot)) = self.board_log {
             for row in board.to_rows() {
                 log.emit(slot, self.session.name(), Direction::Note, row);
@@ -235,15 +244,18 @@ impl Engines {
         b.take_peak_memory();
         w.take_peak_memory();
         let result = {
+            let suspend = shared.config.suspend;
             let mut bp = SessionPlayer {
                 session: &mut b,
                 startup,
                 board_log,
+                suspend,
             };
             let mut wp = SessionPlayer {
                 session: &mut w,
                 startup,
                 board_log,
+                suspend,
             };
             game::play_game(setup, &mut bp, &mut wp, &shared.cancel_games).await
         };

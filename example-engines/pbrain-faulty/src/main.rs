@@ -20,7 +20,7 @@ const USAGE: &str = "usage: pbrain-faulty [--seed N] [--crash-at N] [--abort-at 
   [--late-at N --late-ms M] [--illegal-at N] [--offboard-at N] [--garbage-at N]
   [--error-at-start] [--exit-between-moves-at N] [--ignore-end] [--banner] [--huge-line-at N]
   [--message-every-move] [--spawn-child] [--trailing-space] [--suggest] [--slow-info-ms M]
-  [--alloc-at N --alloc-mb M]";
+  [--alloc-at N --alloc-mb M] [--burn] [--move-ms M]";
 
 /// Exit status of `--crash-at`.
 const CRASH_STATUS: i32 = 3;
@@ -49,11 +49,16 @@ struct Faults {
     /// At move N, take `alloc_mb` MiB (every page written) and think 2 s before answering.
     alloc_at: Option<u32>,
     alloc_mb: u64,
+    /// A background thread that spins for ever (pondering that never yields the CPU).
+    burn: bool,
+    /// Sleep this long before every move (a slow opponent that takes no CPU).
+    move_ms: u64,
 }
 
 fn parse_args(args: &[String]) -> Result<Faults, String> {
-    const VALUED: [&str; 14] = [
+    const VALUED: [&str; 15] = [
         "--seed",
+        "--move-ms",
         "--slow-info-ms",
         "--alloc-at",
         "--alloc-mb",
@@ -68,7 +73,8 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         "--garbage-at",
         "--exit-between-moves-at",
     ];
-    const FLAGS: [&str; 7] = [
+    const FLAGS: [&str; 8] = [
+        "--burn",
         "--error-at-start",
         "--ignore-end",
         "--banner",
@@ -125,6 +131,13 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         trailing_space: flag("--trailing-space"),
         suggest: flag("--suggest"),
         alloc_at: num("--alloc-at")?,
+        burn: flag("--burn"),
+        move_ms: match arg_value(args, "--move-ms") {
+            None => 0,
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("--move-ms expects milliseconds, got {v:?}"))?,
+        },
         alloc_mb: match arg_value(args, "--alloc-mb") {
             None => 512,
             Some(v) => v
@@ -199,6 +212,14 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
         // Deliberately neither waited for nor killed: it outlives us unless the group is killed.
         out.line(&format!("MESSAGE spawned child pid {}", child.id()))?;
     }
+    if f.burn {
+        std::thread::spawn(|| {
+            let mut x = 0u64;
+            loop {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        });
+    }
     let mut state = GameState::new();
     let mut hanging = false;
     // Memory taken by --alloc-at, held until the process ends.
@@ -257,6 +278,9 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
                 }
                 if at(f.late_at) {
                     std::thread::sleep(Duration::from_millis(f.late_ms));
+                }
+                if f.move_ms > 0 {
+                    std::thread::sleep(Duration::from_millis(f.move_ms));
                 }
                 if at(f.alloc_at) {
                     hoard.push(vec![1u8; (f.alloc_mb as usize) << 20]);
