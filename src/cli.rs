@@ -73,6 +73,7 @@ pub const VALUE_OPTIONS: &[&str] = &[
     "shard",
     "renlib",
     "report",
+    "cpus",
     "rundir",
     "syncinterval",
 ];

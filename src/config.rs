@@ -198,6 +198,46 @@ pub struct Config {
     pub sync_interval: Duration,
     /// Options accepted for compatibility that have no effect, with the reason (printed once).
     pub warnings: Vec<String>,
+    /// `-cpus LIST`: the CPUs each game slot's engines are pinned to (one set per slot).
+    pub slot_cpus: Vec<Vec<usize>>,
+}
+
+/// `-cpus LIST` (`0-3,8,10-11`) split among `slots` game slots: consecutive equal shares, each
+/// slot's engines pinned to its share (CPUs left over after the equal split are not used).
+pub fn parse_cpus(text: &str, slots: usize) -> Result<Vec<Vec<usize>>, String> {
+    let mut cpus: Vec<usize> = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("{t:?} is not a CPU number"))
+        };
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => (num(part)?, num(part)?),
+        };
+        if b < a || b >= 1024 {
+            return Err(format!("{part:?} is not a CPU range (0 to 1023, low-high)"));
+        }
+        for c in a..=b {
+            if cpus.contains(&c) {
+                return Err(format!("CPU {c} is listed twice"));
+            }
+            cpus.push(c);
+        }
+    }
+    if cpus.len() < slots {
+        return Err(format!(
+            "{} CPUs for {slots} game slots (-concurrency): each slot needs one at least",
+            cpus.len()
+        ));
+    }
+    let share = cpus.len() / slots;
+    Ok(cpus
+        .chunks(share)
+        .take(slots)
+        .map(<[usize]>::to_vec)
+        .collect())
 }
 
 fn bad(option: &str, value: &str, why: impl Into<String>) -> ConfigError {
@@ -610,6 +650,10 @@ impl Config {
                 .unwrap_or(Ok(default))
         };
         let concurrency = value_u64("concurrency", 1, 1)? as usize;
+        let slot_cpus = match raw.value("cpus") {
+            Some(v) => parse_cpus(v, concurrency).map_err(|why| bad("cpus", v, why))?,
+            None => Vec::new(),
+        };
         let games = value_u64("games", 1, 1)?;
         let rounds = value_u64("rounds", 1, 1)?;
         let size_n = value_u64("boardsize", 15, 0)?;
@@ -712,6 +756,7 @@ impl Config {
             },
             quiet: raw.flag("quiet"),
             suspend: raw.flag("suspend"),
+            slot_cpus,
             warnings,
             shard: None,
             rundir: raw.value("rundir").map(PathBuf::from).unwrap_or_default(),
@@ -729,6 +774,24 @@ mod tests {
     fn config(args: &str) -> Result<Config, ConfigError> {
         let args: Vec<String> = args.split_whitespace().map(String::from).collect();
         Config::from_raw(&parse_legacy(&args).unwrap())
+    }
+
+    #[test]
+    fn cpus_are_split_among_the_slots() {
+        assert_eq!(parse_cpus("0-3", 2), Ok(vec![vec![0, 1], vec![2, 3]]));
+        assert_eq!(
+            parse_cpus("0,2, 4-5,7", 2),
+            Ok(vec![vec![0, 2], vec![4, 5]])
+        );
+        assert_eq!(parse_cpus("3", 1), Ok(vec![vec![3]]));
+        assert!(parse_cpus("0-1", 3)
+            .unwrap_err()
+            .contains("2 CPUs for 3 game slots"));
+        assert!(parse_cpus("0,0", 1).unwrap_err().contains("listed twice"));
+        assert!(parse_cpus("3-1", 1).is_err());
+        assert!(parse_cpus("x", 1)
+            .unwrap_err()
+            .contains("\"x\" is not a CPU number"));
     }
 
     #[test]

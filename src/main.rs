@@ -80,7 +80,8 @@ ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
   name=NAME          name (default: from ABOUT)
   tc=M[/T][+I]       match time / turn time / increment in seconds (tc=60: both 60; tc=0/5: turn only)
   depth=N nodes=N    INFO max_depth / max_node
-  maxmemory=BYTES    INFO max_memory (default 367001600 = 350 MiB)
+  maxmemory=BYTES    INFO max_memory (default 367001600 = 350 MiB); enforced with a tolerance
+                     of a tenth (at least 32 MiB): over it the engine loses (memory_limit)
   thread=N           INFO thread_num
   tolerance=S        seconds an engine may run over its limit (default 3)
   option.K=V         sent as INFO K V
@@ -115,6 +116,8 @@ RUN OPTIONS:
   -pgn FILE -sgf FILE -msg FILE   game records
   -psq DIR           one Piskvork .psq record per game: DIR/game-000012.psq
   -sample [freq=F] [format=csv|bin|bin_lz4|binpack|binpack_lz4] [file=F]   training samples
+  -suspend           stop (SIGSTOP) the engine not on move; continue it before its next command
+  -cpus LIST         pin each game slot's engines to its share of LIST (0-7, 0,2,4,6)
   -quiet             no per-game lines (reports and the progress bar stay)
   -noprogress        no progress bar
   -verbose           the runner's diagnostics on stderr (or RUST_LOG=gomoku_cli=debug)

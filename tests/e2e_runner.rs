@@ -339,6 +339,73 @@ fn suspend_keeps_an_engine_off_the_cpu_while_it_is_not_on_move() {
 }
 
 #[test]
+fn cpus_pin_each_slots_engines_to_its_share() {
+    // Two slots, CPUs 0 and 1: each game's engines report the one CPU of their slot.
+    let reporter = format!("cmd={} --report-cpus", engine("pbrain-faulty"));
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &reporter,
+            "name=a",
+            "-engine",
+            &reporter,
+            "name=b",
+            "-each",
+            "tc=0/5",
+            "-games",
+            "6",
+            "-concurrency",
+            "2",
+            "-cpus",
+            "0,1",
+            "-drawafter",
+            "10",
+            "-journal",
+            "c.jsonl",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let games = journal(dir.path(), "c.jsonl");
+    assert_eq!(games.len(), 6);
+    for g in &games {
+        let seen: std::collections::BTreeSet<&str> = g["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| m[1].as_str()?.strip_prefix("cpus "))
+            .collect();
+        assert_eq!(
+            seen.len(),
+            1,
+            "both engines of a game on one slot's CPU: {g}"
+        );
+        assert!(["0", "1"].contains(seen.iter().next().unwrap()), "{g}");
+    }
+    // Fewer CPUs than slots is refused before anything starts.
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &reporter,
+            "-engine",
+            &reporter,
+            "-concurrency",
+            "3",
+            "-cpus",
+            "0-1",
+        ],
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("2 CPUs for 3 game slots"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn faulty_engine_hang_loses_on_time_and_is_killed() {
     let (run, games) = faulty_match("--hang-at 2", &["-each", "tc=0/0.2", "tolerance=0.3"]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr);

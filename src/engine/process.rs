@@ -218,11 +218,21 @@ impl EngineProcess {
         // If the runner itself dies without cleaning up (SIGKILL, a crash), the kernel kills the
         // engine: the group kill above only runs while the runner is alive to send it.
         #[cfg(target_os = "linux")]
-        // SAFETY: the closure runs in the forked child before exec and only calls prctl(2),
-        // which is async-signal-safe.
+        // SAFETY: the closure runs in the forked child before exec and only calls prctl(2) and
+        // sched_setaffinity(2), which are async-signal-safe; the CPU set is plain memory built
+        // before the fork.
         unsafe {
-            command.pre_exec(|| {
+            // `-cpus`: the set is built here, before the fork; the child only makes the call.
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &c in &spec.cpus {
+                libc::CPU_SET(c, &mut set);
+            }
+            let pin = !spec.cpus.is_empty();
+            command.pre_exec(move || {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                if pin && libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) != 0 {
                     return Err(io::Error::last_os_error());
                 }
                 Ok(())

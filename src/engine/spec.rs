@@ -144,6 +144,8 @@ pub struct EngineSpec {
     pub tolerance: Duration,
     /// Raw `option.K=V` pairs, sent as `INFO K V` before every game.
     pub options: Vec<(String, String)>,
+    /// CPUs the engine's processes may run on (`-cpus`: its game slot's share); empty = any.
+    pub cpus: Vec<usize>,
 }
 
 impl EngineSpec {
@@ -159,6 +161,7 @@ impl EngineSpec {
             threads: None,
             tolerance: DEFAULT_TOLERANCE,
             options: Vec::new(),
+            cpus: Vec::new(),
         }
     }
 

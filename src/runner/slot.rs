@@ -208,7 +208,11 @@ impl Engines {
             if self.sessions.contains_key(&e) {
                 continue;
             }
-            match EngineSession::spawn(&shared.config.engines[e.0], self.slot, shared.log.clone()) {
+            let mut spec = shared.config.engines[e.0].clone();
+            if let Some(cpus) = shared.config.slot_cpus.get(self.slot) {
+                spec.cpus = cpus.clone();
+            }
+            match EngineSession::spawn(&spec, self.slot, shared.log.clone()) {
                 Ok(mut s) => {
                     s.set_name(shared.names[e.0].clone());
                     self.sessions.insert(e, s);

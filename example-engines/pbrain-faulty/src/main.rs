@@ -20,7 +20,8 @@ const USAGE: &str = "usage: pbrain-faulty [--seed N] [--crash-at N] [--abort-at 
   [--late-at N --late-ms M] [--illegal-at N] [--offboard-at N] [--garbage-at N]
   [--error-at-start] [--exit-between-moves-at N] [--ignore-end] [--banner] [--huge-line-at N]
   [--message-every-move] [--spawn-child] [--trailing-space] [--suggest] [--slow-info-ms M]
-  [--alloc-at N --alloc-mb M] [--burn] [--move-ms M]";
+  [--alloc-at N --alloc-mb M] [--burn] [--move-ms M]
+  [--report-cpus]";
 
 /// Exit status of `--crash-at`.
 const CRASH_STATUS: i32 = 3;
@@ -53,6 +54,8 @@ struct Faults {
     burn: bool,
     /// Sleep this long before every move (a slow opponent that takes no CPU).
     move_ms: u64,
+    /// Before every move, `MESSAGE cpus LIST`: the CPUs the process may run on.
+    report_cpus: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Faults, String> {
@@ -73,8 +76,9 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         "--garbage-at",
         "--exit-between-moves-at",
     ];
-    const FLAGS: [&str; 8] = [
+    const FLAGS: [&str; 9] = [
         "--burn",
+        "--report-cpus",
         "--error-at-start",
         "--ignore-end",
         "--banner",
@@ -132,6 +136,7 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         suggest: flag("--suggest"),
         alloc_at: num("--alloc-at")?,
         burn: flag("--burn"),
+        report_cpus: flag("--report-cpus"),
         move_ms: match arg_value(args, "--move-ms") {
             None => 0,
             Some(v) => v
@@ -278,6 +283,16 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
                 }
                 if at(f.late_at) {
                     std::thread::sleep(Duration::from_millis(f.late_ms));
+                }
+                if f.report_cpus {
+                    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+                    let list = status
+                        .lines()
+                        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                        .unwrap_or("?")
+                        .trim()
+                        .to_string();
+                    out.line(&format!("MESSAGE cpus {list}"))?;
                 }
                 if f.move_ms > 0 {
                     std::thread::sleep(Duration::from_millis(f.move_ms));
