@@ -203,6 +203,12 @@ pub struct EngineTimes {
     pub engine: usize,
     pub moves: u64,
     pub total_ms: u64,
+    /// CPU time of the engine's processes over the games that recorded it (`usage`), ms.
+    pub cpu_ms: u64,
+    /// Thinking time over those same games, ms (the denominator of CPU/thinking).
+    pub cpu_think_ms: u64,
+    /// Largest peak memory of its processes in any game, bytes.
+    pub peak_memory: u64,
     pub median_ms: u64,
     pub max_ms: u64,
     pub by_move: Vec<MoveTimes>,
@@ -269,6 +275,8 @@ pub struct ReportBuilder {
     elo: Vec<EloSeries>,
     /// Engine → its move number − 1 → think times.
     times: Vec<Vec<Vec<u64>>>,
+    /// Engine → (CPU ms, thinking ms of the same games, peak memory) from the games' `usage`.
+    usage: Vec<(u64, u64, u64)>,
     terminations: Vec<EngineTerminations>,
     started: Option<String>,
     ended: Option<String>,
@@ -350,6 +358,7 @@ impl ReportBuilder {
             games: Vec::new(),
             llr_counts: Vec::new(),
             times: vec![Vec::new(); n],
+            usage: vec![(0, 0, 0); n],
             terminations: (0..n)
                 .map(|engine| EngineTerminations {
                     engine,
@@ -426,6 +435,9 @@ impl ReportBuilder {
         self.series_after(e.pair);
         let termination = termination_code(&e.termination);
         self.count_times(e.black_engine, e.white_engine, opening.len(), &e.times_ms);
+        if let Some(u) = &e.usage {
+            self.count_usage(e, opening.len(), u);
+        }
         self.count_termination(e.black_engine, e.white_engine, result, termination);
         let forbidden = if self.rule == Rule::Renju {
             forbidden_by_position(self.size, &opening, &moves)
@@ -502,6 +514,25 @@ impl ReportBuilder {
         }
     }
 
+    fn count_usage(&mut self, e: &JournalEntry, opening: usize, u: &crate::record::GameUse) {
+        for (engine, eu, colour) in [
+            (e.black_engine, u.black, Color::Black),
+            (e.white_engine, u.white, Color::White),
+        ] {
+            let think: u64 = e
+                .times_ms
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| Color::of_ply(opening + i) == colour)
+                .map(|(_, t)| t)
+                .sum();
+            let acc = &mut self.usage[engine];
+            acc.0 += eu.cpu_ms;
+            acc.1 += think;
+            acc.2 = acc.2.max(eu.peak_memory);
+        }
+    }
+
     fn count_termination(
         &mut self,
         black: usize,
@@ -556,11 +587,20 @@ impl ReportBuilder {
                 crossing,
             }
         });
+        let usage = self.usage;
         let times = self
             .times
             .into_iter()
             .enumerate()
-            .map(|(engine, by_move)| engine_times(engine, by_move))
+            .map(|(engine, by_move)| {
+                let (cpu_ms, cpu_think_ms, peak_memory) = usage[engine];
+                EngineTimes {
+                    cpu_ms,
+                    cpu_think_ms,
+                    peak_memory,
+                    ..engine_times(engine, by_move)
+                }
+            })
             .collect();
         Report {
             run: run_info(&self.header, &self.shards, played, self.started, self.ended),
@@ -768,6 +808,9 @@ fn engine_times(engine: usize, by_move: Vec<Vec<u64>>) -> EngineTimes {
         engine,
         moves: all.len() as u64,
         total_ms: all.iter().sum(),
+        cpu_ms: 0,
+        cpu_think_ms: 0,
+        peak_memory: 0,
         median_ms: quantile(&all, 0.5),
         max_ms: all.last().copied().unwrap_or(0),
         by_move,

@@ -401,6 +401,9 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
                 name => r.engines.get(t.engine).cloned().unwrap_or_default(),
                 moves => t.moves, median => t.median_ms, max => t.max_ms,
                 total => format!("{:.1} s", t.total_ms as f64 / 1000.0),
+                cpu => format!("{:.1} s", t.cpu_ms as f64 / 1000.0),
+                ratio => if t.cpu_think_ms > 0 { format!("{:.2}", t.cpu_ms as f64 / t.cpu_think_ms as f64) } else { "—".into() },
+                memory => format!("{} MiB", t.peak_memory >> 20),
             }
         })
         .collect();
@@ -430,6 +433,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         crosstable,
         charts => charts_of(r),
         terminations => termination_rows(&r.terminations, &r.engines),
+        usage => r.times.iter().any(|t| t.peak_memory > 0),
         times,
         term_filters,
         colours,
