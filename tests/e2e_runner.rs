@@ -405,6 +405,74 @@ fn cpus_pin_each_slots_engines_to_its_share() {
     );
 }
 
+/// The runner under `ulimit` settings (bash's `ulimit`, then exec).
+fn run_with_ulimit(dir: &std::path::Path, ulimit: &str, args: &[&str]) -> std::process::Output {
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{ulimit} && exec '{}' {}",
+            runner().display(),
+            quoted.join(" ")
+        ))
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_open_file_limit_is_raised_for_the_concurrency_or_the_run_refused_before_game_one() {
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-engine",
+        &random,
+        "-engine",
+        &random,
+        "-each",
+        "tc=0/5",
+        "-games",
+        "64",
+        "-concurrency",
+        "32",
+        "-drawafter",
+        "10",
+        "-journal",
+        "l.jsonl",
+        "-quiet",
+        "-noprogress",
+    ];
+    // Soft limit 100, hard limit untouched: 32 slots need 576, the runner raises it and plays
+    // (before, 59 of these 64 games were lost by engines that could not start).
+    let out = run_with_ulimit(dir.path(), "ulimit -S -n 100", &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let games = journal(dir.path(), "l.jsonl");
+    assert_eq!(games.len(), 64);
+    assert!(
+        games
+            .iter()
+            .all(|g| g["termination"] == "draw_after" || g["termination"] == "five"),
+        "every engine started: {:?}",
+        games.iter().map(|g| &g["termination"]).collect::<Vec<_>>()
+    );
+    // Hard limit 100 as well: refused before any game, naming the numbers.
+    let mut args = args.to_vec();
+    let j = args.iter().position(|a| *a == "l.jsonl").unwrap();
+    args[j] = "m.jsonl";
+    let out = run_with_ulimit(dir.path(), "ulimit -n 100", &args);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("-concurrency 32 needs about 576 open files, but the limit is 100"),
+        "{err}"
+    );
+    assert!(journal(dir.path(), "m.jsonl").is_empty());
+}
+
 #[test]
 fn faulty_engine_hang_loses_on_time_and_is_killed() {
     let (run, games) = faulty_match("--hang-at 2", &["-each", "tc=0/0.2", "tolerance=0.3"]);

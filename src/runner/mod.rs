@@ -77,6 +77,13 @@ pub enum RunError {
     /// The journal records a run with other settings.
     #[error("-resume: {path} records a different run; these settings differ:\n  {differences}")]
     ResumeMismatch { path: PathBuf, differences: String },
+    /// The open-file limit is below what `-concurrency` needs and cannot be raised.
+    #[error("-concurrency {concurrency} needs about {needed} open files, but the limit is {limit} (ulimit -n): raise the hard limit or lower -concurrency")]
+    FileLimit {
+        concurrency: usize,
+        needed: u64,
+        limit: u64,
+    },
     /// `-report` and `-journal off`.
     #[error("-report is built from the journal: it cannot be used with -journal off")]
     ReportWithoutJournal,
@@ -297,6 +304,52 @@ async fn event_loop(
     }
 }
 
+/// Open files a run needs: per game slot its runtime's (epoll, wake-up and signal descriptors),
+/// three pipes for each of its two engines and the transient ones of a spawn (measured: about 12
+/// a slot at -concurrency 32), plus the outputs, logs and the main runtime's own.
+pub fn files_needed(concurrency: usize) -> u64 {
+    concurrency as u64 * 16 + 64
+}
+
+/// Raise the soft open-file limit to what `-concurrency` needs (up to the hard limit), so a run
+/// with hundreds of slots does not fail engine starts one after another; refuse the run before
+/// its first game when even the hard limit is too low.
+fn ensure_file_limit(concurrency: usize) -> Result<(), RunError> {
+    let needed = files_needed(concurrency);
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit with a valid pointer to a local struct.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return Ok(());
+    }
+    if lim.rlim_cur == libc::RLIM_INFINITY || lim.rlim_cur >= needed {
+        return Ok(());
+    }
+    if lim.rlim_max != libc::RLIM_INFINITY && lim.rlim_max < needed {
+        return Err(RunError::FileLimit {
+            concurrency,
+            needed,
+            limit: lim.rlim_max,
+        });
+    }
+    let raised = libc::rlimit {
+        rlim_cur: needed,
+        rlim_max: lim.rlim_max,
+    };
+    // SAFETY: as above.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } != 0 {
+        return Err(RunError::FileLimit {
+            concurrency,
+            needed,
+            limit: lim.rlim_cur,
+        });
+    }
+    tracing::debug!("open-file limit raised from {} to {needed}", lim.rlim_cur);
+    Ok(())
+}
+
 /// `-report FILE`: its first page is written before the first game.
 fn live_report(config: &Config, outputs: &Outputs) -> Result<Option<report::LiveReport>, RunError> {
     let Some(out) = &config.report else {
@@ -357,6 +410,7 @@ fn remaining(
 /// Run the whole tournament described by `config`.
 pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
+    ensure_file_limit(config.concurrency)?;
     let schedule = Schedule::new(
         config.engines.len(),
         config.kind,
