@@ -240,6 +240,38 @@ pub fn parse_cpus(text: &str, slots: usize) -> Result<Vec<Vec<usize>>, String> {
         .collect())
 }
 
+/// `-boardsize` and `-rule`, checked together.
+fn board_of(raw: &RawCli) -> Result<(BoardSize, Rule), ConfigError> {
+    let size_n = match raw.value("boardsize") {
+        Some(v) => parse_u64("boardsize", v, 0)?,
+        None => 15,
+    };
+    let size = BoardSize::new(size_n as u32).map_err(|e| {
+        bad(
+            "boardsize",
+            raw.value("boardsize").unwrap_or(""),
+            e.to_string(),
+        )
+    })?;
+    let rule = rule_of(raw)?;
+    if size.get() < 5 {
+        return Err(ConfigError::RuleSize {
+            rule,
+            size,
+            why: "a five needs at least 5 columns",
+        });
+    }
+    Ok((size, rule))
+}
+
+/// `-sprt`, for two engines only.
+fn sprt_of(raw: &RawCli, engines: usize) -> Result<Option<Sprt>, ConfigError> {
+    if raw.sprt.is_some() && engines != 2 {
+        return Err(ConfigError::SprtNeedsTwoEngines(engines));
+    }
+    raw.sprt.as_ref().map(parse_sprt).transpose()
+}
+
 fn bad(option: &str, value: &str, why: impl Into<String>) -> ConfigError {
     ConfigError::BadValue {
         option: option.to_string(),
@@ -656,22 +688,7 @@ impl Config {
         };
         let games = value_u64("games", 1, 1)?;
         let rounds = value_u64("rounds", 1, 1)?;
-        let size_n = value_u64("boardsize", 15, 0)?;
-        let size = BoardSize::new(size_n as u32).map_err(|e| {
-            bad(
-                "boardsize",
-                raw.value("boardsize").unwrap_or(""),
-                e.to_string(),
-            )
-        })?;
-        let rule = rule_of(raw)?;
-        if size.get() < 5 {
-            return Err(ConfigError::RuleSize {
-                rule,
-                size,
-                why: "a five needs at least 5 columns",
-            });
-        }
+        let (size, rule) = board_of(raw)?;
         let draw_after = draw_after_of(raw)?;
         let log = log_level_of(raw);
         let startup_timeout = secs_or(raw, "startuptimeout", 10.0)?;
@@ -682,13 +699,7 @@ impl Config {
             warnings.push("-transform has no effect without -openings".into());
         }
 
-        if raw.sprt.is_some() && engines.len() != 2 {
-            return Err(ConfigError::SprtNeedsTwoEngines(engines.len()));
-        }
-        let sprt = match &raw.sprt {
-            None => None,
-            Some(kvs) => Some(parse_sprt(kvs)?),
-        };
+        let sprt = sprt_of(raw, engines.len())?;
         for (name, _, _) in &raw.score_adjudication {
             warnings.push(format!(
                 "-{name} is accepted for compatibility but has no effect: pbrain engines report no score"
