@@ -294,7 +294,8 @@ fn an_engine_without_swap2board_plays_ordinary_games_and_is_reported_once() {
 
 #[test]
 fn repeat_gives_each_engine_the_proposers_role_in_turn() {
-    let games = swap_run(&random(1), &random(2), "4", &["-swap2", "-repeat"]).games;
+    let r = swap_run(&random(1), &random(2), "4", &["-swap2", "-repeat"]);
+    let games = r.games;
     let proposers: Vec<&str> = games
         .iter()
         .map(|g| g["swap"]["proposer"].as_str().unwrap())
@@ -303,6 +304,15 @@ fn repeat_gives_each_engine_the_proposers_role_in_turn() {
     for g in &games {
         assert_eq!(steps(g)[0], step("proposer", PROPOSAL));
         played_out(g);
+    }
+    // `export` rebuilds the same records from the journal (swap tags and comments included).
+    let export = ["export", "j.jsonl", "-pgn", "e.pgn", "-sgf", "e.sgf"];
+    let run = run_in(r.dir.path(), &export);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    for (made, rebuilt) in [("g.pgn", "e.pgn"), ("g.sgf", "e.sgf")] {
+        let read = |f: &str| std::fs::read_to_string(r.dir.path().join(f)).unwrap();
+        assert_eq!(read(made), read(rebuilt), "{made}");
+        assert_eq!(read(made).matches("swap2: ").count(), 4, "{made}");
     }
 }
 
@@ -318,6 +328,12 @@ fn three_stone_openings_stand_for_the_proposal_and_others_are_refused() {
     assert_eq!(g["opening"], "g8h9i10");
     assert_eq!(g["opening_line"], 1);
     assert_eq!(g["black"], "C");
+    played_out(g);
+    // Without SWAP2BOARD, the game is played from the opening's stones.
+    let g = &swap_run(&random(1), &faulty("--swap-unknown"), "1", &extra).games[0];
+    assert_eq!(g["swap"]["unsupported"]["by"], "chooser");
+    assert_eq!(g["opening"], "g8h9i10");
+    assert_eq!(g["black"], "P");
     played_out(g);
     // An opening of another size cannot start a swap: refused before the first game.
     let file = repo_root().join("openings/freestyle15.txt");
