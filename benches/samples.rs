@@ -57,6 +57,7 @@ fn game(moves: usize, seed: u64) -> GameRecord {
         started: Utc.timestamp_opt(0, 0).unwrap(),
         ended: Utc.timestamp_opt(0, 0).unwrap(),
         usage: None,
+        swap: None,
     }
 }
 

@@ -93,6 +93,8 @@ pub const FLAG_OPTIONS: &[&str] = &[
     "verbose",
     "resume",
     "suspend",
+    "swap2",
+    "swap1",
 ];
 
 fn is_option(arg: &str) -> bool {

@@ -15,6 +15,7 @@ use crate::rules::Rule;
 use crate::schedule::{Repeat, TournamentKind};
 use crate::shard::{job_seed, Shard, ShardError};
 use crate::stats::{Sprt, SprtModel};
+use crate::swap::SwapRule;
 
 /// A value on the command line that cannot be used.
 #[derive(Debug, Error)]
@@ -67,6 +68,9 @@ pub enum ConfigError {
     /// `-sprt` with more than two engines.
     #[error("-sprt works with exactly two engines (got {0})")]
     SprtNeedsTwoEngines(usize),
+    /// `-swap2` and `-swap1` together.
+    #[error("-swap2 and -swap1 cannot be used together: choose one")]
+    TwoSwapRules,
     /// A board too small for the rule.
     #[error("rule {rule} cannot be played on a {size}x{size} board: {why}")]
     RuleSize {
@@ -176,6 +180,8 @@ pub struct Config {
     pub quiet: bool,
     /// `-suspend`: an engine not on move is stopped (SIGSTOP of its process group).
     pub suspend: bool,
+    /// `-swap2`/`-swap1`: the engines choose each game's opening through `SWAP2BOARD`.
+    pub swap: Option<SwapRule>,
     /// `-sprt`: stop when the test decides (two engines only).
     pub sprt: Option<Sprt>,
     /// Print the results block every this many finished games (two engines).
@@ -718,6 +724,12 @@ impl Config {
         let (kind, lose_only) = kind_of(raw, &mut warnings);
         let path = |n: &str| raw.value(n).map(PathBuf::from);
         let sync_interval = secs_or(raw, "syncinterval", 2.0)?;
+        let swap = match (raw.flag("swap2"), raw.flag("swap1")) {
+            (true, true) => return Err(ConfigError::TwoSwapRules),
+            (true, false) => Some(SwapRule::Swap2),
+            (false, true) => Some(SwapRule::Swap1),
+            (false, false) => None,
+        };
         let config = Config {
             engines,
             concurrency,
@@ -767,6 +779,7 @@ impl Config {
             },
             quiet: raw.flag("quiet"),
             suspend: raw.flag("suspend"),
+            swap,
             slot_cpus,
             warnings,
             shard: None,
@@ -865,6 +878,22 @@ mod tests {
         assert!(e.to_string().contains("at least 1"), "{e}");
         let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -psq games").unwrap();
         assert_eq!(c.psq, Some(PathBuf::from("games")));
+    }
+
+    #[test]
+    fn swap_flags() {
+        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -swap2").unwrap();
+        assert_eq!(c.swap, Some(SwapRule::Swap2));
+        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh --swap1").unwrap();
+        assert_eq!(c.swap, Some(SwapRule::Swap1));
+        assert_eq!(
+            config("-engine cmd=/bin/sh -engine cmd=/bin/sh")
+                .unwrap()
+                .swap,
+            None
+        );
+        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -swap1 -swap2").unwrap_err();
+        assert!(matches!(e, ConfigError::TwoSwapRules), "{e}");
     }
 
     #[test]

@@ -12,6 +12,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::board::{BoardSize, Color, Pos};
 use crate::rules::{ForbiddenKind, IllegalKind, MoveOutcome, Referee, Rule};
+use crate::swap::SwapReply;
+
+mod swap_game;
+pub use swap_game::{play_swap_game, SwapGame};
 
 /// What a player is asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +68,14 @@ pub trait Player {
         time_left: Option<Duration>,
         deadline: Option<Duration>,
     ) -> impl Future<Output = Result<Reply, Failure>> + Send;
+
+    /// Ask `SWAP2BOARD` with `stones` in a swap opening (time as for a move).
+    fn swap_request(
+        &mut self,
+        stones: Vec<Pos>,
+        time_left: Option<Duration>,
+        deadline: Option<Duration>,
+    ) -> impl Future<Output = Result<SwapReply, Failure>> + Send;
 
     /// `MESSAGE` lines received since the last call.
     fn take_messages(&mut self) -> Vec<String>;
@@ -186,6 +198,14 @@ pub enum Termination {
     FullBoard,
     /// `-drawafter`: the stones on the board (opening included) reached the limit: a draw.
     DrawAfter { stones: usize },
+    /// An answer to `SWAP2BOARD` the referee refuses (occupied or off-board stones, a five or a
+    /// renju foul among them, the wrong number of stones, not an answer at all); the engine that
+    /// gave it loses. `by` is its scheduled colour (the colours were not chosen yet).
+    SwapIllegal {
+        by: Color,
+        answer: String,
+        why: String,
+    },
 }
 
 /// A point in pos notation (`h8`), or `x,y` where the board is too large for letters.
@@ -206,6 +226,7 @@ impl Termination {
             Termination::MemoryLimit { .. } => "memory_limit",
             Termination::FullBoard => "full_board",
             Termination::DrawAfter { .. } => "draw_after",
+            Termination::SwapIllegal { .. } => "swap_illegal",
         }
     }
 
@@ -218,7 +239,8 @@ impl Termination {
             | Termination::TimeForfeit { by, .. }
             | Termination::Crash { by, .. }
             | Termination::FailedStart { by, .. }
-            | Termination::MemoryLimit { by, .. } => Some(*by),
+            | Termination::MemoryLimit { by, .. }
+            | Termination::SwapIllegal { by, .. } => Some(*by),
             Termination::FullBoard | Termination::DrawAfter { .. } => None,
         }
     }
@@ -265,6 +287,7 @@ impl Termination {
                 | Termination::Crash { .. }
                 | Termination::FailedStart { .. }
                 | Termination::MemoryLimit { .. }
+                | Termination::SwapIllegal { .. }
         )
     }
 
@@ -306,6 +329,9 @@ impl Termination {
             ),
             Termination::FullBoard => "board full".into(),
             Termination::DrawAfter { stones } => format!("draw after {stones} stones"),
+            Termination::SwapIllegal { by, answer, why } => {
+                format!("{by} gave an illegal SWAP2BOARD answer {answer:?}: {why}")
+            }
         }
     }
 }
@@ -358,10 +384,69 @@ fn ms(d: Duration) -> String {
     format!("{:.3} s", d.as_secs_f64())
 }
 
+/// One player's clock during a game.
+#[derive(Debug, Clone, Copy)]
 struct Side {
     clock: Clock,
     time_left: Option<Duration>,
     has_moved: bool,
+}
+
+impl Side {
+    fn new(clock: Clock) -> Side {
+        Side {
+            clock,
+            time_left: clock.match_time,
+            has_moved: false,
+        }
+    }
+
+    /// Before a request: credit the increment; returns what the player is told it has left, the
+    /// limit of this answer (turn time or time left) and the deadline (limit + tolerance).
+    fn budget(&mut self) -> (Option<Duration>, Option<Duration>, Option<Duration>) {
+        if let Some(t) = self.time_left.as_mut() {
+            *t += self.clock.increment;
+        }
+        let limit = match (self.clock.turn_time, self.time_left) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        (
+            self.time_left,
+            limit,
+            limit.map(|l| l + self.clock.tolerance),
+        )
+    }
+
+    /// After an answer: its think time comes off the match time.
+    fn spend(&mut self, elapsed: Duration) {
+        if let Some(t) = self.time_left.as_mut() {
+            *t = t.saturating_sub(elapsed);
+        }
+    }
+}
+
+/// The time loss of an answer that took `elapsed`: on time when elapsed − tolerance ≤ the limit
+/// (turn time or match time left).
+fn over_time(
+    by: Color,
+    elapsed: Duration,
+    limit: Option<Duration>,
+    tolerance: Duration,
+) -> Option<Termination> {
+    let limit = limit?;
+    (elapsed.saturating_sub(tolerance) > limit).then_some(Termination::TimeForfeit {
+        by,
+        elapsed,
+        limit,
+    })
+}
+
+/// What a game played: the moves after the opening and the engines' messages.
+#[derive(Debug, Default)]
+struct Played {
+    moves: Vec<PlayedMove>,
+    messages: Vec<(Color, String)>,
 }
 
 impl Failure {
@@ -461,15 +546,8 @@ fn judge_reply(
     tolerance: Duration,
     moves: &mut Vec<PlayedMove>,
 ) -> Result<(), Termination> {
-    // On time when elapsed − tolerance ≤ the limit (turn time or match time left).
-    if let Some(l) = limit {
-        if reply.elapsed.saturating_sub(tolerance) > l {
-            return Err(Termination::TimeForfeit {
-                by: color,
-                elapsed: reply.elapsed,
-                limit: l,
-            });
-        }
+    if let Some(t) = over_time(color, reply.elapsed, limit, tolerance) {
+        return Err(t);
     }
     let Some((x, y)) = reply.coords else {
         return Err(Termination::IllegalMove {
@@ -522,51 +600,54 @@ pub async fn play_game<B: Player, W: Player>(
     white: &mut W,
     cancel: &CancellationToken,
 ) -> Result<GameOutcome, Abandoned> {
-    let mut referee = Referee::new(setup.rule, setup.size);
-    for &p in &setup.opening {
-        // Openings are validated when loaded; a stone that still does not fit is a bug upstream,
-        // but judging it as an ordinary game is better than a panic.
-        let _ = referee.play(p);
-    }
-    let mut moves = Vec::new();
-    let mut messages = Vec::new();
+    let mut played = Played::default();
     let termination = match start_both(setup, black, white, cancel).await? {
         Some(t) => t,
         None => {
+            let sides = [Side::new(setup.black_clock), Side::new(setup.white_clock)];
+            let mut referee = referee_after(setup, &setup.opening);
             play_moves(
                 setup,
                 &mut referee,
                 black,
                 white,
+                sides,
                 cancel,
-                &mut moves,
-                &mut messages,
+                &mut played,
             )
             .await?
         }
     };
     Ok(GameOutcome {
         termination,
-        moves,
-        messages,
+        moves: played.moves,
+        messages: played.messages,
     })
 }
 
-/// The move loop: returns how the game ended.
+/// A referee with `stones` placed, the game's start position.
+fn referee_after(setup: &GameSetup, stones: &[Pos]) -> Referee {
+    let mut referee = Referee::new(setup.rule, setup.size);
+    for &p in stones {
+        // Openings are validated when loaded (swap stones when answered); a stone that still
+        // does not fit is a bug upstream, but judging it as an ordinary game is better than a
+        // panic.
+        let _ = referee.play(p);
+    }
+    referee
+}
+
+/// The move loop from `referee`'s position with the clocks `sides` (black, white): returns how
+/// the game ended.
 async fn play_moves<B: Player, W: Player>(
     setup: &GameSetup,
     referee: &mut Referee,
     black: &mut B,
     white: &mut W,
+    mut sides: [Side; 2],
     cancel: &CancellationToken,
-    moves: &mut Vec<PlayedMove>,
-    messages: &mut Vec<(Color, String)>,
+    played: &mut Played,
 ) -> Result<Termination, Abandoned> {
-    let mut sides = [setup.black_clock, setup.white_clock].map(|clock| Side {
-        clock,
-        time_left: clock.match_time,
-        has_moved: false,
-    });
     let draw_reached =
         |r: &Referee| setup.draw_after > 0 && r.board().stone_count() >= setup.draw_after;
     if referee.board().is_full() {
@@ -581,29 +662,26 @@ async fn play_moves<B: Player, W: Player>(
         let color = referee.side_to_move();
         let side = &mut sides[color as usize];
         let request = request_for(referee, color, side, setup.send_by_board);
-        if let Some(t) = side.time_left.as_mut() {
-            *t += side.clock.increment;
-        }
-        let limit = match (side.clock.turn_time, side.time_left) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let deadline = limit.map(|l| l + side.clock.tolerance);
-        let time_left = side.time_left;
+        let (time_left, limit, deadline) = side.budget();
         let reply = ask(color, black, white, request, time_left, deadline, cancel).await?;
         let msgs = match color {
             Color::Black => black.take_messages(),
             Color::White => white.take_messages(),
         };
-        messages.extend(msgs.into_iter().map(|m| (color, m)));
+        played.messages.extend(msgs.into_iter().map(|m| (color, m)));
         let side = &mut sides[color as usize];
         side.has_moved = true;
         let reply = reply.map_err(|f| f.termination(color, limit, false));
         let judged = reply.and_then(|r| {
-            if let Some(t) = side.time_left.as_mut() {
-                *t = t.saturating_sub(r.elapsed);
-            }
-            judge_reply(referee, color, &r, limit, side.clock.tolerance, moves)
+            side.spend(r.elapsed);
+            judge_reply(
+                referee,
+                color,
+                &r,
+                limit,
+                side.clock.tolerance,
+                &mut played.moves,
+            )
         });
         if let Err(t) = judged {
             return Ok(t);
@@ -622,14 +700,17 @@ mod tests {
     use std::collections::VecDeque;
 
     /// A player that answers from a script; each entry is the reply or a failure.
-    struct Scripted {
-        answers: VecDeque<Result<Reply, Failure>>,
-        start: Result<(), Failure>,
-        requests: Vec<(Request, Option<Duration>, Option<Duration>)>,
-        messages: Vec<String>,
+    pub(super) struct Scripted {
+        pub(super) answers: VecDeque<Result<Reply, Failure>>,
+        pub(super) start: Result<(), Failure>,
+        pub(super) requests: Vec<(Request, Option<Duration>, Option<Duration>)>,
+        pub(super) messages: Vec<String>,
+        /// Answers to SWAP2BOARD, and the stones and times each was asked with.
+        pub(super) swaps: VecDeque<Result<SwapReply, Failure>>,
+        pub(super) swap_requests: Vec<(Vec<Pos>, Option<Duration>, Option<Duration>)>,
     }
 
-    fn mv(x: i64, y: i64, ms: u64) -> Result<Reply, Failure> {
+    pub(super) fn mv(x: i64, y: i64, ms: u64) -> Result<Reply, Failure> {
         Ok(Reply {
             raw: format!("{x},{y}"),
             coords: Some((x, y)),
@@ -638,12 +719,14 @@ mod tests {
     }
 
     impl Scripted {
-        fn new(answers: Vec<Result<Reply, Failure>>) -> Self {
+        pub(super) fn new(answers: Vec<Result<Reply, Failure>>) -> Self {
             Scripted {
                 answers: answers.into(),
                 start: Ok(()),
                 requests: vec![],
                 messages: vec![],
+                swaps: VecDeque::new(),
+                swap_requests: vec![],
             }
         }
     }
@@ -664,12 +747,25 @@ mod tests {
                 status: "script exhausted".into(),
             }))
         }
+        async fn swap_request(
+            &mut self,
+            stones: Vec<Pos>,
+            time_left: Option<Duration>,
+            deadline: Option<Duration>,
+        ) -> Result<SwapReply, Failure> {
+            self.swap_requests.push((stones, time_left, deadline));
+            self.messages
+                .push(format!("swap {}", self.swap_requests.len()));
+            self.swaps.pop_front().unwrap_or(Err(Failure::Crashed {
+                status: "swap script exhausted".into(),
+            }))
+        }
         fn take_messages(&mut self) -> Vec<String> {
             std::mem::take(&mut self.messages)
         }
     }
 
-    fn setup(rule: Rule, opening: &str) -> GameSetup {
+    pub(super) fn setup(rule: Rule, opening: &str) -> GameSetup {
         let size = BoardSize::new(15).unwrap();
         GameSetup {
             size,

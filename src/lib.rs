@@ -19,4 +19,5 @@ pub mod runner;
 pub mod schedule;
 pub mod shard;
 pub mod stats;
+pub mod swap;
 pub mod tracker;

@@ -96,6 +96,8 @@ RUN OPTIONS:
   -openings file=F [type=offset|pos|psq] [moves=N] [order=sequential|random] [srand=N]
                      type=psq: one Piskvork .psq record, its first N stones (default all)
   -transform         after each pass through the openings, the next of the 8 symmetries
+  -swap2, -swap1     the engines choose each opening with SWAP2BOARD (the engine scheduled
+                     black proposes; with -openings, each opening is its 3 stones)
   -rule R            0 freestyle, 1 exact five, 4 renju, 8 caro, 9 standard caro (default 0)
   -boardsize N       5..32 (default 15)
   -drawafter N       draw when N stones stand on the board (opening included)

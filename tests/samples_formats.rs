@@ -73,6 +73,7 @@ fn record(
         started: Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap(),
         ended: Utc.with_ymd_and_hms(2026, 1, 1, 0, 1, 0).unwrap(),
         usage: None,
+        swap: None,
     }
 }
 

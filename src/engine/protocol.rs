@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::board::Pos;
+use crate::swap::Answer;
 
 /// Manager lines end with CR LF: the official judge insists on it and engines written for it
 /// may rely on it.
@@ -33,6 +34,9 @@ pub enum Command {
     End,
     /// `ABOUT`: describe yourself on one line.
     About,
+    /// `SWAP2BOARD`, one `x,y` line per stone in play order, `DONE`: choose in a swap opening
+    /// (see [`parse_swap_answer`]).
+    Swap2Board(Vec<Pos>),
 }
 
 impl Command {
@@ -64,6 +68,13 @@ impl Command {
             Command::Play(x, y) => vec![format!("PLAY {x},{y}")],
             Command::End => vec!["END".into()],
             Command::About => vec!["ABOUT".into()],
+            Command::Swap2Board(stones) => {
+                let mut lines = Vec::with_capacity(stones.len() + 2);
+                lines.push("SWAP2BOARD".to_string());
+                lines.extend(stones.iter().map(|p| format!("{},{}", p.x, p.y)));
+                lines.push("DONE".into());
+                lines
+            }
         }
     }
 
@@ -159,6 +170,38 @@ fn parse_int(text: &str) -> Option<i64> {
         return None;
     }
     t.parse().ok()
+}
+
+/// Reads an engine's answer line to `SWAP2BOARD`: `SWAP` (any case), or one to three points
+/// `x,y` separated by spaces (spaces around the commas tolerated, as for moves); `UNKNOWN` and
+/// `ERROR` lines say the engine does not support the command. Points stay unchecked: the
+/// referee judges them (off the board, occupied).
+pub fn parse_swap_answer(line: &str) -> Answer {
+    let line = line.trim();
+    if line.eq_ignore_ascii_case("SWAP") {
+        return Answer::Swap;
+    }
+    if let Some(EngineLine::Unknown(_) | EngineLine::Error(_)) = parse_engine_line(line) {
+        return Answer::Unsupported;
+    }
+    // `7 , 7  8,8` → `7,7 8,8`: spaces next to a comma belong to the point.
+    let mut joined = String::with_capacity(line.len());
+    for part in line.split(',') {
+        if !joined.is_empty() {
+            joined.truncate(joined.trim_end().len());
+            joined.push(',');
+        }
+        joined.push_str(if joined.is_empty() {
+            part
+        } else {
+            part.trim_start()
+        });
+    }
+    let points: Option<Vec<(i64, i64)>> = joined.split_whitespace().map(parse_coords).collect();
+    match points {
+        Some(p) if (1..=3).contains(&p.len()) => Answer::Stones(p),
+        _ => Answer::Unparsable,
+    }
 }
 
 /// An engine's ABOUT answer.
@@ -268,6 +311,53 @@ mod tests {
             "BOARD\r\n7,7,1\r\n8,7,2\r\n0,31,1\r\nDONE\r\n"
         );
         assert_eq!(Command::Board(vec![]).encode(), "BOARD\r\nDONE\r\n");
+        assert_eq!(
+            Command::Swap2Board(vec![]).encode(),
+            "SWAP2BOARD\r\nDONE\r\n"
+        );
+        assert_eq!(
+            Command::Swap2Board(vec![p(7, 7), p(8, 7), p(9, 9)]).encode(),
+            "SWAP2BOARD\r\n7,7\r\n8,7\r\n9,9\r\nDONE\r\n"
+        );
+    }
+
+    #[test]
+    fn swap_answers_as_the_protocol_page_writes_them() {
+        assert_eq!(parse_swap_answer("SWAP"), Answer::Swap);
+        assert_eq!(parse_swap_answer(" swap \r\n"), Answer::Swap);
+        assert_eq!(parse_swap_answer("8,8"), Answer::Stones(vec![(8, 8)]));
+        assert_eq!(
+            parse_swap_answer("8,8 8,6"),
+            Answer::Stones(vec![(8, 8), (8, 6)])
+        );
+        assert_eq!(
+            parse_swap_answer("7,7 8,7 9,9\r\n"),
+            Answer::Stones(vec![(7, 7), (8, 7), (9, 9)])
+        );
+        assert_eq!(
+            parse_swap_answer(" 7 , 7\t8,  7   -1,40 "),
+            Answer::Stones(vec![(7, 7), (8, 7), (-1, 40)])
+        );
+        assert_eq!(
+            parse_swap_answer("UNKNOWN command SWAP2BOARD"),
+            Answer::Unsupported
+        );
+        assert_eq!(parse_swap_answer("error not here"), Answer::Unsupported);
+        for bad in [
+            "",
+            "SWAPX",
+            "SWAP 1,2",
+            "1,2 3,4 5,6 7,8",
+            "1,2,3",
+            "1,2 x,3",
+            "7 7",
+            "hello",
+            "1,2;3,4",
+            "99999999999999999999,1",
+            "MESSAGE 1,2",
+        ] {
+            assert_eq!(parse_swap_answer(bad), Answer::Unparsable, "{bad:?}");
+        }
     }
 
     #[test]

@@ -11,12 +11,14 @@ use tokio::time::{timeout, timeout_at, Instant};
 
 use super::process::{describe_status, EngineProcess, LineReader};
 use super::protocol::{
-    parse_about, parse_engine_line, About, Command, EngineLine, EOL, UNLIMITED_TIME_LEFT_MS,
+    parse_about, parse_coords, parse_engine_line, parse_swap_answer, About, Command, EngineLine,
+    EOL, UNLIMITED_TIME_LEFT_MS,
 };
 use super::spec::EngineSpec;
 use super::{Direction, EngineError, LogSink};
 use crate::board::{BoardSize, Pos};
 use crate::rules::Rule;
+use crate::swap::SwapReply;
 
 /// How long an engine may take to exit after END before its process group is killed. The
 /// protocol page suggests one second.
@@ -60,6 +62,15 @@ impl MoveRequest {
             MoveRequest::Board(stones) => format!("BOARD ({} stones)", stones.len()),
         }
     }
+}
+
+/// Which answer a request waits for: the lines an engine may send before it differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answering {
+    /// A move: `UNKNOWN`/`ERROR` lines are noise, `SUGGEST` is answered with `PLAY`.
+    Move,
+    /// A `SWAP2BOARD` answer: `UNKNOWN`/`ERROR` is the answer (the command is not supported).
+    Swap,
 }
 
 /// The engine's answer to a move request.
@@ -322,13 +333,59 @@ impl EngineSession {
         time_left: Option<Duration>,
         deadline: Duration,
     ) -> Result<MoveReply, EngineError> {
+        let (raw, elapsed) = self
+            .request(req.command(), Answering::Move, time_left, deadline, || {
+                req.describe()
+            })
+            .await?;
+        Ok(MoveReply {
+            coords: parse_coords(&raw),
+            raw,
+            elapsed,
+        })
+    }
+
+    /// Asks `SWAP2BOARD` with `stones` (in play order) in a swap opening, as
+    /// [`request_move`](Self::request_move) asks for a move: `INFO time_left` first, the same
+    /// deadline, kill and crash handling, MESSAGE lines kept. The first line that is not
+    /// MESSAGE, DEBUG or OK is the answer; `UNKNOWN` and `ERROR` included (the engine does not
+    /// support the command, [`Answer::Unsupported`](crate::swap::Answer::Unsupported)).
+    pub async fn swap2_request(
+        &mut self,
+        stones: &[Pos],
+        time_left: Option<Duration>,
+        deadline: Duration,
+    ) -> Result<SwapReply, EngineError> {
+        let command = Command::Swap2Board(stones.to_vec());
+        let (raw, elapsed) = self
+            .request(command, Answering::Swap, time_left, deadline, || {
+                format!("SWAP2BOARD ({} stones)", stones.len())
+            })
+            .await?;
+        Ok(SwapReply {
+            answer: parse_swap_answer(&raw),
+            raw,
+            elapsed,
+        })
+    }
+
+    /// Sends `INFO time_left` and `command`, and reads its answer line (trimmed) within
+    /// `deadline`, sampling the engine's memory meanwhile. `what` describes the command for
+    /// errors (built only then: the hot path builds no text).
+    async fn request(
+        &mut self,
+        command: Command,
+        answering: Answering,
+        time_left: Option<Duration>,
+        deadline: Duration,
+        what: impl FnOnce() -> String,
+    ) -> Result<(String, Duration), EngineError> {
         self.check_alive()?;
         let time_left_ms = time_left.map_or(UNLIMITED_TIME_LEFT_MS, |d| {
             u64::try_from(d.as_millis())
                 .unwrap_or(u64::MAX)
                 .min(UNLIMITED_TIME_LEFT_MS)
         });
-        let command = req.command();
         let start = Instant::now();
         // The engine's memory is sampled while it thinks (its peak is kept for the record); over
         // its limit it is killed and loses, as the protocol's `max_memory` promises.
@@ -354,7 +411,7 @@ impl EngineSession {
             }
         };
         let outcome = timeout_at(deadline_at(start, deadline), async {
-            let answer = self.read_move(command, time_left_ms);
+            let answer = self.read_answer(command, time_left_ms, answering);
             tokio::select! {
                 biased;
                 r = answer => r,
@@ -366,7 +423,7 @@ impl EngineSession {
         match outcome {
             // The hot path: no description of the request to build.
             Ok(Ok(reply)) => Ok(reply),
-            other => self.settle(other, &req.describe(), start).await,
+            other => self.settle(other, &what(), start).await,
         }
     }
 
@@ -385,44 +442,40 @@ impl EngineSession {
             .unwrap_or_default()
     }
 
-    /// Send `INFO time_left` and the move request, then read until the answer.
-    async fn read_move(
+    /// Send `INFO time_left` and the request, then read until the answer line (trimmed) and
+    /// measure the time to it.
+    async fn read_answer(
         &mut self,
         command: Command,
         time_left_ms: u64,
-    ) -> Result<MoveReply, Broken> {
-        {
-            let sent = Instant::now();
-            self.send_all(&[Command::info("time_left", time_left_ms), command])
-                .await?;
-            loop {
-                let line = self.read_line().await?;
-                let (raw, coords) = match parse_engine_line(&line) {
-                    None | Some(EngineLine::Debug(_)) | Some(EngineLine::Ok) => continue,
-                    Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_)) => {
-                        tracing::debug!(
-                            slot = self.slot + 1,
-                            engine = %self.name,
-                            "ignored while waiting for a move: {line}"
-                        );
-                        continue;
-                    }
-                    Some(EngineLine::Message(text)) => {
-                        self.messages.push(text);
-                        continue;
-                    }
-                    Some(EngineLine::Suggest(x, y)) => {
-                        self.send(&Command::Play(x, y)).await?;
-                        continue;
-                    }
-                    Some(EngineLine::Move(x, y)) => (line.trim().to_string(), Some((x, y))),
-                    Some(EngineLine::Unrecognised(text)) => (text, None),
-                };
-                return Ok(MoveReply {
-                    raw,
-                    coords,
-                    elapsed: sent.elapsed(),
-                });
+        answering: Answering,
+    ) -> Result<(String, Duration), Broken> {
+        let sent = Instant::now();
+        self.send_all(&[Command::info("time_left", time_left_ms), command])
+            .await?;
+        loop {
+            let line = self.read_line().await?;
+            match parse_engine_line(&line) {
+                None | Some(EngineLine::Debug(_)) | Some(EngineLine::Ok) => continue,
+                Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_))
+                    if answering == Answering::Move =>
+                {
+                    tracing::debug!(
+                        slot = self.slot + 1,
+                        engine = %self.name,
+                        "ignored while waiting for a move: {line}"
+                    );
+                    continue;
+                }
+                Some(EngineLine::Message(text)) => {
+                    self.messages.push(text);
+                    continue;
+                }
+                Some(EngineLine::Suggest(x, y)) if answering == Answering::Move => {
+                    self.send(&Command::Play(x, y)).await?;
+                    continue;
+                }
+                Some(_) => return Ok((line.trim().to_string(), sent.elapsed())),
             }
         }
     }
@@ -1099,6 +1152,73 @@ mod tests {
             .unwrap();
         assert_eq!(r.coords, Some((6, 6)));
         engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn swap2_request_sends_time_left_and_the_stones_and_reads_every_answer_shape() {
+        use crate::swap::Answer;
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "INFO time_left 5000");
+            assert_eq!(e.recv().await, "SWAP2BOARD");
+            assert_eq!(e.recv().await, "DONE");
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            e.send("DEBUG x\r\nMESSAGE three stones\r\nOK\r\n7,7 8,7 9,9\r\n")
+                .await;
+            assert_eq!(e.recv().await, "INFO time_left 2147483647");
+            for line in ["SWAP2BOARD", "7,7", "8,7", "9,9", "DONE"] {
+                assert_eq!(e.recv().await, line);
+            }
+            e.send("SWAP\r\n").await;
+            for answer in ["UNKNOWN SWAP2BOARD", "SUGGEST 1,2", "8,8 8,6"] {
+                assert_eq!(e.recv().await, "INFO time_left 2147483647");
+                assert_eq!(e.recv().await, "SWAP2BOARD");
+                assert_eq!(e.recv().await, "DONE");
+                e.send(&format!("{answer}\r\n")).await;
+            }
+            e
+        });
+        let r = s
+            .swap2_request(&[], Some(Duration::from_secs(5)), SEC)
+            .await
+            .unwrap();
+        assert_eq!(r.answer, Answer::Stones(vec![(7, 7), (8, 7), (9, 9)]));
+        assert_eq!(r.raw, "7,7 8,7 9,9");
+        assert_eq!(r.elapsed, Duration::from_millis(300));
+        assert_eq!(s.take_messages(), vec!["three stones"]);
+        let three = [Pos::new(7, 7), Pos::new(8, 7), Pos::new(9, 9)];
+        let r = s.swap2_request(&three, None, SEC).await.unwrap();
+        assert_eq!(r.answer, Answer::Swap);
+        let mut answers = Vec::new();
+        for _ in 0..3 {
+            answers.push(s.swap2_request(&[], None, SEC).await.unwrap());
+        }
+        assert_eq!(answers[0].answer, Answer::Unsupported);
+        assert_eq!(answers[0].raw, "UNKNOWN SWAP2BOARD");
+        assert_eq!(answers[1].answer, Answer::Unparsable);
+        assert_eq!(answers[2].answer, Answer::Stones(vec![(8, 8), (8, 6)]));
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_swap2_answer_times_out_and_kills() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            for _ in 0..3 {
+                e.recv().await;
+            }
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            e
+        });
+        match s.swap2_request(&[], None, Duration::from_secs(2)).await {
+            Err(EngineError::Timeout { what, elapsed }) => {
+                assert_eq!(what, "SWAP2BOARD (0 stones)");
+                assert_eq!(elapsed, Duration::from_secs(2));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!s.is_alive());
+        engine.abort();
     }
 
     #[tokio::test(start_paused = true)]

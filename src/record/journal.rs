@@ -9,6 +9,7 @@ use crate::board::{BoardSize, Color, Symmetry};
 use crate::game::{GameOutcome, PlayedMove, Termination};
 use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId};
+use crate::swap::{Role, Step, SwapRecord, SwapRule};
 
 /// One journal line. Field names are a public contract (documented in README.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,6 +74,107 @@ pub struct JournalEntry {
     /// CPU time and peak memory of each engine's processes in the game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<super::GameUse>,
+    /// `-swap2`/`-swap1`: how the engines chose the opening.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swap: Option<SwapEntry>,
+}
+
+/// A game's swap opening as the journal writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwapEntry {
+    /// `swap1` or `swap2`.
+    pub rule: String,
+    /// Engine names: the proposer (the engine scheduled black) and the chooser.
+    pub proposer: String,
+    pub chooser: String,
+    /// The colour the proposer played in the game (`black` when the phase did not decide).
+    pub proposer_plays: Color,
+    /// The answers in order.
+    pub steps: Vec<SwapStepEntry>,
+    /// An engine answered `UNKNOWN`/`ERROR`: the game was played without a swap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<SwapUnsupported>,
+}
+
+/// One answer of a swap opening.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwapStepEntry {
+    /// `proposer` or `chooser`.
+    pub by: Role,
+    /// The answer was `SWAP`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub swap: bool,
+    /// The stones placed, pos notation (empty for `SWAP`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stones: String,
+    /// Think time, milliseconds (on the engine's clock).
+    pub ms: u64,
+}
+
+/// The engine that did not support `SWAP2BOARD`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwapUnsupported {
+    pub by: Role,
+    /// Its answer line.
+    pub answer: String,
+}
+
+impl SwapEntry {
+    fn from_record(r: &GameRecord, swap: &SwapRecord) -> Self {
+        SwapEntry {
+            rule: swap.rule.name().to_string(),
+            proposer: r.name_of_role(swap, Role::Proposer).to_string(),
+            chooser: r.name_of_role(swap, Role::Chooser).to_string(),
+            proposer_plays: swap.proposer,
+            steps: swap
+                .steps
+                .iter()
+                .map(|s| SwapStepEntry {
+                    by: s.by,
+                    swap: s.swap,
+                    stones: moves_text(&s.stones, r.size),
+                    ms: s.time.as_millis() as u64,
+                })
+                .collect(),
+            unsupported: swap
+                .unsupported
+                .as_ref()
+                .map(|(by, answer)| SwapUnsupported {
+                    by: *by,
+                    answer: answer.clone(),
+                }),
+        }
+    }
+
+    /// The record this entry was written from (`bad` names a field that cannot be read).
+    fn to_record(
+        &self,
+        size: BoardSize,
+        bad: impl Fn(&'static str, &str, String) -> RebuildError,
+    ) -> Result<SwapRecord, RebuildError> {
+        let rule = SwapRule::from_name(&self.rule)
+            .ok_or_else(|| bad("swap.rule", &self.rule, "not swap1 or swap2".into()))?;
+        let steps = self
+            .steps
+            .iter()
+            .map(|s| {
+                let stones = parse_moves_text(&s.stones, size)
+                    .map_err(|e| bad("swap.steps.stones", &s.stones, e.to_string()))?;
+                Ok(Step {
+                    by: s.by,
+                    swap: s.swap,
+                    stones,
+                    time: std::time::Duration::from_millis(s.ms),
+                })
+            })
+            .collect::<Result<_, RebuildError>>()?;
+        Ok(SwapRecord {
+            rule,
+            proposer: self.proposer_plays,
+            steps,
+            unsupported: self.unsupported.as_ref().map(|u| (u.by, u.answer.clone())),
+        })
+    }
 }
 
 /// The fields of a game line that statistics need: what `sprt`, `merge` and the shards' sync
@@ -184,6 +286,7 @@ impl JournalEntry {
             journal_only: false,
             outputs: None,
             usage: r.usage,
+            swap: r.swap.as_ref().map(|s| SwapEntry::from_record(r, s)),
         }
     }
 
@@ -247,6 +350,10 @@ impl JournalEntry {
             started: time("started", &self.started)?,
             ended: time("ended", &self.ended)?,
             usage: self.usage,
+            swap: match &self.swap {
+                Some(s) => Some(s.to_record(size, bad)?),
+                None => None,
+            },
         })
     }
 }
@@ -318,6 +425,9 @@ pub struct RunSettings {
     /// The run's `-sprt`, so `merge` reports the test the run ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtSettings>,
+    /// `-swap2`/`-swap1`: the engines choose the openings (`swap2` or `swap1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swap: Option<String>,
 }
 
 /// A run's SPRT design.
@@ -378,6 +488,7 @@ impl RunSettings {
                     .unwrap_or_default(),
             );
         }
+        parts.extend(self.swap.clone());
         parts.join(", ")
     }
 }
@@ -623,6 +734,42 @@ mod tests {
             round_trip.entries[0],
             JournalEntry::from_record(&sample_record(), "f")
         );
+    }
+
+    #[test]
+    fn a_swap_game_round_trips_through_its_line() {
+        let r = crate::record::fixtures::swap_record();
+        let line = render_line(&r, "f");
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["swap"]["rule"], "swap2");
+        assert_eq!(v["swap"]["proposer"], "random");
+        assert_eq!(v["swap"]["chooser"], "scout");
+        assert_eq!(v["swap"]["proposer_plays"], "black");
+        assert_eq!(v["swap"]["steps"][0]["stones"], "h8i8j10");
+        assert_eq!(v["swap"]["steps"][2]["swap"], true);
+        assert_eq!(v["opening"], "h8i8j10i9g7");
+        let e = parse(&line, "j").unwrap().entries.remove(0);
+        assert_eq!(e.to_record().unwrap(), r);
+        let mut unsupported = r.clone();
+        if let Some(s) = &mut unsupported.swap {
+            s.unsupported = Some((Role::Chooser, "UNKNOWN SWAP2BOARD".into()));
+        }
+        let e = parse(&render_line(&unsupported, "f"), "j")
+            .unwrap()
+            .entries
+            .remove(0);
+        assert_eq!(e.to_record().unwrap(), unsupported);
+        let mut bad = e;
+        if let Some(s) = &mut bad.swap {
+            s.rule = "swap9".into();
+        }
+        assert!(matches!(
+            bad.to_record(),
+            Err(RebuildError::Field {
+                field: "swap.rule",
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::board::{BoardSize, Color, Pos, Symmetry};
 use crate::game::GameOutcome;
 use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId};
+use crate::swap::{Role, SwapRecord};
 
 /// A finished game with everything the outputs need.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +45,9 @@ pub struct GameRecord {
     /// What each engine's processes used in the game (absent for games rebuilt from journals
     /// of earlier versions).
     pub usage: Option<GameUse>,
+    /// `-swap2`/`-swap1`: how the engines chose the opening (`black`/`white` above are the
+    /// colours as chosen; the phase's stones end `opening`).
+    pub swap: Option<SwapRecord>,
 }
 
 /// What one engine's processes used during one game.
@@ -70,6 +74,43 @@ impl GameRecord {
             Color::Black => &self.black_name,
             Color::White => &self.white_name,
         }
+    }
+
+    /// The engine name of a swap role (the colours are the chosen ones).
+    pub fn name_of_role(&self, swap: &SwapRecord, role: Role) -> &str {
+        self.name_of(swap.colour_of(role))
+    }
+
+    /// The swap opening in words, for the SGF comment and the PGN tag: `swap2: random h8i8j10,
+    /// scout i9g7, random SWAP; random plays black`.
+    pub fn swap_text(&self) -> Option<String> {
+        let swap = self.swap.as_ref()?;
+        let mut parts: Vec<String> = swap
+            .steps
+            .iter()
+            .map(|step| {
+                let what = if step.swap {
+                    "SWAP".to_string()
+                } else {
+                    moves_text(&step.stones, self.size)
+                };
+                format!("{} {what}", self.name_of_role(swap, step.by))
+            })
+            .collect();
+        if parts.is_empty() {
+            parts.push("no answer".into());
+        }
+        let mut text = format!("{}: {}", swap.rule, parts.join(", "));
+        if let Some((role, answer)) = &swap.unsupported {
+            let name = self.name_of_role(swap, *role);
+            text.push_str(&format!(
+                "; {name} answered {answer:?} (no SWAP2BOARD): played without a swap"
+            ));
+        } else if swap.decided() {
+            let name = self.name_of_role(swap, Role::Proposer);
+            text.push_str(&format!("; {name} plays {}", swap.proposer));
+        }
+        Some(text)
     }
 
     /// Every stone on the board in play order: opening then played moves.
@@ -141,7 +182,46 @@ pub(crate) mod fixtures {
             started: Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap(),
             ended: Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 5).unwrap(),
             usage: None,
+            swap: None,
         }
+    }
+
+    /// A swap2 game: random proposed h8 i8 j10, scout placed i9 g7, random took black with
+    /// SWAP (scout, white, then played the moves).
+    pub fn swap_record() -> GameRecord {
+        use crate::swap::{Step, SwapRule};
+        let mut r = sample_record();
+        let size = r.size;
+        let stones = |t: &str| parse_pos_sequence(t, size).unwrap();
+        r.opening = stones("h8i8j10i9g7");
+        r.outcome.moves.truncate(6);
+        r.outcome.termination = Termination::TimeForfeit {
+            by: Color::White,
+            elapsed: Duration::from_millis(6100),
+            limit: Duration::from_secs(5),
+        };
+        r.black = EngineId(0);
+        r.white = EngineId(1);
+        r.black_name = "random".into();
+        r.white_name = "scout".into();
+        std::mem::swap(&mut r.black_cmd, &mut r.white_cmd);
+        let step = |by, swap, t: &str, ms| Step {
+            by,
+            swap,
+            stones: stones(t),
+            time: Duration::from_millis(ms),
+        };
+        r.swap = Some(SwapRecord {
+            rule: SwapRule::Swap2,
+            proposer: Color::Black,
+            steps: vec![
+                step(Role::Proposer, false, "h8i8j10", 12),
+                step(Role::Chooser, false, "i9g7", 40),
+                step(Role::Proposer, true, "", 3),
+            ],
+            unsupported: None,
+        });
+        r
     }
 }
 
@@ -149,7 +229,7 @@ pub(crate) mod fixtures {
 mod snapshots {
     //! Snapshots of every renderer on fixed games (the fixtures' times and dates are fixed, so
     //! nothing needs redacting but the version number in SGF's AP property).
-    use super::fixtures::sample_record;
+    use super::fixtures::{sample_record, swap_record};
     use super::*;
     use crate::game::Termination;
     use crate::rules::ForbiddenKind;
@@ -170,6 +250,28 @@ mod snapshots {
     }
 
     #[test]
+    fn swap_text_names_who_chose_what() {
+        let r = swap_record();
+        assert_eq!(
+            r.swap_text().unwrap(),
+            "swap2: random h8i8j10, scout i9g7, random SWAP; random plays black"
+        );
+        let mut r = sample_record();
+        assert_eq!(r.swap_text(), None);
+        r.swap = Some(SwapRecord {
+            rule: crate::swap::SwapRule::Swap1,
+            proposer: crate::board::Color::Black,
+            steps: vec![],
+            unsupported: Some((Role::Chooser, "UNKNOWN what".into())),
+        });
+        assert_eq!(
+            r.swap_text().unwrap(),
+            "swap1: no answer; random answered \"UNKNOWN what\" (no SWAP2BOARD): played \
+             without a swap"
+        );
+    }
+
+    #[test]
     fn sgf_snapshots() {
         insta::assert_snapshot!(
             "sgf_five",
@@ -179,12 +281,17 @@ mod snapshots {
             "sgf_forbidden",
             redact_version(sgf::render(&forbidden_record(), "test"))
         );
+        insta::assert_snapshot!(
+            "sgf_swap",
+            redact_version(sgf::render(&swap_record(), "test"))
+        );
     }
 
     #[test]
     fn pgn_snapshots() {
         insta::assert_snapshot!("pgn_five", pgn::render(&sample_record(), "test"));
         insta::assert_snapshot!("pgn_forbidden", pgn::render(&forbidden_record(), "test"));
+        insta::assert_snapshot!("pgn_swap", pgn::render(&swap_record(), "test"));
     }
 
     #[test]
@@ -203,6 +310,10 @@ mod snapshots {
         insta::assert_snapshot!(
             "journal_forbidden",
             journal::render_line(&forbidden_record(), "0123456789abcdef")
+        );
+        insta::assert_snapshot!(
+            "journal_swap",
+            journal::render_line(&swap_record(), "0123456789abcdef")
         );
     }
 }

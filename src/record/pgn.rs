@@ -20,7 +20,8 @@ pub fn termination_value(t: &Termination) -> &'static str {
         Termination::TimeForfeit { .. } => "time forfeit",
         Termination::Forbidden { .. }
         | Termination::IllegalMove { .. }
-        | Termination::MemoryLimit { .. } => "rules infraction",
+        | Termination::MemoryLimit { .. }
+        | Termination::SwapIllegal { .. } => "rules infraction",
         Termination::Crash { .. } | Termination::FailedStart { .. } => "abandoned",
     }
 }
@@ -46,7 +47,9 @@ pub fn render(r: &GameRecord, event: &str) -> String {
         ),
         ("GameId", r.game.to_string()),
     ];
-    for (k, v) in tags {
+    // `-swap2`/`-swap1`: who proposed and who chose what, after the seven standard tags.
+    let swap = r.swap_text().map(|t| ("Swap", t));
+    for (k, v) in tags.into_iter().chain(swap) {
         let _ = writeln!(s, "[{k} \"{}\"]", tag_escape(&v));
     }
     let reason = r.outcome.termination.reason(r.size).replace(['{', '}'], "");

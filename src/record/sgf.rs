@@ -52,10 +52,15 @@ pub fn render(r: &GameRecord, event: &str) -> String {
     );
     let _ = write!(
         s,
-        "C[{}: {}]",
+        "C[{}: {}",
         r.outcome.termination.code(),
         escape(&r.outcome.termination.reason(r.size))
     );
+    // `-swap2`/`-swap1`: who proposed and who chose what, on a line of the game's comment.
+    if let Some(text) = r.swap_text() {
+        let _ = write!(s, "\n{}", escape(&text));
+    }
+    s.push(']');
     let mut ply = 0usize;
     let colour = |ply: usize| if ply % 2 == 0 { "B" } else { "W" };
     for p in &r.opening {

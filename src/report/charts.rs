@@ -322,10 +322,11 @@ pub fn times(t: &[EngineTimes], names: &[String]) -> String {
 }
 
 /// Colours of the termination kinds, in [`TERMINATIONS`] order, then "other".
-const KIND_COLOURS: [RGBColor; 10] = [
+const KIND_COLOURS: [RGBColor; 11] = [
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0x94, 0x67, 0xbd),
     RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0xff, 0xbb, 0x78),
     RGBColor(0xd6, 0x27, 0x28),
     RGBColor(0x8c, 0x56, 0x4b),
     RGBColor(0xe3, 0x77, 0xc2),

@@ -17,10 +17,11 @@ use crate::stats::{
 use crate::tracker::{scored, Tracker};
 
 /// The termination codes the journal writes, with the words the report shows for them.
-pub const TERMINATIONS: [(&str, &str); 9] = [
+pub const TERMINATIONS: [(&str, &str); 10] = [
     ("five", "five"),
     ("forbidden", "forbidden move"),
     ("illegal_move", "illegal move"),
+    ("swap_illegal", "illegal swap answer"),
     ("time_forfeit", "time"),
     ("crash", "crash"),
     ("failed_start", "failed start"),
@@ -888,6 +889,7 @@ pub(crate) mod tests {
                 openings: None,
                 seed: 1,
                 shard: None,
+                swap: None,
                 sprt: sprt.then(|| SprtSettings {
                     elo0: 0.0,
                     elo1: 50.0,

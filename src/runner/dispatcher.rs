@@ -113,6 +113,8 @@ pub struct Dispatcher {
     tracker: Tracker,
     /// CPU, thinking time and peak memory of each engine over this process's games.
     usage: Vec<EngineTotals>,
+    /// Engines already reported as not supporting `SWAP2BOARD` (said once per engine).
+    swap_unsupported: std::collections::HashSet<EngineId>,
 }
 
 /// One engine's resource totals over the games of a run.
@@ -180,6 +182,7 @@ impl Dispatcher {
             stop,
             last_block_at: None,
             usage: vec![EngineTotals::default(); tracker.names().len()],
+            swap_unsupported: Default::default(),
             tracker,
         }
     }
@@ -286,11 +289,35 @@ impl Dispatcher {
         started.into_iter().chain([Action::Play(p)]).collect()
     }
 
+    /// The first game in which an engine answered `SWAP2BOARD` with `UNKNOWN`/`ERROR`: say so
+    /// once (whatever `-quiet`), since its games are then played without a swap.
+    fn swap_unsupported(&mut self, rec: &GameRecord) -> Option<Action> {
+        let swap = rec.swap.as_ref()?;
+        let (role, answer) = swap.unsupported.as_ref()?;
+        let engine = match swap.colour_of(*role) {
+            Color::Black => rec.black,
+            Color::White => rec.white,
+        };
+        if !self.swap_unsupported.insert(engine) {
+            return None;
+        }
+        let from = if rec.opening.is_empty() {
+            "the empty board"
+        } else {
+            "the opening"
+        };
+        Some(Action::Print(format!(
+            "Warning: {} does not support SWAP2BOARD (it answered {answer:?}): its games are \
+             played from {from} with the scheduled colours, without a swap",
+            self.settings.names[engine.0]
+        )))
+    }
+
     fn finished(&mut self, rec: Box<GameRecord>) -> Vec<Action> {
         self.in_flight = self.in_flight.saturating_sub(1);
         self.finished += 1;
         self.count_usage(&rec);
-        let mut out = Vec::new();
+        let mut out: Vec<Action> = self.swap_unsupported(&rec).into_iter().collect();
         let result = rec.outcome.result();
         out.extend(self.line(format!(
             "Finished game {} ({} vs {}): {} {{{}}}",
@@ -528,6 +555,50 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn an_engine_without_swap2board_is_reported_once_even_when_quiet() {
+        use crate::swap::{Role, SwapRecord, SwapRule};
+        let mut d = dispatcher(
+            DispatchSettings {
+                verbosity: Verbosity::Quiet,
+                ..settings()
+            },
+            2,
+            3,
+        );
+        let mut warnings = Vec::new();
+        for _ in 0..3 {
+            let p = take(&mut d).unwrap();
+            let Event::Finished(mut r) = record(&p, Some(0), None) else {
+                unreachable!()
+            };
+            r.opening.clear();
+            // The engine "second" answers UNKNOWN, whichever colour it was scheduled.
+            let role = if p.white.0 == 1 {
+                Role::Chooser
+            } else {
+                Role::Proposer
+            };
+            r.swap = Some(SwapRecord {
+                unsupported: Some((role, "UNKNOWN no".into())),
+                ..SwapRecord::unplayed(SwapRule::Swap2)
+            });
+            let actions = d.on_event(Event::Finished(r));
+            let lines = prints(&actions)
+                .into_iter()
+                .filter(|l| l.contains("SWAP2BOARD"));
+            warnings.extend(lines.map(String::from));
+        }
+        assert_eq!(
+            warnings,
+            vec![
+                "Warning: second does not support SWAP2BOARD (it answered \"UNKNOWN no\"): \
+                 its games are played from the empty board with the scheduled colours, without \
+                 a swap"
+            ]
+        );
     }
 
     #[test]

@@ -90,6 +90,14 @@ pub enum RunError {
     /// The `-report` page cannot be built or written before the first game.
     #[error("-report: {0}")]
     Report(String),
+    /// `-swap2`/`-swap1` with an openings file whose opening is not three stones.
+    #[error("{file}:{line}: an opening of {stones} stones: with -{rule} an opening stands for the proposer's first three stones, so every opening must have exactly 3 (or leave -openings out: the proposer places them)")]
+    SwapOpening {
+        file: PathBuf,
+        line: usize,
+        stones: usize,
+        rule: crate::swap::SwapRule,
+    },
     /// `-journal FILE` names a journal that already holds games (of another run).
     #[error("journal {path} already exists and is not empty: a new run never appends to another run's journal; give another -journal path or remove the file")]
     JournalExists { path: PathBuf },
@@ -369,6 +377,19 @@ fn load_openings(
         return Ok((None, None));
     };
     let book = OpeningBook::load(&o.file, o.format, config.size, config.rule)?;
+    if let Some(rule) = config.swap {
+        let odd = (0..book.len())
+            .filter_map(|i| book.get(i))
+            .find(|o| o.stones.len() != 3);
+        if let Some(odd) = odd {
+            return Err(RunError::SwapOpening {
+                file: o.file.clone(),
+                line: odd.line,
+                stones: odd.stones.len(),
+                rule,
+            });
+        }
+    }
     let sequence = book.sequence(o.order, o.transform);
     Ok((Some(book), Some(sequence)))
 }

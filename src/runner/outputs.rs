@@ -165,6 +165,7 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
             openings,
             seed: config.seed,
             shard: config.shard,
+            swap: config.swap.map(|s| s.name().to_string()),
             sprt: config.sprt.map(|s| SprtSettings {
                 elo0: s.elo0,
                 elo1: s.elo1,
@@ -277,6 +278,10 @@ pub fn fingerprint(config: &Config) -> String {
     config.rounds.hash(&mut h);
     format!("{:?}{:?}", config.kind, config.repeat).hash(&mut h);
     config.draw_after.hash(&mut h);
+    // Only when set: the fingerprints of runs without a swap stay what they were.
+    if let Some(swap) = config.swap {
+        swap.name().hash(&mut h);
+    }
     if let Some(o) = &config.openings {
         o.file.hash(&mut h);
         // A sequential order does not depend on the seed: leave it out, so shards of one run

@@ -21,6 +21,7 @@ use crate::opening::{OpeningBook, OpeningSequence};
 use crate::record::{EngineUse, GameRecord, GameUse};
 use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId, Pairing};
+use crate::swap::{SwapRecord, SwapReply};
 
 /// Effectively "no deadline" for engines without a time limit.
 const NO_DEADLINE: Duration = Duration::from_secs(365 * 24 * 3600);
@@ -157,6 +158,18 @@ impl Player for SessionPlayer<'_> {
         })
     }
 
+    async fn swap_request(
+        &mut self,
+        stones: Vec<Pos>,
+        time_left: Option<Duration>,
+        deadline: Option<Duration>,
+    ) -> Result<SwapReply, Failure> {
+        self.session
+            .swap2_request(&stones, time_left, deadline.unwrap_or(NO_DEADLINE))
+            .await
+            .map_err(failure_of)
+    }
+
     fn take_messages(&mut self) -> Vec<String> {
         self.session.take_messages()
     }
@@ -179,6 +192,27 @@ fn engine_use(s: &mut EngineSession, before: Usage) -> EngineUse {
     EngineUse {
         cpu_ms: now.cpu.saturating_sub(before.cpu).as_millis() as u64,
         peak_memory: s.take_peak_memory().max(now.rss),
+    }
+}
+
+/// A game as a slot played it.
+struct Played {
+    outcome: game::GameOutcome,
+    usage: GameUse,
+    /// `-swap2`/`-swap1`: how the engines chose the opening.
+    swap: Option<SwapRecord>,
+    /// The position the moves started from (the opening's stones, then the swap's).
+    opening: Vec<Pos>,
+}
+
+impl Played {
+    /// The engines of black and white as chosen: a swap opening may give the proposer (the
+    /// engine scheduled black) white.
+    fn colours(&self, p: &Pairing) -> (EngineId, EngineId) {
+        match &self.swap {
+            Some(s) if s.proposer == Color::White => (p.white, p.black),
+            _ => (p.black, p.white),
+        }
     }
 }
 
@@ -235,7 +269,7 @@ impl Engines {
         shared: &Shared,
         p: &Pairing,
         setup: &GameSetup,
-    ) -> Result<(game::GameOutcome, GameUse), Abandoned> {
+    ) -> Result<Played, Abandoned> {
         let (Some(mut b), Some(mut w)) = (
             self.sessions.remove(&p.black),
             self.sessions.remove(&p.white),
@@ -261,16 +295,38 @@ impl Engines {
                 board_log,
                 suspend,
             };
-            game::play_game(setup, &mut bp, &mut wp, &shared.cancel_games).await
+            let cancel = &shared.cancel_games;
+            match shared.config.swap {
+                None => game::play_game(setup, &mut bp, &mut wp, cancel)
+                    .await
+                    .map(|o| (o, None, setup.opening.clone())),
+                // The engine scheduled black proposes.
+                Some(rule) => game::play_swap_game(setup, rule, &mut bp, &mut wp, cancel)
+                    .await
+                    .map(|g| (g.outcome, Some(g.swap), g.opening)),
+            }
         };
+        // The session scheduled black played white when the swap gave the proposer white.
+        let swapped = matches!(&result, Ok((_, Some(s), _)) if s.proposer == Color::White);
         // Read before a faulty engine is killed below.
-        let usage = GameUse {
-            black: engine_use(&mut b, before.0),
-            white: engine_use(&mut w, before.1),
+        let (bu, wu) = (engine_use(&mut b, before.0), engine_use(&mut w, before.1));
+        let usage = match swapped {
+            false => GameUse {
+                black: bu,
+                white: wu,
+            },
+            true => GameUse {
+                black: wu,
+                white: bu,
+            },
         };
-        if let Ok(o) = &result {
+        if let Ok((o, ..)) = &result {
             if let Some(c) = o.termination.faulty() {
-                let culprit = if c == Color::Black { &mut b } else { &mut w };
+                let culprit = if (c == Color::Black) != swapped {
+                    &mut b
+                } else {
+                    &mut w
+                };
                 let why = o.termination.reason(setup.size);
                 tracing::info!(
                     slot = self.slot + 1,
@@ -282,7 +338,12 @@ impl Engines {
         }
         self.sessions.insert(p.black, b);
         self.sessions.insert(p.white, w);
-        result.map(|o| (o, usage))
+        result.map(|(outcome, swap, opening)| Played {
+            outcome,
+            usage,
+            swap,
+            opening,
+        })
     }
 
     /// End every engine; a second Ctrl-C drops the remaining shutdowns, and dropping a session
@@ -312,53 +373,66 @@ async fn play_one(
     engines: &mut Engines,
     p: &Pairing,
 ) -> Result<GameRecord, Abandoned> {
-    let black_name = shared.names[p.black.0].clone();
-    let white_name = shared.names[p.white.0].clone();
     let (opening, opening_line, transform) = shared.opening_for(p);
     let setup = GameSetup {
         size: shared.config.size,
         rule: shared.config.rule,
-        opening: opening.clone(),
+        opening,
         draw_after: shared.config.draw_after,
         send_by_board: shared.config.send_by_board,
         black_clock: shared.clock_of(p.black),
         white_clock: shared.clock_of(p.white),
     };
     let started = Utc::now();
-    let (outcome, usage) = match engines.prepare(shared, p).await {
-        Some(termination) => (
-            game::GameOutcome {
-                termination,
-                moves: vec![],
-                messages: vec![],
-            },
-            None,
-        ),
+    let (played, usage) = match engines.prepare(shared, p).await {
+        Some(termination) => {
+            let played = Played {
+                outcome: game::GameOutcome {
+                    termination,
+                    moves: vec![],
+                    messages: vec![],
+                },
+                usage: GameUse::default(),
+                swap: None,
+                opening: setup.opening.clone(),
+            };
+            (played, None)
+        }
         None => {
-            let (o, u) = engines.play(shared, p, &setup).await?;
-            (o, Some(u))
+            let played = engines.play(shared, p, &setup).await?;
+            let usage = played.usage;
+            (played, Some(usage))
         }
     };
+    let (black, white) = played.colours(p);
+    let engine = |e: EngineId| {
+        (
+            shared.names[e.0].clone(),
+            shared.config.engines[e.0].cmd.clone(),
+        )
+    };
+    let ((black_name, black_cmd), (white_name, white_cmd)) = (engine(black), engine(white));
     Ok(GameRecord {
         game: p.game,
         round: p.round,
         pair: p.pair,
         pair_game: p.pair_game,
-        black: p.black,
-        white: p.white,
+        black,
+        white,
         black_name,
         white_name,
-        black_cmd: shared.config.engines[p.black.0].cmd.clone(),
-        white_cmd: shared.config.engines[p.white.0].cmd.clone(),
+        black_cmd,
+        white_cmd,
         size: shared.config.size,
         rule: shared.config.rule,
-        opening,
+        opening: played.opening,
         opening_line,
         transform,
-        outcome,
+        outcome: played.outcome,
         started,
         ended: Utc::now(),
         usage,
+        swap: played.swap,
     })
 }
 

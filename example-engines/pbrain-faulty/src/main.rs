@@ -21,7 +21,9 @@ const USAGE: &str = "usage: pbrain-faulty [--seed N] [--crash-at N] [--abort-at 
   [--error-at-start] [--exit-between-moves-at N] [--ignore-end] [--banner] [--huge-line-at N]
   [--message-every-move] [--spawn-child] [--trailing-space] [--suggest] [--slow-info-ms M]
   [--alloc-at N --alloc-mb M] [--burn] [--move-ms M]
-  [--report-cpus]";
+  [--report-cpus]
+  [--swap-unknown] [--swap-garbage] [--swap-occupied] [--swap-offboard] [--swap-wrong-count]
+  [--swap-always] [--swap-two]";
 
 /// Exit status of `--crash-at`.
 const CRASH_STATUS: i32 = 3;
@@ -56,6 +58,64 @@ struct Faults {
     move_ms: u64,
     /// Before every move, `MESSAGE cpus LIST`: the CPUs the process may run on.
     report_cpus: bool,
+    /// How to answer `SWAP2BOARD` (default: the kit's policy).
+    swap: SwapFault,
+}
+
+/// A way to answer `SWAP2BOARD`, to drive every branch of a swap opening and every refusal.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum SwapFault {
+    /// The kit's policy (`pbrain_kit::swap2_answer`).
+    #[default]
+    Policy,
+    /// `UNKNOWN` to the command and to each of its lines, as engines without it answer.
+    Unknown,
+    /// A line that is no answer.
+    Garbage,
+    /// A stone on an occupied point.
+    Occupied,
+    /// A stone off the board.
+    OffBoard,
+    /// Two stones on the empty board, three after three, two after five.
+    WrongCount,
+    /// `SWAP` whenever it is a choice (three or five stones).
+    Always,
+    /// Two stones (4th and 5th, in two corners) after three.
+    Two,
+}
+
+/// The answer to `SWAP2BOARD` with `fault` (for `Unknown`, one line per line of the command).
+fn swap_answer(fault: SwapFault, state: &GameState, rng: &mut ChaCha8Rng) -> Vec<String> {
+    let Some(board) = state.board() else {
+        return vec!["ERROR no board yet".into()];
+    };
+    let n = board.size().get();
+    let stones = board.stone_count();
+    let free: Vec<String> = board
+        .size()
+        .all()
+        .filter(|&p| board.is_empty_at(p))
+        .take(3)
+        .map(|p| p.to_string())
+        .collect();
+    let last = board.history().last().map(|p| p.to_string());
+    let answer = match (fault, stones) {
+        (SwapFault::Unknown, k) => {
+            return vec!["UNKNOWN SWAP2BOARD is not supported".into(); k + 2]
+        }
+        (SwapFault::Garbage, _) => "hello swap".to_string(),
+        (SwapFault::OffBoard, 0) => format!("0,0 1,0 {n},{n}"),
+        (SwapFault::OffBoard, _) => format!("{n},{n}"),
+        (SwapFault::Occupied, 0) => "0,0 1,0 0,0".to_string(),
+        (SwapFault::Occupied, _) => last.unwrap_or_default(),
+        (SwapFault::WrongCount, 0) => free[..2].join(" "),
+        (SwapFault::WrongCount, 3) => free.join(" "),
+        (SwapFault::WrongCount, _) => free[..2].join(" "),
+        (SwapFault::Always, 3 | 5) => "SWAP".to_string(),
+        (SwapFault::Two, 3) => format!("0,{} {},{}", n - 1, n - 1, n - 1),
+        _ => pbrain_kit::swap2_answer(state, |s| random_legal_move(s, rng)),
+    };
+    vec![answer]
 }
 
 fn parse_args(args: &[String]) -> Result<Faults, String> {
@@ -76,7 +136,14 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         "--garbage-at",
         "--exit-between-moves-at",
     ];
-    const FLAGS: [&str; 9] = [
+    const FLAGS: [&str; 16] = [
+        "--swap-unknown",
+        "--swap-garbage",
+        "--swap-occupied",
+        "--swap-offboard",
+        "--swap-wrong-count",
+        "--swap-always",
+        "--swap-two",
         "--burn",
         "--report-cpus",
         "--error-at-start",
@@ -137,6 +204,18 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         alloc_at: num("--alloc-at")?,
         burn: flag("--burn"),
         report_cpus: flag("--report-cpus"),
+        swap: [
+            ("--swap-unknown", SwapFault::Unknown),
+            ("--swap-garbage", SwapFault::Garbage),
+            ("--swap-offboard", SwapFault::OffBoard),
+            ("--swap-occupied", SwapFault::Occupied),
+            ("--swap-wrong-count", SwapFault::WrongCount),
+            ("--swap-always", SwapFault::Always),
+            ("--swap-two", SwapFault::Two),
+        ]
+        .into_iter()
+        .find(|(name, _)| flag(name))
+        .map_or(SwapFault::Policy, |(_, fault)| fault),
         move_ms: match arg_value(args, "--move-ms") {
             None => 0,
             Some(v) => v
@@ -264,6 +343,11 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
                     "gomoku-cli",
                     "-",
                 ))?;
+            }
+            Action::Swap2 => {
+                for line in swap_answer(f.swap, &state, &mut rng) {
+                    out.line(&line)?;
+                }
             }
             Action::Quit if f.ignore_end => {}
             Action::Quit => return Ok(()),

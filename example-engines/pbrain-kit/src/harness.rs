@@ -62,6 +62,7 @@ impl<B: Brain> Player for LocalEngine<B> {
                     None => self.answers.push_back("ERROR no legal move left".into()),
                 },
                 Action::About => self.answers.push_back(self.brain.about()),
+                Action::Swap2 => self.answers.push_back(self.brain.swap2(&self.state)),
                 Action::Quit | Action::Silent => {}
             }
         }

@@ -31,6 +31,9 @@ pub enum Command {
     Turn(i64, i64),
     /// The `x,y,f` lines between `BOARD` and `DONE`, in the order sent.
     Board(Vec<(i64, i64, u8)>),
+    /// The `x,y` lines between `SWAP2BOARD` and `DONE`: the stones of a swap opening in play
+    /// order (black first).
+    Swap2Board(Vec<(i64, i64)>),
     Takeback(i64, i64),
     Play(i64, i64),
     About,
@@ -99,6 +102,7 @@ pub fn parse_command(line: &str) -> Command {
         "BEGIN" => Command::Begin,
         "TURN" => xy(Command::Turn),
         "BOARD" => Command::Board(Vec::new()),
+        "SWAP2BOARD" => Command::Swap2Board(Vec::new()),
         "TAKEBACK" => xy(Command::Takeback),
         "PLAY" => xy(Command::Play),
         "ABOUT" => Command::About,
@@ -141,15 +145,42 @@ impl<R: BufRead> Input<R> {
         }
     }
 
-    /// The next command; `BOARD` includes its stone lines up to `DONE`. `None` at end of input.
+    /// The next command; `BOARD` and `SWAP2BOARD` include their stone lines up to `DONE`.
+    /// `None` at end of input.
     pub fn next_command(&mut self) -> io::Result<Option<Command>> {
         let Some(line) = self.next_line()? else {
             return Ok(None);
         };
         let cmd = parse_command(&line);
-        if cmd != Command::Board(Vec::new()) {
+        let board = cmd == Command::Board(Vec::new());
+        if !board && cmd != Command::Swap2Board(Vec::new()) {
             return Ok(Some(cmd));
         }
+        let Some((lines, bad)) = self.lines_to_done(|l| {
+            if board {
+                parse_board_line(l)
+            } else {
+                parse_xy(l).map(|(x, y)| (x, y, 0))
+            }
+        })?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(match (bad, board) {
+            (Some(l), true) => malformed(&l, "expected a BOARD line x,y,field"),
+            (Some(l), false) => malformed(&l, "expected a SWAP2BOARD line x,y"),
+            (None, true) => Command::Board(lines),
+            (None, false) => Command::Swap2Board(lines.iter().map(|s| (s.0, s.1)).collect()),
+        }))
+    }
+
+    /// The lines up to `DONE` read by `parse`, and the first that did not parse; `None` at end
+    /// of input.
+    #[allow(clippy::type_complexity)]
+    fn lines_to_done(
+        &mut self,
+        parse: impl Fn(&str) -> Option<(i64, i64, u8)>,
+    ) -> io::Result<Option<(Vec<(i64, i64, u8)>, Option<String>)>> {
         let mut stones = Vec::new();
         let mut bad = None;
         loop {
@@ -157,17 +188,13 @@ impl<R: BufRead> Input<R> {
                 return Ok(None);
             };
             if l.eq_ignore_ascii_case("DONE") {
-                break;
+                return Ok(Some((stones, bad)));
             }
-            match parse_board_line(&l) {
+            match parse(&l) {
                 Some(s) => stones.push(s),
                 None => bad = bad.or(Some(l)),
             }
         }
-        Ok(Some(match bad {
-            Some(l) => malformed(&l, "expected a BOARD line x,y,field"),
-            None => Command::Board(stones),
-        }))
     }
 }
 
@@ -267,6 +294,9 @@ pub enum Action {
     Reply(String),
     /// Choose a move for `me()`, play it with `play_own` and send it.
     Think,
+    /// Answer `SWAP2BOARD` (the board holds its stones, `me()` is the colour to move): three
+    /// stones, `SWAP`, or one or two stones; see [`swap2_answer`].
+    Swap2,
     /// Send the engine's `ABOUT` line.
     About,
     /// Exit.
@@ -412,6 +442,7 @@ impl GameState {
                 Action::Think
             }
             Command::Board(stones) => self.set_board(&stones),
+            Command::Swap2Board(stones) => self.set_swap_board(&stones),
             Command::Takeback(x, y) => match self.checked_pos(x, y) {
                 Ok(p) => {
                     if let Some(b) = &mut self.board {
@@ -469,6 +500,30 @@ impl GameState {
         Action::Think
     }
 
+    /// `SWAP2BOARD`: the stones alternate from black; we answer for the colour to move.
+    fn set_swap_board(&mut self, stones: &[(i64, i64)]) -> Action {
+        let Some(old) = &self.board else {
+            return Action::Reply("ERROR no board yet: send START first".into());
+        };
+        let size = old.size();
+        let mut board = Board::new(size);
+        for (i, &(x, y)) in stones.iter().enumerate() {
+            let placed = size.pos(x, y).map(|p| board.put(p, Color::of_ply(i)));
+            if !matches!(placed, Ok(true)) {
+                return Action::Reply(format!("ERROR SWAP2BOARD line {x},{y}: not a free point"));
+            }
+        }
+        if !matches!(stones.len(), 0 | 3 | 5) {
+            return Action::Reply(format!(
+                "ERROR SWAP2BOARD with {} stones: 0, 3 or 5 expected",
+                stones.len()
+            ));
+        }
+        self.me = board.side_to_move();
+        self.board = Some(board);
+        Action::Swap2
+    }
+
     fn info(&mut self, key: &str, value: &str) {
         let int = value.parse::<i64>().ok();
         let uint = int.filter(|v| *v >= 0).map(|v| v as u64);
@@ -505,6 +560,54 @@ pub trait Brain {
     /// An `INFO key value` line, after the state took it in (engines size their hash from
     /// `max_memory` here).
     fn info(&mut self, _key: &str, _value: &str) {}
+    /// The answer to `SWAP2BOARD`: the kit's policy, [`swap2_answer`], with this brain's moves.
+    fn swap2(&mut self, state: &GameState) -> String {
+        swap2_answer(state, |s| self.choose(s))
+    }
+}
+
+/// The three stones the bundled engines propose on an empty board: black on the centre, white
+/// beside it, black a knight's move away (no two black stones touch, so the opponent's count
+/// finds the position even and stays).
+pub fn swap2_proposal(size: BoardSize) -> [Pos; 3] {
+    let c = size.get() / 2;
+    [Pos::new(c, c), Pos::new(c + 1, c), Pos::new(c + 2, c + 1)]
+}
+
+/// A trivial count of who the position favours: pairs of touching stones (8 directions) of
+/// black minus those of white.
+pub fn black_lead(board: &Board) -> i64 {
+    let mut lead = 0;
+    for &p in board.history() {
+        let Some(c) = board.get(p) else { continue };
+        // Each pair once: the neighbours after p in reading order.
+        for (dx, dy) in [(1, 0), (-1, 1), (0, 1), (1, 1)] {
+            if board.at(p.x as i64 + dx, p.y as i64 + dy) == Some(c) {
+                lead += if c == Color::Black { 1 } else { -1 };
+            }
+        }
+    }
+    lead
+}
+
+/// The bundled engines' swap policy: on the empty board, [`swap2_proposal`]; on three or five
+/// stones, `SWAP` (take black) when [`black_lead`] favours black, else stay and place one stone
+/// with `choose` (the 4th or 6th, for the colour to move).
+pub fn swap2_answer(state: &GameState, choose: impl FnOnce(&GameState) -> Option<Pos>) -> String {
+    let Some(board) = state.board() else {
+        return "ERROR no board yet: send START first".into();
+    };
+    if board.stone_count() == 0 {
+        let stones = swap2_proposal(board.size()).map(|p| p.to_string());
+        return stones.join(" ");
+    }
+    if black_lead(board) > 0 {
+        return "SWAP".into();
+    }
+    match choose(state) {
+        Some(p) => p.to_string(),
+        None => "SWAP".into(),
+    }
 }
 
 /// Serve the protocol until `END` or end of input.
@@ -531,6 +634,7 @@ pub fn run<B: Brain, R: BufRead, W: Write>(brain: &mut B, input: R, output: W) -
                 None => out.line("ERROR no legal move left")?,
             },
             Action::About => out.line(&brain.about())?,
+            Action::Swap2 => out.line(&brain.swap2(&state))?,
             Action::Quit => return Ok(()),
             Action::Silent => {}
         }
@@ -624,6 +728,45 @@ mod tests {
             Some(Command::Unknown(_))
         ));
         assert_eq!(input.next_command().unwrap(), None);
+    }
+
+    #[test]
+    fn swap2board_reads_its_stones_and_the_policy_answers_each_case() {
+        let text = "SWAP2BOARD\r\nDONE\r\nSWAP2BOARD\r\n7,7\r\n8,7\r\n9,8\r\nDONE\r\n\
+                    SWAP2BOARD\r\n7,7\r\nx\r\nDONE\r\n";
+        let mut input = Input::new(text.as_bytes());
+        let empty = input.next_command().unwrap().unwrap();
+        assert_eq!(empty, Command::Swap2Board(vec![]));
+        let three = input.next_command().unwrap().unwrap();
+        assert_eq!(three, Command::Swap2Board(vec![(7, 7), (8, 7), (9, 8)]));
+        assert!(matches!(
+            input.next_command().unwrap(),
+            Some(Command::Malformed { .. })
+        ));
+        let mut s = GameState::new();
+        s.handle(Command::Start(15));
+        assert_eq!(s.handle(empty), Action::Swap2);
+        assert_eq!(s.me(), Color::Black);
+        assert_eq!(swap2_answer(&s, |_| None), "7,7 8,7 9,8");
+        assert_eq!(s.handle(three), Action::Swap2);
+        assert_eq!(s.me(), Color::White);
+        // Even by the count: stay, with the brain's stone.
+        assert_eq!(swap2_answer(&s, |_| Some(Pos::new(3, 3))), "3,3");
+        // Two touching black stones: take black.
+        let touching = Command::Swap2Board(vec![(7, 7), (0, 0), (8, 8)]);
+        assert_eq!(s.handle(touching), Action::Swap2);
+        assert_eq!(swap2_answer(&s, |_| Some(Pos::new(3, 3))), "SWAP");
+        let five = Command::Swap2Board(vec![(7, 7), (0, 0), (9, 9), (0, 1), (11, 11)]);
+        assert_eq!(s.handle(five), Action::Swap2);
+        assert_eq!(s.me(), Color::White);
+        assert!(matches!(
+            s.handle(Command::Swap2Board(vec![(7, 7), (7, 7), (1, 1)])),
+            Action::Reply(r) if r.starts_with("ERROR")
+        ));
+        assert!(matches!(
+            s.handle(Command::Swap2Board(vec![(7, 7)])),
+            Action::Reply(r) if r.starts_with("ERROR")
+        ));
     }
 
     #[test]
