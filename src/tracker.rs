@@ -70,6 +70,27 @@ impl Tracker {
         }
     }
 
+    /// An empty tracker of the run a journal header describes: its engines, the pairs its
+    /// schedule makes, and whether games pair (`-repeat`).
+    pub fn for_header(header: &JournalHeader, sprt: Option<Sprt>) -> Tracker {
+        let s = &header.settings;
+        let kind = if s.tournament == "gauntlet" {
+            crate::schedule::TournamentKind::Gauntlet
+        } else {
+            crate::schedule::TournamentKind::RoundRobin
+        };
+        let n = s.engines.len().max(2);
+        let pairs: Vec<(usize, usize)> =
+            crate::schedule::Schedule::new(n, kind, 1, 1, crate::schedule::Repeat::Once)
+                .pairs()
+                .iter()
+                .map(|(a, b)| (a.0, b.0))
+                .collect();
+        let mut names: Vec<String> = s.engines.iter().map(|e| e.name.clone()).collect();
+        names.resize(n, String::new());
+        Tracker::new(names, pairs, s.repeat, sprt)
+    }
+
     pub fn names(&self) -> &[String] {
         &self.names
     }
@@ -291,21 +312,8 @@ pub fn replay_stream(
     sprt: Option<Sprt>,
 ) -> Result<Replay, TrackerError> {
     let s = &header.settings;
-    let kind = if s.tournament == "gauntlet" {
-        crate::schedule::TournamentKind::Gauntlet
-    } else {
-        crate::schedule::TournamentKind::RoundRobin
-    };
-    let n = s.engines.len().max(2);
-    let pairs: Vec<(usize, usize)> =
-        crate::schedule::Schedule::new(n, kind, 1, 1, crate::schedule::Repeat::Once)
-            .pairs()
-            .iter()
-            .map(|(a, b)| (a.0, b.0))
-            .collect();
-    let mut names: Vec<String> = s.engines.iter().map(|e| e.name.clone()).collect();
-    names.resize(n, String::new());
-    let mut t = Tracker::new(names, pairs.clone(), s.repeat, sprt);
+    let mut t = Tracker::for_header(header, sprt);
+    let pairs = t.pairs().to_vec();
     // Game number → result byte: a few bytes per game, whatever the games' length.
     let mut seen: HashMap<u64, u8> = HashMap::new();
     let code = |r: &str| match r {

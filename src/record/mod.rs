@@ -60,6 +60,17 @@ pub struct EngineUse {
     pub peak_memory: u64,
 }
 
+/// The thinking time of `colour` in a game: the sum of its moves' times, given every played
+/// move's time in order after an opening of `opening` stones (black plays the even plies).
+pub fn think_ms(times_ms: impl IntoIterator<Item = u64>, opening: usize, colour: Color) -> u64 {
+    times_ms
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| Color::of_ply(opening + i) == colour)
+        .map(|(_, t)| t)
+        .sum()
+}
+
 /// Both engines' use of one game.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameUse {

@@ -329,12 +329,8 @@ impl ReportBuilder {
             Some(x) => Some(x.sprt().map_err(|e| bad("sprt", x.model.clone(), e))?),
             None => None,
         };
-        // The tracker that `sprt` and `merge` replay with: same pairs, same crossing.
-        let replay = crate::tracker::replay_stream(&header, std::iter::empty(), sprt);
-        let tracker = match replay {
-            Ok(r) => r.tracker,
-            Err(_) => empty_tracker(&header, sprt),
-        };
+        // The tracker `sprt` and `merge` replay with: same pairs, same crossing.
+        let tracker = Tracker::for_header(&header, sprt);
         let pairs = tracker.pairs().to_vec();
         let n = tracker.names().len();
         Ok(ReportBuilder {
@@ -520,13 +516,7 @@ impl ReportBuilder {
             (e.black_engine, u.black, Color::Black),
             (e.white_engine, u.white, Color::White),
         ] {
-            let think: u64 = e
-                .times_ms
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| Color::of_ply(opening + i) == colour)
-                .map(|(_, t)| t)
-                .sum();
+            let think = crate::record::think_ms(e.times_ms.iter().copied(), opening, colour);
             let acc = &mut self.usage[engine];
             acc.0 += eu.cpu_ms;
             acc.1 += think;
@@ -622,30 +612,6 @@ impl ReportBuilder {
             rule: s.rule,
         }
     }
-}
-
-/// A tracker for a header `replay_stream` refuses (it wants games): same engines and pairs.
-fn empty_tracker(header: &JournalHeader, sprt: Option<Sprt>) -> Tracker {
-    let names: Vec<String> = header
-        .settings
-        .engines
-        .iter()
-        .map(|e| e.name.clone())
-        .collect();
-    let kind = if header.settings.tournament == "gauntlet" {
-        crate::schedule::TournamentKind::Gauntlet
-    } else {
-        crate::schedule::TournamentKind::RoundRobin
-    };
-    let n = names.len().max(2);
-    let pairs = crate::schedule::Schedule::new(n, kind, 1, 1, crate::schedule::Repeat::Once)
-        .pairs()
-        .iter()
-        .map(|(a, b)| (a.0, b.0))
-        .collect();
-    let mut names = names;
-    names.resize(n, String::new());
-    Tracker::new(names, pairs, header.settings.repeat, sprt)
 }
 
 fn status_line(state: RunState, played: u64, total: u64, crossing: Option<SprtCrossing>) -> String {

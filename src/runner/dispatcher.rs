@@ -190,19 +190,12 @@ impl Dispatcher {
     /// Add a game's resource use to its engines' totals.
     fn count_usage(&mut self, rec: &GameRecord) {
         let Some(u) = rec.usage else { return };
-        let first = Color::of_ply(rec.opening.len());
+        let times = || rec.outcome.moves.iter().map(|m| m.time.as_millis() as u64);
         for (engine, eu, colour) in [
             (rec.black, u.black, Color::Black),
             (rec.white, u.white, Color::White),
         ] {
-            let think: u64 = rec
-                .outcome
-                .moves
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| (first == colour) == (i % 2 == 0))
-                .map(|(_, m)| m.time.as_millis() as u64)
-                .sum();
+            let think = crate::record::think_ms(times(), rec.opening.len(), colour);
             if let Some(t) = self.usage.get_mut(engine.0) {
                 t.games += 1;
                 t.cpu_ms += eu.cpu_ms;
