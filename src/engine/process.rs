@@ -18,6 +18,11 @@ use super::{Direction, EngineError, LogSink};
 /// the cap bounds memory against an engine that prints without ever ending a line.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
+/// Read buffer of each engine pipe. Engine lines are short (a move, a MESSAGE), and a run keeps
+/// two pipes per engine for every game slot: 1 KiB instead of tokio's 8 KiB keeps the runner at
+/// about 20 KiB a slot (see BENCHMARKS.md); longer lines only take more reads.
+const PIPE_BUFFER_BYTES: usize = 1024;
+
 /// After SIGKILL, how long to wait for the kernel to let us reap the leader.
 const REAP_WAIT: Duration = Duration::from_secs(2);
 
@@ -40,7 +45,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     pub fn with_limit(inner: R, max: usize) -> Self {
         LineReader {
-            inner: BufReader::new(inner),
+            inner: BufReader::with_capacity(PIPE_BUFFER_BYTES, inner),
             line: Vec::new(),
             truncated: false,
             max: max.max(1),

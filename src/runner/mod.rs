@@ -1,7 +1,7 @@
 //! The tournament runner, wiring only: it loads the openings, opens the outputs, starts the game
 //! slots and carries out what the dispatcher decides.
 //!
-//! Data flow: slots (`slot.rs`, one thread each) ask for games and send finished records over a
+//! Data flow: slots (`slot.rs`, tasks on one worker thread per core) ask for games and send finished records over a
 //! channel; this module feeds them to the `Dispatcher` (`dispatcher.rs`, pure: the one owner of
 //! results and stop decisions) and executes its actions: answers to the slots, lines on the
 //! `Console` (`console.rs`), saves to the `Outputs` (`outputs.rs`). Slots and dispatcher share
@@ -499,14 +499,10 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         config,
     });
     let (tx, rx) = mpsc::unbounded_channel();
-    let mut slots = Vec::new();
-    for i in 0..shared.config.concurrency {
-        match slot::spawn(i, shared.clone(), tx.clone()) {
-            Ok(handle) => slots.push(handle),
-            Err(e) => eprintln!("error: cannot start game slot {}: {e}", i + 1),
-        }
+    let (slots, failed) = slot::spawn_workers(shared.config.concurrency, shared.clone(), tx);
+    if let Some(e) = failed {
+        eprintln!("error: cannot start a game worker thread: {e}");
     }
-    drop(tx);
     let sync_every = shared
         .config
         .sync_interval

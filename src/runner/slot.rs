@@ -1,6 +1,8 @@
-//! Game slots: each on its own OS thread with a single-threaded tokio runtime (a game is a chain
-//! of pipe round trips; separate I/O drivers keep slots from queueing behind one event loop). A
-//! slot asks the dispatcher for its next game, keeps the engine processes it needs between games
+//! Game slots, run as tasks on a few worker threads (one per core at most), each with its own
+//! single-threaded tokio runtime: a game is a chain of pipe round trips, and separate I/O drivers
+//! keep the cores' slots from queueing behind one event loop, while a thread per slot would make
+//! every engine spawn (a fork, for `PR_SET_PDEATHSIG`) copy the page tables of hundreds of thread
+//! stacks and cost a glibc arena each. A slot asks the dispatcher for its next game, keeps the engine processes it needs between games
 //! (ending the others), plays the game through `game::play_game` and sends the record back. It
 //! owns its engine sessions and nothing else; it decides nothing about the run.
 
@@ -71,23 +73,51 @@ impl Shared {
     }
 }
 
-/// Start slot `slot` on its own thread.
-pub fn spawn(
-    slot: usize,
+/// Start the game slots `0..concurrency` on `min(concurrency, cores)` worker threads, slot `i` on
+/// worker `i % workers`. Returns the workers that started and the error of the first that did not.
+pub fn spawn_workers(
+    concurrency: usize,
     shared: Arc<Shared>,
     tx: mpsc::UnboundedSender<SlotMsg>,
-) -> std::io::Result<std::thread::JoinHandle<()>> {
-    std::thread::Builder::new()
-        .name(format!("slot-{}", slot + 1))
-        .spawn(move || {
-            match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(rt) => rt.block_on(slot_task(slot, shared, tx)),
-                Err(e) => eprintln!("error: game slot {}: no runtime: {e}", slot + 1),
+) -> (Vec<std::thread::JoinHandle<()>>, Option<std::io::Error>) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = concurrency.min(cores).max(1);
+    let mut handles = Vec::with_capacity(workers);
+    let mut error = None;
+    for w in 0..workers {
+        let slots: Vec<usize> = (w..concurrency).step_by(workers).collect();
+        let (shared, tx) = (shared.clone(), tx.clone());
+        let started = std::thread::Builder::new()
+            .name(format!("slots-{}", w + 1))
+            .spawn(move || run_worker(&slots, shared, tx));
+        match started {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                error.get_or_insert(e);
             }
-        })
+        }
+    }
+    (handles, error)
+}
+
+/// One worker thread: its slots as local tasks on a single-threaded runtime, until all end.
+fn run_worker(slots: &[usize], shared: Arc<Shared>, tx: mpsc::UnboundedSender<SlotMsg>) {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: game slots {slots:?}: no runtime: {e}");
+            return;
+        }
+    };
+    let local = tokio::task::LocalSet::new();
+    for &slot in slots {
+        local.spawn_local(slot_task(slot, shared.clone(), tx.clone()));
+    }
+    drop(tx);
+    rt.block_on(local);
 }
 
 /// Adapts an engine session to the referee loop's `Player`.
