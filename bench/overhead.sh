@@ -22,9 +22,8 @@ DRAWAFTER=${DRAWAFTER:-100}
 REPS=${REPS:-10}
 CONCURRENCY=${CONCURRENCY:-"1 2"}
 
-if [ -z "${NO_BUILD:-}" ]; then
-    cargo build --release --workspace --bins --examples >&2
-fi
+. bench/lib.sh
+build_release
 R=target/release
 A="$R/pbrain-random --seed 1"
 B="$R/pbrain-random --seed 2"
@@ -89,12 +88,6 @@ awk '$2 == 1 && $1 == "baseline" { b[$3] = $4 } $2 == 1 && $1 != "baseline" { r[
     END { for (k in r) { split(k, p, " "); if (r[k] != b[p[1]])
         printf "warning: %s played %s moves at concurrency 1, the baseline %s\n", p[2], r[k], b[p[1]] > "/dev/stderr" } }' "$raw"
 
-# stats: median [min-max] of the numbers on stdin.
-stats() {
-    sort -g | awk '{ v[NR] = $1 } END {
-        med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-        printf "%.1f [%.1f-%.1f]", med, v[1], v[NR] }'
-}
 # per_move MODE CONC FIELD: µs per move (FIELD 5 = wall, 6 = CPU) of every repetition.
 per_move() { awk -v m="$1" -v c="$2" -v f="$3" '$1 == m && $2 == c { printf "%.3f\n", $f * 1e6 / $4 }' "$raw"; }
 # ratio MODE CONC FIELD: median of the per-repetition ratios runner/baseline (the two ran back
