@@ -7,17 +7,13 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{journal_games, run_in, runner, scout_vs_random, spawn_tagged, wait_until};
+use common::{journal_games, run_in, runner, scout_vs_random, spawn_tagged, strs, wait_until};
 
 /// A short freestyle match of the two fast bundled engines, with a journal and `extra` options.
 fn match_args(games: &str, extra: &[&str]) -> Vec<String> {
     let mut a = vec!["-rule", "0", "-games", games, "-journal", "j.jsonl"];
     a.extend(extra);
     scout_vs_random("freestyle15.txt", &a)
-}
-
-fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
 }
 
 /// Rows of the game list: the game numbers, in page order.

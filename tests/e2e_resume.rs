@@ -51,10 +51,6 @@ fn args(games: &str) -> Vec<String> {
     a
 }
 
-fn strs(a: &[String]) -> Vec<&str> {
-    a.iter().map(String::as_str).collect()
-}
-
 /// Every output equals what `export` rebuilds from the journal, and the journal holds each game
 /// of the schedule exactly once.
 fn assert_complete_and_exact(dir: &Path, total: u64) {

@@ -974,3 +974,35 @@ fn engines_die_even_when_the_runner_is_killed() {
     let out = run.finish();
     assert_eq!(out.status.code(), None, "killed by a signal");
 }
+
+#[test]
+fn a_run_refused_before_its_first_game_leaves_no_journal_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("afile"), "x").unwrap();
+    let journals = |d: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".jsonl"))
+            .collect()
+    };
+    // The default (timestamped) journal is made first; the -report and -psq paths fail later,
+    // one after the header was written, one before.
+    for bad in [["-report", "afile/r.html"], ["-psq", "afile"]] {
+        let mut args = random_engines(&["a", "b"]);
+        args.extend(["-games", "2", "-quiet", "-noprogress"].map(String::from));
+        args.extend(bad.map(String::from));
+        let run = run_in(dir.path(), &strs(&args));
+        assert_eq!(run.code(), Some(1), "{bad:?}: {}", run.stderr);
+        assert!(run.stderr.contains("afile"), "{}", run.stderr);
+        assert_eq!(journals(dir.path()), Vec::<String>::new(), "after {bad:?}");
+    }
+    // A named journal made by the refused run goes too; an empty one the user made stays.
+    let mut args = random_engines(&["a", "b"]);
+    args.extend(["-journal", "j.jsonl", "-report", "afile/r.html"].map(String::from));
+    assert_eq!(run_in(dir.path(), &strs(&args)).code(), Some(1));
+    assert!(!dir.path().join("j.jsonl").exists());
+    std::fs::write(dir.path().join("j.jsonl"), "").unwrap();
+    assert_eq!(run_in(dir.path(), &strs(&args)).code(), Some(1));
+    assert!(dir.path().join("j.jsonl").exists());
+}

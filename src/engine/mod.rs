@@ -38,7 +38,7 @@ pub enum EngineError {
     #[error("engine refused to start: {text}")]
     StartFailed { text: String },
     /// The engine gave no answer before its time for that command ran out, and was killed.
-    #[error("engine did not answer {what} within {elapsed:?}")]
+    #[error("engine did not answer {what} within {:.3} s", elapsed.as_secs_f64())]
     Timeout { what: String, elapsed: Duration },
     /// The engine process exited or closed its output, or was already dead when asked to act.
     #[error("engine crashed ({status})")]
@@ -144,7 +144,7 @@ mod tests {
             what: "TURN".into(),
             elapsed: Duration::from_millis(1500),
         };
-        assert_eq!(e.to_string(), "engine did not answer TURN within 1.5s");
+        assert_eq!(e.to_string(), "engine did not answer TURN within 1.500 s");
         let e = EngineError::Crashed {
             status: "exit status 3".into(),
         };

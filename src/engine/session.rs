@@ -582,7 +582,10 @@ impl EngineSession {
             Ok(Err(broken)) => Err(self.broken(broken).await),
             Err(_) => {
                 let elapsed = start.elapsed();
-                self.kill(&format!("no answer to {what} within {elapsed:?}"));
+                self.kill(&format!(
+                    "no answer to {what} within {:.3} s",
+                    elapsed.as_secs_f64()
+                ));
                 Err(EngineError::Timeout {
                     what: what.to_string(),
                     elapsed,

@@ -480,6 +480,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let cancel_games = stops.abort.child_token();
     let sync = shard_sync(&config, &dispatcher);
     let report = live_report(&config, &outputs)?;
+    outputs.games_begin();
     let mut shell = Shell {
         console,
         outputs,

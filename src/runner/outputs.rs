@@ -61,7 +61,8 @@ pub(super) fn open_append(path: &Path) -> Result<std::fs::File, RunError> {
 
 /// Open the journal so that no other run's games are mixed in: a named journal that already
 /// holds anything is refused, a timestamped one taken by another run gets a numbered suffix.
-fn open_journal(target: &JournalTarget) -> Result<(std::fs::File, PathBuf), RunError> {
+/// The flag says whether this call created the file.
+fn open_journal(target: &JournalTarget) -> Result<(std::fs::File, PathBuf, bool), RunError> {
     let path = target.path();
     prepare_parent(path)?;
     let create = |p: &Path| {
@@ -77,8 +78,10 @@ fn open_journal(target: &JournalTarget) -> Result<(std::fs::File, PathBuf), RunE
     match target {
         JournalTarget::Named(p) => match std::fs::metadata(p) {
             Ok(m) if m.len() > 0 => Err(RunError::JournalExists { path: p.clone() }),
-            Ok(_) => open_append(p).map(|f| (f, p.clone())),
-            Err(_) => create(p).map(|f| (f, p.clone())).map_err(|e| io(p, e)),
+            Ok(_) => open_append(p).map(|f| (f, p.clone(), false)),
+            Err(_) => create(p)
+                .map(|f| (f, p.clone(), true))
+                .map_err(|e| io(p, e)),
         },
         JournalTarget::Timestamped(p) => {
             let stem = p
@@ -91,7 +94,7 @@ fn open_journal(target: &JournalTarget) -> Result<(std::fs::File, PathBuf), RunE
                     _ => PathBuf::from(format!("{stem}-{n}.journal.jsonl")),
                 };
                 match create(&candidate) {
-                    Ok(f) => return Ok((f, candidate)),
+                    Ok(f) => return Ok((f, candidate, true)),
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                     Err(e) => return Err(io(&candidate, e)),
                 }
@@ -180,8 +183,20 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
 /// Files the dispatcher's saves go to, flushed after every game: the journal, then the records.
 pub struct Outputs {
     journal: Option<Sink>,
+    /// The journal this run created, until its first game starts: a run refused before then
+    /// (a bad `-report` path, say) removes it again instead of leaving an empty journal behind.
+    fresh_journal: Option<PathBuf>,
     records: RecordFiles,
     fingerprint: String,
+}
+
+impl Drop for Outputs {
+    /// A run that ends before its first game (refused or interrupted) leaves no journal it made.
+    fn drop(&mut self) {
+        if let Some(p) = self.fresh_journal.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 /// The record files a configuration asks for.
@@ -208,21 +223,34 @@ impl Outputs {
         if config.log != crate::config::LogLevel::Off {
             prepare_dir(&config.log_dir, &config.log_dir)?;
         }
+        let mut fresh_journal = None;
         let journal = match resumed {
             Some(p) => Some(Sink::open(&p)?),
             None => match &config.journal {
                 Some(t) => {
-                    let (file, path) = open_journal(t)?;
+                    let (file, path, created) = open_journal(t)?;
+                    fresh_journal = created.then(|| path.clone());
                     Some(Sink::from_file(file, path))
                 }
                 None => None,
             },
         };
+        let records = RecordFiles::open(&record_targets(config)).inspect_err(|_| {
+            if let Some(p) = &fresh_journal {
+                let _ = std::fs::remove_file(p);
+            }
+        })?;
         Ok(Outputs {
             journal,
-            records: RecordFiles::open(&record_targets(config))?,
+            fresh_journal,
+            records,
             fingerprint: fingerprint(config),
         })
+    }
+
+    /// The games begin: from now on the journal stays, whatever happens.
+    pub fn games_begin(&mut self) {
+        self.fresh_journal = None;
     }
 
     /// The journal's path, once opened (a timestamped name may have got a suffix).
@@ -390,8 +418,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("gomoku-cli-20261123-010203.journal.jsonl");
         let t = JournalTarget::Timestamped(p.clone());
-        let (_, first) = open_journal(&t).unwrap();
-        let (_, second) = open_journal(&t).unwrap();
+        let (_, first, _) = open_journal(&t).unwrap();
+        let (_, second, _) = open_journal(&t).unwrap();
         assert_eq!(first, p);
         assert_ne!(second, first);
         assert!(second

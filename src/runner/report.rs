@@ -86,11 +86,24 @@ fn writer(rx: &mpsc::Receiver<RunState>, journal: &Path, out: &Path) {
             }
             last_error = Some(e);
         }
+        release_memory();
         let took = start.elapsed();
         not_before = Instant::now() + took * (MAX_SHARE - 1);
         if state == RunState::Ended {
             return;
         }
+    }
+}
+
+/// Give the memory of a rebuild back to the system. A page holds every game, so a rebuild takes
+/// memory in proportion to the run (about 4 KiB a game); glibc keeps what this thread freed in
+/// its arena, and without a trim the runner's resident memory would climb with every rebuild
+/// (measured by `bench/soak.sh`: 19 -> 42 MiB over 10,000 games, flat with the trim).
+fn release_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory of the allocator's arenas to the kernel.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

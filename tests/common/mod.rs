@@ -121,6 +121,11 @@ impl Run {
     }
 }
 
+/// Borrowed views of owned arguments, for `run_in` and `spawn_tagged`.
+pub fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
 /// Run the runner to completion in `dir` and check no engine survives it.
 pub fn run_in(dir: &Path, args: &[&str]) -> Run {
     let tag = unique_tag();
