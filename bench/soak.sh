@@ -9,7 +9,7 @@
 #    every record (PGN, SGF, messages, samples, .psq) byte for byte what `export` rebuilds;
 #  - the runner's memory is flat after warm-up: the median RSS of the last quarter of the run is
 #    within 10 % (or 1 MiB) of the second quarter's (sampled every 0.5 s by bench/procwatch.py);
-#  - its open descriptors do not grow (the last quarter's maximum is at most the second's);
+#  - its open descriptors do not grow (the last quarter's median within 2 of the second's);
 #  - no engine process (nor a child of one) is left once the runner has exited.
 # Environment: GAMES (10000), CONC (16), NO_REPORT=1, NO_BUILD=1, KEEP=1. Last line: "soak: ...".
 set -euo pipefail
@@ -63,8 +63,13 @@ q2_rss=$(quarter 0.25 0.5 2 | median)
 q4_rss=$(quarter 0.75 1 2 | median)
 q2_max=$(quarter 0.25 0.5 2 | sort -g | tail -1)
 q4_max=$(quarter 0.75 1 2 | sort -g | tail -1)
-q2_fds=$(quarter 0.25 0.5 3 | sort -g | tail -1)
-q4_fds=$(quarter 0.75 1 3 | sort -g | tail -1)
+# Descriptors come and go as crashed engines are restarted: compare medians (a leak of one per
+# crash would add hundreds), show the maxima.
+q2_fds=$(quarter 0.25 0.5 3 | median)
+q4_fds=$(quarter 0.75 1 3 | median)
+q2_fds_max=$(quarter 0.25 0.5 3 | sort -g | tail -1)
+q4_fds_max=$(quarter 0.75 1 3 | sort -g | tail -1)
+q2_fds=${q2_fds%.*} q4_fds=${q4_fds%.*}
 q2_rss=${q2_rss%.*} q4_rss=${q4_rss%.*}
 flat=$(awk -v a="$q2_rss" -v b="$q4_rss" 'BEGIN { d = b - a; print (d <= a * 0.1 || d <= 1024) ? "yes" : "no" }')
 games_per_min=$(awk -v g="$total" -v w="$wall" 'BEGIN { printf "%.0f", g * 60 / w }')
@@ -75,11 +80,11 @@ c = collections.Counter(json.loads(l).get("termination") for l in open(sys.argv[
 del c[None]; print(", ".join(f"{k} {v}" for k, v in c.most_common()))' "$tmp/j.jsonl")"
 echo "runner RSS: median $((q2_rss / 1024)) MiB in the second quarter, $((q4_rss / 1024)) MiB in the last (flat: $flat);" \
     "maximum $((q2_max / 1024)) and $((q4_max / 1024)) MiB (report rebuilds), peak $(($(json_field "$tmp/watch.json" peak_rss_kb) / 1024)) MiB"
-echo "runner descriptors: max $q2_fds in the second quarter, $q4_fds in the last"
+echo "runner descriptors: median $q2_fds in the second quarter, $q4_fds in the last (maximum $q2_fds_max and $q4_fds_max)"
 echo "outputs: $check"
 echo "stray engine processes after exit: $stray"
 ok=yes
-[ "$exit_code" = 0 ] && [ "$flat" = yes ] && [ "$q4_fds" -le "$q2_fds" ] && [ "$stray" = 0 ] &&
+[ "$exit_code" = 0 ] && [ "$flat" = yes ] && [ "$q4_fds" -le $((q2_fds + 2)) ] && [ "$stray" = 0 ] &&
     [[ $check == ok:* ]] || ok=no
 echo "soak: $([ $ok = yes ] && echo PASS || echo FAIL): $total games at c$CONC in ${wall} s, outputs ${check%%;*}," \
     "RSS $((q2_rss / 1024))->$((q4_rss / 1024)) MiB, fds $q2_fds->$q4_fds, $stray stray processes"
