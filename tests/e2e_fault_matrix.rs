@@ -1,6 +1,6 @@
 //! The fault matrix: `pbrain-faulty --fault PHASE:KIND` misbehaving in every way at every phase
-//! of the protocol (ABOUT, START, RESTART, the first move, a move in the game, END), listed
-//! first and listed second (so it plays both colours at every phase, RESTART included), each
+//! of the protocol (ABOUT, START, RESTART, the first move, a move in the game, END), and sending
+//! a MESSAGE of 1 MiB there (which must change nothing), listed first and listed second (so it plays both colours at every phase, RESTART included), each
 //! cell a 2-game run of the built binary with every output on. Each cell checks: the run
 //! completes (exit 0); each game ends as README's table of faults says (the faulty engine loses
 //! with the right termination and reason, after exactly the moves it made before the fault, or
@@ -32,8 +32,9 @@ use std::time::Duration;
 use common::*;
 use serde_json::Value;
 
-/// Every way to misbehave at any phase.
-const KINDS: [&str; 9] = [
+/// Every way to misbehave at any phase (`huge-message`, a MESSAGE line of 1 MiB before the
+/// answer, is no fault: it must change nothing).
+const KINDS: [&str; 10] = [
     "crash",
     "abort",
     "silent-exit",
@@ -42,6 +43,7 @@ const KINDS: [&str; 9] = [
     "garbage",
     "error",
     "huge-line",
+    "huge-message",
     "exit-after",
 ];
 
@@ -122,6 +124,9 @@ fn expected(cell: &Cell, game: u64, colour: &str) -> Expect {
         _ => "(exit status 0)",
     };
     let kind = cell.kind;
+    if kind == "huge-message" {
+        return Expect::Untouched;
+    }
     match cell.phase {
         "about" => match kind {
             "crash" | "abort" | "silent-exit" => loses("failed_start", exited(kind), 0),
