@@ -252,15 +252,23 @@ cell() {
     mkdir -p "$dir"
     local faulty="cmd=$R/pbrain-faulty --fault $phase:$kind --late-ms 5000 --spawn-child --seed $seed"
     local random="cmd=$R/pbrain-random --seed $seed"
+    # Short limits only where the fault must wait one out (2 s to start; a move lost on time after
+    # 0.5 s + 1 s), long ones elsewhere, so a slow answer on a loaded machine decides nothing.
+    local startup=30 tolerance=tolerance=30
+    case $phase:$kind in
+    about:hang | about:late | start:hang | start:late | start:garbage | start:huge-line | \
+        restart:hang | restart:late | restart:garbage | restart:huge-line) startup=2 ;;
+    move*:hang | move*:late | move*:error) tolerance=tolerance=1 ;;
+    esac
     local engines
     if [ "$first" = 1 ]; then
-        engines=(-engine "$faulty" -engine "$random" name=random)
+        engines=(-engine "$faulty" "$tolerance" -engine "$random" name=random)
     else
-        engines=(-engine "$random" name=random -engine "$faulty")
+        engines=(-engine "$random" name=random -engine "$faulty" "$tolerance")
     fi
     local code=0
     (cd "$dir" && GOMOKU_CLI_TEST_TAG=$tag GOMOKU_CLI_DEBUG_FDS=1 "$R/gomoku-cli" "${engines[@]}" \
-        -each tc=0/0.5 tolerance=1 -games "$GAMES" -concurrency "$CONCURRENCY" -startuptimeout 2 \
+        -each tc=0/0.5 tolerance=30 -games "$GAMES" -concurrency "$CONCURRENCY" -startuptimeout "$startup" \
         -journal j.jsonl -pgn g.pgn -sgf g.sgf -msg g.msg -psq psq -sample format=bin_lz4 file=s.bin.lz4 \
         -log -logdir log -renlib g.lib -report r.html -quiet -noprogress \
         </dev/null >out.txt 2>err.txt) || code=$?

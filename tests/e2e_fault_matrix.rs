@@ -20,7 +20,7 @@
 //!
 //! The cells are deterministic: the engines are seeded, a fault at `move3` strikes before either
 //! side can have five stones (so every game reaches it), and the time limits are far from both
-//! an instant engine's answer and the faulty engine's (`late` answers after 5 s, `hang` never).
+//! an instant engine's answer and the faulty engine's (see `STARTUP_SHORT`).
 
 mod common;
 
@@ -50,11 +50,15 @@ const KINDS: [&str; 10] = [
 /// Ways to misbehave that only a move can have.
 const MOVE_KINDS: [&str; 2] = ["illegal", "offboard"];
 
-/// Seconds an engine has for START/RESTART and the INFO block's ABOUT.
-const STARTUP: &str = "2";
-/// Turn time 0.5 s and a tolerance of 1 s: a move is lost on time after 1.5 s.
+/// Time limits: short where a cell's fault must wait one out (2 s for START/RESTART and the
+/// INFO block's ABOUT; a move lost on time after 0.5 s + a tolerance of 1 s), far longer
+/// everywhere else, so an answer slowed by a loaded machine (a 1 MiB MESSAGE takes some 20 ms
+/// to read) never decides a cell. `late` answers after 5 s, `hang` never.
+const STARTUP_SHORT: &str = "2";
+const STARTUP_LONG: &str = "30";
 const TC: &str = "tc=0/0.5";
-const TOLERANCE: &str = "tolerance=1";
+const TOLERANCE_SHORT: &str = "tolerance=1";
+const TOLERANCE_LONG: &str = "tolerance=30";
 
 /// Games per cell: the second one is the RESTART of the first one's processes (one slot).
 const GAMES: u64 = 2;
@@ -84,6 +88,17 @@ impl Cell {
             0
         } else {
             1
+        }
+    }
+
+    /// Whether the fault makes the runner wait out a start-up deadline (`None`: no deadline)
+    /// or the faulty engine's move deadline.
+    fn waits_out(&self) -> Option<&'static str> {
+        match (self.phase, self.kind) {
+            ("about", "hang" | "late") => Some("startup"),
+            ("start" | "restart", "hang" | "late" | "garbage" | "huge-line") => Some("startup"),
+            (phase, "hang" | "late" | "error") if phase.starts_with("move") => Some("move"),
+            _ => None,
         }
     }
 
@@ -228,10 +243,17 @@ fn run_cell(cell: &Cell, dir: &Path) -> Ran {
         cell.seed
     );
     let random = format!("cmd={} --seed {}", engine("pbrain-random"), cell.seed);
+    let (startup, faulty_tolerance) = match cell.waits_out() {
+        Some("startup") => (STARTUP_SHORT, TOLERANCE_LONG),
+        Some(_) => (STARTUP_LONG, TOLERANCE_SHORT),
+        None => (STARTUP_LONG, TOLERANCE_LONG),
+    };
+    let faulty = vec![faulty.as_str(), faulty_tolerance];
+    let random = vec![random.as_str(), "name=random"];
     let (first, second) = if cell.faulty_first {
-        (vec![faulty.as_str()], vec![random.as_str(), "name=random"])
+        (faulty, random)
     } else {
-        (vec![random.as_str(), "name=random"], vec![faulty.as_str()])
+        (random, faulty)
     };
     let games = GAMES.to_string();
     let mut args = vec!["-engine"];
@@ -241,11 +263,11 @@ fn run_cell(cell: &Cell, dir: &Path) -> Ran {
     args.extend([
         "-each",
         TC,
-        TOLERANCE,
+        TOLERANCE_LONG,
         "-games",
         &games,
         "-startuptimeout",
-        STARTUP,
+        startup,
         "-journal",
         "j.jsonl",
         "-pgn",
