@@ -381,7 +381,7 @@ fn renlib_archives_each_game_once_as_lib_merge_of_the_journal_would() {
     assert_eq!(run.code(), Some(0), "{}", run.stderr);
     assert!(
         run.stderr
-            .contains("2 games not on a 15x15 board were not archived"),
+            .contains("2 games left out of small.lib: not on a 15x15 board"),
         "{}",
         run.stderr
     );

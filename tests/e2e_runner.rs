@@ -681,6 +681,54 @@ fn ctrl_c_abandons_games_ends_engines_and_exits_130() {
 }
 
 #[test]
+fn ctrl_c_while_an_engine_is_asked_its_name_stops_at_once() {
+    // Without name=, the runner asks each engine ABOUT before the first game, within
+    // -startuptimeout; this engine never answers it. Ctrl-C there used to wait out the whole
+    // timeout (here 600 s) before stopping.
+    let dir = tempfile::tempdir().unwrap();
+    let faulty = format!("cmd={} --fault about:hang", engine("pbrain-faulty"));
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let mut run = spawn_tagged(
+        dir.path(),
+        &[
+            "-engine",
+            &faulty,
+            "-engine",
+            &random,
+            "-startuptimeout",
+            "600",
+            "-journal",
+            "n.jsonl",
+        ],
+    );
+    // The engine asked for its name is the first process the runner starts.
+    let runner_pid = run.child.id();
+    let engines = || {
+        tagged_processes(&run.tag)
+            .into_iter()
+            .filter(|(pid, _)| *pid != runner_pid)
+            .count()
+    };
+    wait_until(Duration::from_secs(60), || engines() > 0);
+    assert!(engines() > 0, "the engine started");
+    run.signal(libc::SIGINT);
+    // Far less than the 600 s timeout, far more than stopping takes.
+    let since = std::time::Instant::now();
+    let mut stopped = false;
+    while !stopped && since.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+        stopped = matches!(run.child.try_wait(), Ok(Some(_)));
+    }
+    if !stopped {
+        let _ = run.child.kill();
+    }
+    let out = run.finish();
+    assert!(stopped, "the runner was still asking the engine's name");
+    assert_eq!(out.status.code(), Some(130));
+    assert!(journal(dir.path(), "n.jsonl").is_empty());
+}
+
+#[test]
 fn predecessor_readme_example_runs_unchanged() {
     // The README's example with our engines in place of Wine and Rapfi, unchanged otherwise
     // (4000 games x 2 rounds would take hours: stop it with Ctrl-C once it is well under way).
@@ -966,8 +1014,12 @@ fn engines_die_even_when_the_runner_is_killed() {
     wait_until(Duration::from_secs(60), || {
         journal(dir.path(), "k.jsonl").len() >= 3
     });
+    // The runner carries the tag too: count its engines only.
+    let runner_pid = run.child.id();
     assert!(
-        !tagged_processes(&run.tag).is_empty(),
+        tagged_processes(&run.tag)
+            .iter()
+            .any(|(pid, _)| *pid != runner_pid),
         "engines are running"
     );
     run.signal(libc::SIGKILL);

@@ -18,8 +18,14 @@ pub fn run(args: &[String]) -> CommandResult {
         .map_err(|e| CommandError::Failed(format!("cannot start the async runtime: {e}")))?;
     let stops = Stops::default();
     let result = rt.block_on(async {
-        tokio::spawn(watch_signals(stops.clone()));
-        runner::run(config, stops.clone()).await
+        // Registered before the run starts, so a Ctrl-C at any moment of it is handled (and the
+        // process-wide descriptors tokio creates for signals exist before the count below).
+        let signals = Signals::register();
+        tokio::spawn(watch_signals(signals, stops.clone()));
+        let fds = FdCheck::start();
+        let result = runner::run(config, stops.clone()).await;
+        fds.report();
+        result
     });
     // Engines still being ended in the background must not outlive us: the runtime's shutdown
     // drops every task, and dropping a session kills its process group.
@@ -68,13 +74,26 @@ fn init_diagnostics(verbose: bool) {
     }
 }
 
+/// SIGINT and SIGTERM, once their handlers are installed (`None` when that failed).
+struct Signals(Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>);
+
+impl Signals {
+    /// Install the handlers; must be called inside the runtime.
+    fn register() -> Signals {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(int), Ok(term)) => Signals(Some((int, term))),
+            _ => Signals(None),
+        }
+    }
+}
+
 /// First Ctrl-C or SIGTERM: abandon games in progress and end engines politely. Second: kill now.
-async fn watch_signals(stops: Stops) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
+async fn watch_signals(signals: Signals, stops: Stops) {
+    let Signals(Some((mut int, mut term))) = signals else {
         return;
     };
     let mut seen = 0;
@@ -91,4 +110,35 @@ async fn watch_signals(stops: Stops) {
             stops.hard.cancel();
         }
     }
+}
+
+/// `GOMOKU_CLI_DEBUG_FDS` (any value): the runner counts its open file descriptors just before
+/// the run and just after it, and prints both on standard error
+/// (`debug: open file descriptors: 9 before the run, 9 after it`). Everything a run opens
+/// (engine pipes, output and log files, the game slots' runtimes) is closed when `runner::run`
+/// returns, so a larger second count is a leak. Counted inside the process at two quiescent
+/// points rather than sampled from outside (`/proc/PID/fd` of a running process races with
+/// engines being started); `bench/faults.sh` and `tests/e2e_fault_matrix.rs` check it.
+struct FdCheck(Option<usize>);
+
+/// The environment variable that turns the count on.
+const DEBUG_FDS: &str = "GOMOKU_CLI_DEBUG_FDS";
+
+impl FdCheck {
+    fn start() -> FdCheck {
+        FdCheck(std::env::var_os(DEBUG_FDS).and_then(|_| open_fds()))
+    }
+
+    fn report(self) {
+        if let (Some(before), Some(after)) = (self.0, open_fds()) {
+            eprintln!("debug: open file descriptors: {before} before the run, {after} after it");
+        }
+    }
+}
+
+/// The process's open file descriptors (Linux: the entries of `/proc/self/fd`, less the one
+/// reading it).
+fn open_fds() -> Option<usize> {
+    let entries = std::fs::read_dir("/proc/self/fd").ok()?;
+    Some(entries.count().saturating_sub(1))
 }

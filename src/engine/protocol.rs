@@ -285,12 +285,52 @@ pub fn parse_about(line: &str) -> About {
     About { fields, raw }
 }
 
+/// Most characters of an engine's answer kept where the records quote it (an unparsable move,
+/// a refused START, a swap answer): the protocol lets an engine print lines of any length (the
+/// reader keeps up to 16 MiB), and every journal line, PGN, SGF and report would otherwise carry
+/// such a line whole, twice per game in the journal.
+pub const QUOTED_ANSWER_CHARS: usize = 200;
+
+/// Most characters of an engine name taken from an `ABOUT` answer: it heads every results table,
+/// record and console line.
+pub const ABOUT_NAME_CHARS: usize = 64;
+
+/// `text` with at most `max` characters: longer texts keep their first `max` and end with
+/// `…`, so a reader sees it was cut. A short text is returned as it is (no copy: this is on
+/// every move's path).
+pub fn cut_text(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    if let Some((end, _)) = text.char_indices().nth(max) {
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn p(x: u8, y: u8) -> Pos {
         Pos::new(x, y)
+    }
+
+    #[test]
+    fn long_engine_texts_are_cut_on_a_character_boundary() {
+        let cut = |t: &str, max| cut_text(t.to_string(), max);
+        assert_eq!(cut("hello", 5), "hello");
+        assert_eq!(cut("hello!", 5), "hello…");
+        assert_eq!(cut("", 0), "");
+        // Five bytes but three characters: nothing to cut.
+        assert_eq!(cut("ééx", 3), "ééx");
+        assert_eq!(cut("éééé", 2), "éé…");
+        let huge = "x".repeat(1 << 20);
+        assert_eq!(
+            cut(&huge, QUOTED_ANSWER_CHARS).chars().count(),
+            QUOTED_ANSWER_CHARS + 1
+        );
     }
 
     #[test]

@@ -11,8 +11,8 @@ use tokio::time::{timeout, timeout_at, Instant};
 
 use super::process::{describe_status, EngineProcess, LineReader};
 use super::protocol::{
-    parse_about, parse_coords, parse_engine_line, parse_swap_answer, About, Command, EngineLine,
-    EOL, UNLIMITED_TIME_LEFT_MS,
+    cut_text, parse_about, parse_coords, parse_engine_line, parse_swap_answer, About, Command,
+    EngineLine, ABOUT_NAME_CHARS, EOL, QUOTED_ANSWER_CHARS, UNLIMITED_TIME_LEFT_MS,
 };
 use super::spec::EngineSpec;
 use super::{Direction, EngineError, LogSink};
@@ -252,7 +252,7 @@ impl EngineSession {
         let name = about
             .as_ref()
             .and_then(|a| a.name())
-            .map(str::to_string)
+            .map(|n| cut_text(n.to_string(), ABOUT_NAME_CHARS))
             .unwrap_or_else(|| fallback.clone());
         self.name = self.spec.name.clone().unwrap_or_else(|| name.clone());
         self.about = about;
@@ -340,7 +340,7 @@ impl EngineSession {
             .await?;
         Ok(MoveReply {
             coords: parse_coords(&raw),
-            raw,
+            raw: cut_text(raw, QUOTED_ANSWER_CHARS),
             elapsed,
         })
     }
@@ -364,7 +364,7 @@ impl EngineSession {
             .await?;
         Ok(SwapReply {
             answer: parse_swap_answer(&raw),
-            raw,
+            raw: cut_text(raw, QUOTED_ANSWER_CHARS),
             elapsed,
         })
     }
@@ -641,7 +641,7 @@ impl EngineSession {
                     Some(EngineLine::Ok) => return Ok(()),
                     Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_)) => {
                         return Err(Broken::Error(EngineError::StartFailed {
-                            text: line.trim().to_string(),
+                            text: cut_text(line.trim().to_string(), QUOTED_ANSWER_CHARS),
                         }))
                     }
                     Some(EngineLine::Message(text)) => self.messages.push(text),
@@ -1256,6 +1256,38 @@ mod tests {
         assert_eq!(r.raw, "hello world");
         assert_eq!(r.coords, None);
         assert!(s.is_alive());
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn huge_answers_are_cut_where_the_records_quote_them() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "ABOUT");
+            e.send(&format!("{}\r\n", "n".repeat(100_000))).await;
+            assert_eq!(e.recv().await, "START 15");
+            e.send(&format!("ERROR {}\r\n", "e".repeat(100_000))).await;
+            e.recv().await;
+            e.recv().await;
+            e.send(&format!("{}\r\n", "g".repeat(100_000))).await;
+            e
+        });
+        let name = s.about(SEC).await.unwrap();
+        assert_eq!(name, format!("{}…", "n".repeat(ABOUT_NAME_CHARS)));
+        assert_eq!(s.name(), name);
+        match s.new_game(size(15), Rule::Freestyle, SEC).await {
+            Err(EngineError::StartFailed { text }) => {
+                assert_eq!(text.chars().count(), QUOTED_ANSWER_CHARS + 1);
+                assert!(
+                    text.starts_with("ERROR eee") && text.ends_with('…'),
+                    "{text}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let r = s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
+        assert_eq!(r.raw, format!("{}…", "g".repeat(QUOTED_ANSWER_CHARS)));
+        assert_eq!(r.coords, None);
         engine.await.unwrap();
     }
 

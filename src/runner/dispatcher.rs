@@ -144,7 +144,8 @@ pub fn usage_block(names: &[String], totals: &[EngineTotals]) -> Option<String> 
             "-".into()
         };
         out.push_str(&format!(
-            "  {name:<width$}  CPU {:.2} s, thinking {:.2} s, CPU/thinking {ratio}, peak memory {} MiB\n",
+            "  {}  CPU {:.2} s, thinking {:.2} s, CPU/thinking {ratio}, peak memory {} MiB\n",
+            crate::stats::report::pad(name, width, true),
             t.cpu_ms as f64 / 1000.0,
             t.think_ms as f64 / 1000.0,
             t.peak_memory >> 20,
@@ -847,6 +848,23 @@ mod tests {
         );
         let none = usage_block(&["a".into()], &[EngineTotals::default()]);
         assert_eq!(none, None);
+    }
+
+    #[test]
+    fn a_name_longer_than_any_format_width_does_not_panic() {
+        // An engine's ABOUT answer is cut to 64 characters, but `name=` comes from the command
+        // line: `format!("{name:<width$}")` panicked above a width of 65535.
+        let long = "n".repeat(70_000);
+        let used = EngineTotals {
+            games: 1,
+            ..EngineTotals::default()
+        };
+        let block = usage_block(&[long.clone(), "b".into()], &[used, used]).unwrap();
+        assert!(
+            block.contains(&format!("  {long}  CPU")),
+            "the long name stays whole"
+        );
+        assert!(block.contains(&format!("  b{}  CPU", " ".repeat(69_999))));
     }
 
     #[test]

@@ -463,7 +463,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         }
     };
     announce(&config, &outputs, resumed.as_ref(), games.len());
-    let names = slot::resolve_names(&config).await;
+    let names = slot::resolve_names(&config, &stops.abort).await;
     let header = outputs::header(&config, &names, total);
     if resumed.as_ref().is_none_or(|r| r.needs_header) {
         outputs.write_header(&header);

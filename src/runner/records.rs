@@ -172,18 +172,47 @@ struct Archive {
     lib: crate::renlib::Library,
     /// Its comments carry game statistics (`lib merge --stats`): they are kept up to date.
     stats: bool,
-    /// Games that cannot go in (not 15×15): counted and reported at the end.
-    left_out: u64,
+    /// Games that cannot go in, counted and reported at the end: played on another board than
+    /// 15×15, and games without a stone (an engine failed to start).
+    other_board: u64,
+    no_stones: u64,
     fingerprint: String,
 }
 
 impl Archive {
+    /// What the run says at its end about the games left out of the library.
+    fn warnings(&self) -> Vec<String> {
+        let path = self.path.display();
+        let games = |n: u64| match n {
+            1 => "1 game".to_string(),
+            n => format!("{n} games"),
+        };
+        let mut out = Vec::new();
+        if self.other_board > 0 {
+            out.push(format!(
+                "{} left out of {path}: not on a 15x15 board (RenLib's limit)",
+                games(self.other_board)
+            ));
+        }
+        if self.no_stones > 0 {
+            out.push(format!(
+                "{} left out of {path}: no stone was played (an engine failed to start), and a library holds games as paths of stones",
+                games(self.no_stones)
+            ));
+        }
+        out
+    }
+
     fn add(&mut self, r: &GameRecord) {
         use crate::renlib::{file, stats, CodePage, GameMerge, LibGame};
         let game = match LibGame::from_record(r, &self.fingerprint) {
             Ok(g) => g,
-            Err(_) => {
-                self.left_out += 1;
+            Err(e) => {
+                if e.is_board_size() {
+                    self.other_board += 1;
+                } else {
+                    self.no_stones += 1;
+                }
                 return;
             }
         };
@@ -234,7 +263,8 @@ impl RecordFiles {
                     path: path.clone(),
                     stats: crate::renlib::stats::has_stats_lines(&lib),
                     lib,
-                    left_out: 0,
+                    other_board: 0,
+                    no_stones: 0,
                     fingerprint: t.fingerprint.clone(),
                 })
             }
@@ -301,14 +331,13 @@ impl RecordFiles {
 
     /// The samples writer's final flush, and what could not be archived.
     pub fn finish(&mut self) {
-        if let Some(a) = &self.renlib {
-            if a.left_out > 0 {
-                eprintln!(
-                    "warning: -renlib: {} games not on a 15x15 board were not archived in {} (RenLib's limit)",
-                    a.left_out,
-                    a.path.display()
-                );
-            }
+        for w in self
+            .renlib
+            .as_ref()
+            .map(Archive::warnings)
+            .unwrap_or_default()
+        {
+            eprintln!("warning: -renlib: {w}");
         }
         if let Some(s) = self.samples.take() {
             if let Err(e) = s.writer.finish() {
@@ -390,6 +419,36 @@ mod tests {
             t.path_of(GameId(1234567)),
             Path::new("out/game-1234567.shard-2-of-4.psq")
         );
+    }
+
+    #[test]
+    fn games_left_out_of_the_library_are_reported_for_what_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let targets = RecordTargets {
+            renlib: Some(dir.path().join("g.lib")),
+            fingerprint: "f".into(),
+            ..RecordTargets::default()
+        };
+        let mut files = RecordFiles::open(&targets).unwrap();
+        let mut failed = sample_record();
+        failed.opening.clear();
+        failed.outcome.moves.clear();
+        failed.outcome.termination = crate::game::Termination::FailedStart {
+            by: crate::board::Color::White,
+            text: "engine crashed (exit status 3)".into(),
+        };
+        files.write(&failed);
+        let mut small = sample_record();
+        small.size = crate::board::BoardSize::new(9).unwrap();
+        small.game = GameId(8);
+        files.write(&small);
+        files.write(&small);
+        let warnings = files.renlib.as_ref().unwrap().warnings();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].starts_with("2 games left out of "));
+        assert!(warnings[0].ends_with("not on a 15x15 board (RenLib's limit)"));
+        assert!(warnings[1].starts_with("1 game left out of "));
+        assert!(warnings[1].contains("no stone was played (an engine failed to start)"));
     }
 
     #[test]

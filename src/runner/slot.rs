@@ -486,15 +486,21 @@ async fn slot_task(slot: usize, shared: Arc<Shared>, events: mpsc::UnboundedSend
 }
 
 /// Resolve each engine's display name: `name=` if given, else its ABOUT answer, else the program
-/// name. Duplicate names get a `#2`, `#3` suffix so tables stay readable.
-pub async fn resolve_names(config: &Config) -> Vec<String> {
+/// name. Duplicate names get a `#2`, `#3` suffix so tables stay readable. Once `abort` fires
+/// (Ctrl-C), no engine is asked any more and one being asked is killed: an engine that never
+/// answers would otherwise hold the stop for the whole `-startuptimeout`.
+pub async fn resolve_names(config: &Config, abort: &CancellationToken) -> Vec<String> {
     let mut names = Vec::with_capacity(config.engines.len());
     for spec in &config.engines {
         let name = match &spec.name {
             Some(n) => n.clone(),
+            None if abort.is_cancelled() => spec.display_name(),
             None => match EngineSession::spawn(spec, 0, LogSink::none()) {
                 Ok(mut s) => {
-                    let got = s.about(config.startup_timeout).await.ok();
+                    let got = tokio::select! {
+                        about = s.about(config.startup_timeout) => about.ok(),
+                        _ = abort.cancelled() => None,
+                    };
                     s.kill("name resolved");
                     drop(s);
                     got.filter(|n| !n.trim().is_empty())

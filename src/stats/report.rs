@@ -311,6 +311,18 @@ impl TournamentTally {
     }
 }
 
+/// `cell` padded with spaces to `width` characters, on the right when `left` (left-aligned), else
+/// on the left. Unlike `format!("{cell:<width$}")`, any width works: `std::fmt` panics on widths
+/// above 65535, and a name comes from the engine's `ABOUT` or the command line.
+pub fn pad(cell: &str, width: usize, left: bool) -> String {
+    let fill = " ".repeat(width.saturating_sub(cell.chars().count()));
+    if left {
+        format!("{cell}{fill}")
+    } else {
+        format!("{fill}{cell}")
+    }
+}
+
 /// Pads every column to its widest cell; column 1 (names) is left-aligned, the rest right-aligned.
 fn render_table(rows: &[Vec<String>], left_aligned: &[usize]) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
@@ -330,12 +342,7 @@ fn render_table(rows: &[Vec<String>], left_aligned: &[usize]) -> String {
             if c > 0 {
                 line.push_str("  ");
             }
-            let w = widths[c];
-            if left_aligned.contains(&c) {
-                let _ = write!(line, "{cell:<w$}");
-            } else {
-                let _ = write!(line, "{cell:>w$}");
-            }
+            line.push_str(&pad(cell, widths[c], left_aligned.contains(&c)));
         }
         out.push_str(line.trim_end());
         out.push('\n');
@@ -410,6 +417,18 @@ pub fn crosstable(t: &TournamentTally) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_take_names_of_any_length() {
+        assert_eq!(pad("ab", 4, true), "ab  ");
+        assert_eq!(pad("ab", 4, false), "  ab");
+        assert_eq!(pad("abcdef", 4, true), "abcdef");
+        // Wider than std::fmt allows a width to be (65535): no panic.
+        let mut t = TournamentTally::new(vec!["x".repeat(70_000), "y".into()]);
+        t.record_game(0, 1, Score::Win).unwrap();
+        assert!(standings_table(&t).contains(&"x".repeat(70_000)));
+        assert!(crosstable(&t).lines().count() == 3);
+    }
 
     #[test]
     fn progress_percent_has_the_sign_of_the_llr() {

@@ -1,14 +1,17 @@
 //! pbrain-faulty: an engine that misbehaves on request, to test how a manager copes with crashes,
 //! hangs, late or illegal moves, garbage output, stray processes and protocol quirks.
 //!
-//! Every fault is a command-line flag and they combine freely; "N" counts the moves this engine is
-//! asked for in the current game, from 1. Without faults it plays random legal moves.
+//! Every fault is a command-line flag and they combine freely. The general form is
+//! `--fault PHASE:KIND`: at one of the protocol's exchanges (`about`, `start`, `restart`, the
+//! N-th move asked in a game `moveN`, `end`) the engine misbehaves in one way (crash, hang,
+//! garbage, ...), every time that exchange comes. The older flags (`--crash-at N`,
+//! `--error-at-start`, `--ignore-end`, ...) are shorthands for some of these. Without faults it
+//! plays random legal moves.
 
 use std::io::{self, Write};
 use std::process::{Command as Process, Stdio};
 use std::time::Duration;
 
-use gomoku_cli::board::Pos;
 use pbrain_kit::{
     about_line, arg_value, random_legal_move, seed_from_args, Action, Command, GameState, Input,
     Output,
@@ -16,33 +19,150 @@ use pbrain_kit::{
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-const USAGE: &str = "usage: pbrain-faulty [--seed N] [--crash-at N] [--abort-at N] [--hang-at N]
-  [--late-at N --late-ms M] [--illegal-at N] [--offboard-at N] [--garbage-at N]
-  [--error-at-start] [--exit-between-moves-at N] [--ignore-end] [--banner] [--huge-line-at N]
-  [--message-every-move] [--spawn-child] [--trailing-space] [--suggest] [--slow-info-ms M]
-  [--alloc-at N --alloc-mb M] [--burn] [--move-ms M]
-  [--report-cpus]
+const USAGE: &str = "usage: pbrain-faulty [--seed N] [--fault PHASE:KIND]... [--late-ms M]
+  [--crash-at N] [--abort-at N] [--hang-at N] [--late-at N] [--illegal-at N] [--offboard-at N]
+  [--garbage-at N] [--error-at-start] [--exit-between-moves-at N] [--ignore-end] [--banner]
+  [--huge-line-at N] [--message-every-move] [--spawn-child] [--trailing-space] [--suggest]
+  [--slow-info-ms M] [--alloc-at N --alloc-mb M] [--burn] [--move-ms M] [--report-cpus]
   [--swap-unknown] [--swap-garbage] [--swap-occupied] [--swap-offboard] [--swap-wrong-count]
-  [--swap-always] [--swap-two]";
+  [--swap-always] [--swap-two]
 
-/// Exit status of `--crash-at`.
+--fault PHASE:KIND (repeatable) misbehaves at every PHASE exchange:
+  PHASE  about | start | restart | moveN (the N-th move asked in a game, from 1) | end
+  KIND   crash         exit with status 3 instead of answering
+         abort         abort() (SIGABRT) instead of answering
+         silent-exit   exit with status 0 instead of answering
+         hang          never answer again (at end: ignore END, end of input and SIGTERM)
+         late          answer after --late-ms (default 2000)
+         garbage       answer `hello world`
+         error         answer `ERROR ...`
+         huge-line     answer a line of 1 MiB
+         huge-message  a MESSAGE line of 1 MiB, then the answer
+         exit-after    answer, then exit with status 0
+         illegal       (moveN only) an occupied point (off the board on an empty board)
+         offboard      (moveN only) the point SIZE,SIZE
+  At end the answer is the exit: `garbage`, `error` and `huge-line` print it before exiting.
+Shorthands: --crash-at N = --fault moveN:crash (abort, hang, late, illegal, offboard, garbage
+alike), --exit-between-moves-at N = moveN:exit-after, --huge-line-at N = moveN:huge-message,
+--error-at-start = start:error, --ignore-end = end:hang.";
+
+/// Exit status of a `crash` fault.
 const CRASH_STATUS: i32 = 3;
+
+/// The length of a `huge-line` or `huge-message` line.
+const HUGE: usize = 1 << 20;
+
+/// An exchange of the protocol at which a fault strikes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// `ABOUT` (asked to learn the name, and after each game's INFO block).
+    About,
+    /// `START` (or `RECTSTART`): a new process's first game, or a new board size.
+    Start,
+    /// `RESTART`: the next game on the same process.
+    Restart,
+    /// The N-th move asked in a game (`BEGIN`, `TURN` or `BOARD`), from 1.
+    Move(u32),
+    /// `END`.
+    End,
+}
+
+impl std::str::FromStr for Phase {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Phase, String> {
+        Ok(match s {
+            "about" => Phase::About,
+            "start" => Phase::Start,
+            "restart" => Phase::Restart,
+            "end" => Phase::End,
+            _ => match s.strip_prefix("move").map(str::parse::<u32>) {
+                Some(Ok(n)) if n >= 1 => Phase::Move(n),
+                _ => {
+                    return Err(format!(
+                        "unknown phase {s:?}: about, start, restart, moveN (N from 1) or end"
+                    ))
+                }
+            },
+        })
+    }
+}
+
+/// A way to misbehave at a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Crash,
+    Abort,
+    SilentExit,
+    Hang,
+    Late,
+    Garbage,
+    Error,
+    HugeLine,
+    HugeMessage,
+    ExitAfter,
+    Illegal,
+    OffBoard,
+}
+
+impl Kind {
+    const ALL: [(&'static str, Kind); 12] = [
+        ("crash", Kind::Crash),
+        ("abort", Kind::Abort),
+        ("silent-exit", Kind::SilentExit),
+        ("hang", Kind::Hang),
+        ("late", Kind::Late),
+        ("garbage", Kind::Garbage),
+        ("error", Kind::Error),
+        ("huge-line", Kind::HugeLine),
+        ("huge-message", Kind::HugeMessage),
+        ("exit-after", Kind::ExitAfter),
+        ("illegal", Kind::Illegal),
+        ("offboard", Kind::OffBoard),
+    ];
+}
+
+/// `PHASE:KIND`, e.g. `start:crash`, `move3:hang`.
+fn parse_fault(text: &str) -> Result<(Phase, Kind), String> {
+    let (phase, kind) = text
+        .split_once(':')
+        .ok_or_else(|| format!("--fault expects PHASE:KIND, got {text:?}"))?;
+    let phase: Phase = phase.parse()?;
+    let kind = Kind::ALL
+        .iter()
+        .find(|(name, _)| *name == kind)
+        .map(|&(_, k)| k)
+        .ok_or_else(|| {
+            let names: Vec<&str> = Kind::ALL.iter().map(|(n, _)| *n).collect();
+            format!("unknown fault kind {kind:?}: {}", names.join(", "))
+        })?;
+    if matches!(kind, Kind::Illegal | Kind::OffBoard) && !matches!(phase, Phase::Move(_)) {
+        return Err(format!(
+            "--fault {text}: an illegal move needs a move phase (moveN)"
+        ));
+    }
+    Ok((phase, kind))
+}
+
+/// The faults that strike at one exchange, in the order they act.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Strike {
+    /// Exit (or abort) at once, without answering.
+    quit: Option<Kind>,
+    hang: bool,
+    late: bool,
+    huge_message: bool,
+    /// The line sent instead of the answer.
+    replace: Option<Kind>,
+    exit_after: bool,
+}
 
 #[derive(Debug, Default)]
 struct Faults {
-    crash_at: Option<u32>,
-    abort_at: Option<u32>,
-    hang_at: Option<u32>,
-    late_at: Option<u32>,
+    /// `--fault PHASE:KIND` and the shorthands, in the order given.
+    table: Vec<(Phase, Kind)>,
     late_ms: u64,
-    illegal_at: Option<u32>,
-    offboard_at: Option<u32>,
-    garbage_at: Option<u32>,
-    error_at_start: bool,
-    exit_between_moves_at: Option<u32>,
-    ignore_end: bool,
     banner: bool,
-    huge_line_at: Option<u32>,
     message_every_move: bool,
     spawn_child: bool,
     trailing_space: bool,
@@ -60,6 +180,37 @@ struct Faults {
     report_cpus: bool,
     /// How to answer `SWAP2BOARD` (default: the kit's policy).
     swap: SwapFault,
+}
+
+impl Faults {
+    /// What strikes at `phase` (every fault given for it; of several that end the exchange, the
+    /// first given wins).
+    fn at(&self, phase: Phase) -> Strike {
+        let mut s = Strike::default();
+        for &(p, kind) in &self.table {
+            if p != phase {
+                continue;
+            }
+            match kind {
+                Kind::Crash | Kind::Abort | Kind::SilentExit => {
+                    s.quit.get_or_insert(kind);
+                }
+                Kind::Hang => s.hang = true,
+                Kind::Late => s.late = true,
+                Kind::HugeMessage => s.huge_message = true,
+                Kind::ExitAfter => s.exit_after = true,
+                Kind::Garbage | Kind::Error | Kind::HugeLine | Kind::Illegal | Kind::OffBoard => {
+                    s.replace.get_or_insert(kind);
+                }
+            }
+        }
+        s
+    }
+
+    /// Whether END (and the end of input, and SIGTERM) is ignored.
+    fn ignores_end(&self) -> bool {
+        self.at(Phase::End).hang
+    }
 }
 
 /// A way to answer `SWAP2BOARD`, to drive every branch of a swap opening and every refusal.
@@ -118,9 +269,24 @@ fn swap_answer(fault: SwapFault, state: &GameState, rng: &mut ChaCha8Rng) -> Vec
     vec![answer]
 }
 
+/// Every value of `--fault` (as `--fault X` or `--fault=X`).
+fn fault_args(args: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--fault" {
+            out.extend(it.next().map(String::as_str));
+        } else if let Some(v) = a.strip_prefix("--fault=") {
+            out.push(v);
+        }
+    }
+    out
+}
+
 fn parse_args(args: &[String]) -> Result<Faults, String> {
-    const VALUED: [&str; 15] = [
+    const VALUED: [&str; 16] = [
         "--seed",
+        "--fault",
         "--move-ms",
         "--slow-info-ms",
         "--alloc-at",
@@ -176,27 +342,47 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
                 .map_err(|_| format!("{name} expects a move number, got {v:?}")),
         }
     };
-    let flag = |name: &str| args.iter().any(|a| a == name);
-    let late_ms = match arg_value(args, "--late-ms") {
-        None => 2000,
-        Some(v) => v
-            .parse()
-            .map_err(|_| format!("--late-ms expects milliseconds, got {v:?}"))?,
+    let millis = |name: &str, default: u64| -> Result<u64, String> {
+        match arg_value(args, name) {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("{name} expects milliseconds, got {v:?}")),
+        }
     };
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let mut table = Vec::new();
+    // The shorthands first, in a fixed order (the old flags' own precedence: an exit before a
+    // hang, before a late answer, before a replaced one).
+    let at_move = [
+        ("--crash-at", Kind::Crash),
+        ("--abort-at", Kind::Abort),
+        ("--hang-at", Kind::Hang),
+        ("--late-at", Kind::Late),
+        ("--huge-line-at", Kind::HugeMessage),
+        ("--garbage-at", Kind::Garbage),
+        ("--offboard-at", Kind::OffBoard),
+        ("--illegal-at", Kind::Illegal),
+        ("--exit-between-moves-at", Kind::ExitAfter),
+    ];
+    for (name, kind) in at_move {
+        if let Some(n) = num(name)? {
+            table.push((Phase::Move(n), kind));
+        }
+    }
+    if flag("--error-at-start") {
+        table.push((Phase::Start, Kind::Error));
+    }
+    if flag("--ignore-end") {
+        table.push((Phase::End, Kind::Hang));
+    }
+    for text in fault_args(args) {
+        table.push(parse_fault(text)?);
+    }
     Ok(Faults {
-        crash_at: num("--crash-at")?,
-        abort_at: num("--abort-at")?,
-        hang_at: num("--hang-at")?,
-        late_at: num("--late-at")?,
-        late_ms,
-        illegal_at: num("--illegal-at")?,
-        offboard_at: num("--offboard-at")?,
-        garbage_at: num("--garbage-at")?,
-        error_at_start: flag("--error-at-start"),
-        exit_between_moves_at: num("--exit-between-moves-at")?,
-        ignore_end: flag("--ignore-end"),
+        table,
+        late_ms: millis("--late-ms", 2000)?,
         banner: flag("--banner"),
-        huge_line_at: num("--huge-line-at")?,
         message_every_move: flag("--message-every-move"),
         spawn_child: flag("--spawn-child"),
         trailing_space: flag("--trailing-space"),
@@ -216,24 +402,14 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         .into_iter()
         .find(|(name, _)| flag(name))
         .map_or(SwapFault::Policy, |(_, fault)| fault),
-        move_ms: match arg_value(args, "--move-ms") {
-            None => 0,
-            Some(v) => v
-                .parse()
-                .map_err(|_| format!("--move-ms expects milliseconds, got {v:?}"))?,
-        },
+        move_ms: millis("--move-ms", 0)?,
         alloc_mb: match arg_value(args, "--alloc-mb") {
             None => 512,
             Some(v) => v
                 .parse()
                 .map_err(|_| format!("--alloc-mb expects MiB, got {v:?}"))?,
         },
-        slow_info_ms: match arg_value(args, "--slow-info-ms") {
-            None => 0,
-            Some(v) => v
-                .parse()
-                .map_err(|_| format!("--slow-info-ms expects milliseconds, got {v:?}"))?,
-        },
+        slow_info_ms: millis("--slow-info-ms", 0)?,
     })
 }
 
@@ -267,6 +443,34 @@ fn stall() -> ! {
     }
 }
 
+/// A line of `HUGE` bytes starting with `prefix`.
+fn huge_line(prefix: &str) -> String {
+    let mut line = String::with_capacity(HUGE);
+    line.push_str(prefix);
+    line.extend(std::iter::repeat_n('x', HUGE - line.len()));
+    line
+}
+
+/// The line a fault sends instead of the answer, if any. `state` gives the board for the
+/// illegal moves.
+fn replacement(kind: Option<Kind>, phase: Phase, state: &GameState) -> Option<String> {
+    let size = state.board().map_or(15, |b| b.size().get());
+    Some(match kind? {
+        Kind::Garbage => "hello world".to_string(),
+        // The text the older --error-at-start flag sent.
+        Kind::Error if phase == Phase::Start => "ERROR cannot start".to_string(),
+        Kind::Error => format!("ERROR pbrain-faulty: a fault at {phase:?}"),
+        Kind::HugeLine => huge_line(""),
+        Kind::OffBoard => format!("{size},{size}"),
+        // An occupied point; off the board when there is no stone yet.
+        Kind::Illegal => match state.board().and_then(|b| b.history().last().copied()) {
+            Some(p) => p.to_string(),
+            None => format!("{size},{size}"),
+        },
+        _ => return None,
+    })
+}
+
 fn serve(f: &Faults, seed: u64) -> io::Result<()> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let stdin = io::stdin();
@@ -277,7 +481,7 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
     } else {
         Output::new(stdout.lock())
     };
-    if f.ignore_end {
+    if f.ignores_end() {
         // SAFETY: setting a signal disposition to SIG_IGN has no memory-safety requirements.
         unsafe {
             libc::signal(libc::SIGTERM, libc::SIG_IGN);
@@ -310,14 +514,14 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
     let mut hoard: Vec<Vec<u8>> = Vec::new();
     loop {
         let Some(cmd) = input.next_command()? else {
-            if f.ignore_end {
+            if f.ignores_end() {
                 stall();
             }
             return Ok(());
         };
         if hanging {
             // Keep reading so the manager never blocks on a full pipe, but never answer again.
-            if cmd == Command::End && !f.ignore_end {
+            if cmd == Command::End && !f.ignores_end() {
                 return Ok(());
             }
             continue;
@@ -325,49 +529,65 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
         if f.slow_info_ms > 0 && matches!(&cmd, Command::Info { key, .. } if key == "max_memory") {
             std::thread::sleep(Duration::from_millis(f.slow_info_ms));
         }
-        let is_start = matches!(cmd, Command::Start(_) | Command::RectStart(..));
-        match state.handle(cmd) {
-            Action::Reply(line) if is_start && f.error_at_start => {
-                let _ = line;
-                out.line("ERROR cannot start")?;
+        let phase = match &cmd {
+            Command::About => Some(Phase::About),
+            Command::Start(_) | Command::RectStart(..) => Some(Phase::Start),
+            Command::Restart => Some(Phase::Restart),
+            Command::End => Some(Phase::End),
+            _ => None,
+        };
+        let action = state.handle(cmd);
+        let phase = phase.or((action == Action::Think).then(|| Phase::Move(state.moves_asked())));
+        let strike = phase.map(|p| f.at(p)).unwrap_or_default();
+        match strike.quit {
+            Some(Kind::Crash) => std::process::exit(CRASH_STATUS),
+            Some(Kind::Abort) => std::process::abort(),
+            Some(_) => std::process::exit(0),
+            None => {}
+        }
+        if strike.hang {
+            if phase == Some(Phase::End) {
+                stall();
             }
-            Action::Reply(line) => out.line(&line)?,
+            hanging = true;
+            continue;
+        }
+        if strike.late {
+            std::thread::sleep(Duration::from_millis(f.late_ms));
+        }
+        if strike.huge_message {
+            out.line(&huge_line("MESSAGE "))?;
+        }
+        let replaced = phase.and_then(|p| replacement(strike.replace, p, &state));
+        match action {
+            Action::Reply(line) => out.line(replaced.as_deref().unwrap_or(&line))?,
             Action::About => {
                 if f.banner {
                     out.line("MESSAGE pbrain-faulty banner line 1")?;
                     out.line("MESSAGE pbrain-faulty banner line 2")?;
                 }
-                out.line(&about_line(
+                let about = about_line(
                     "pbrain-faulty",
                     env!("CARGO_PKG_VERSION"),
                     "gomoku-cli",
                     "-",
-                ))?;
+                );
+                out.line(replaced.as_deref().unwrap_or(&about))?;
             }
             Action::Swap2 => {
                 for line in swap_answer(f.swap, &state, &mut rng) {
                     out.line(&line)?;
                 }
             }
-            Action::Quit if f.ignore_end => {}
-            Action::Quit => return Ok(()),
+            Action::Quit => {
+                if let Some(line) = replaced {
+                    out.line(&line)?;
+                }
+                return Ok(());
+            }
             Action::Silent => {}
             Action::Think => {
                 let n = state.moves_asked();
-                let at = |o: Option<u32>| o == Some(n);
-                if at(f.crash_at) {
-                    std::process::exit(CRASH_STATUS);
-                }
-                if at(f.abort_at) {
-                    std::process::abort();
-                }
-                if at(f.hang_at) {
-                    hanging = true;
-                    continue;
-                }
-                if at(f.late_at) {
-                    std::thread::sleep(Duration::from_millis(f.late_ms));
-                }
                 if f.report_cpus {
                     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
                     let list = status
@@ -381,47 +601,91 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
                 if f.move_ms > 0 {
                     std::thread::sleep(Duration::from_millis(f.move_ms));
                 }
-                if at(f.alloc_at) {
+                if f.alloc_at == Some(n) {
                     hoard.push(vec![1u8; (f.alloc_mb as usize) << 20]);
                     std::thread::sleep(Duration::from_secs(2));
-                }
-                if at(f.huge_line_at) {
-                    let mut line = String::with_capacity(1 << 20);
-                    line.push_str("MESSAGE ");
-                    line.extend(std::iter::repeat_n('x', (1 << 20) - line.len()));
-                    out.line(&line)?;
                 }
                 if f.message_every_move {
                     out.line(&format!("MESSAGE pbrain-faulty move {n}"))?;
                 }
-                let size = state.board().map_or(15, |b| b.size().get());
-                let answer = if at(f.garbage_at) {
-                    "hello world".to_string()
-                } else if at(f.offboard_at) {
-                    format!("{size},{size}")
-                } else if at(f.illegal_at) {
-                    // An occupied point; off the board when there is no stone yet.
-                    match state.board().and_then(|b| b.history().last().copied()) {
-                        Some(p) => p.to_string(),
-                        None => format!("{size},{size}"),
-                    }
-                } else {
-                    let mv: Option<Pos> = random_legal_move(&state, &mut rng);
-                    match mv {
+                let answer = match replaced {
+                    Some(line) => line,
+                    None => match random_legal_move(&state, &mut rng) {
                         Some(p) if f.suggest => format!("SUGGEST {p}"),
                         Some(p) => {
                             state.play_own(p);
                             p.to_string()
                         }
                         None => "ERROR no legal move left".to_string(),
-                    }
+                    },
                 };
                 out.line(&answer)?;
-                if at(f.exit_between_moves_at) {
-                    io::stdout().flush()?;
-                    std::process::exit(0);
-                }
             }
         }
+        if strike.exit_after {
+            io::stdout().flush()?;
+            std::process::exit(0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(text: &str) -> Vec<String> {
+        text.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn faults_parse_with_their_phase_and_kind() {
+        assert_eq!(parse_fault("start:crash"), Ok((Phase::Start, Kind::Crash)));
+        assert_eq!(
+            parse_fault("move12:hang"),
+            Ok((Phase::Move(12), Kind::Hang))
+        );
+        assert_eq!(
+            parse_fault("end:huge-line"),
+            Ok((Phase::End, Kind::HugeLine))
+        );
+        assert_eq!(
+            parse_fault("move1:illegal"),
+            Ok((Phase::Move(1), Kind::Illegal))
+        );
+        for bad in [
+            "start",
+            "move0:crash",
+            "movex:crash",
+            "later:crash",
+            "start:explode",
+            "about:illegal",
+            "end:offboard",
+        ] {
+            assert!(parse_fault(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn shorthands_are_faults_and_combine_with_fault_flags() {
+        let f = parse_args(&args(
+            "--crash-at 3 --error-at-start --ignore-end --fault restart:garbage --fault=move3:late",
+        ))
+        .unwrap();
+        assert_eq!(
+            f.table,
+            vec![
+                (Phase::Move(3), Kind::Crash),
+                (Phase::Start, Kind::Error),
+                (Phase::End, Kind::Hang),
+                (Phase::Restart, Kind::Garbage),
+                (Phase::Move(3), Kind::Late),
+            ]
+        );
+        let m3 = f.at(Phase::Move(3));
+        assert_eq!((m3.quit, m3.late), (Some(Kind::Crash), true));
+        assert_eq!(f.at(Phase::Restart).replace, Some(Kind::Garbage));
+        assert_eq!(f.at(Phase::Move(2)), Strike::default());
+        assert!(f.ignores_end());
+        assert!(parse_args(&args("--fault start:nope")).is_err());
     }
 }

@@ -250,3 +250,107 @@ fn suggest_then_play() {
     let p = pos(s2.strip_prefix("SUGGEST ").unwrap());
     assert!(p != Pos::new(3, 4) && p != Pos::new(3, 5));
 }
+
+#[test]
+fn fault_at_start_restart_and_about_strikes_there_only() {
+    // start: the first START of the process.
+    let mut e = spawn(&["--fault", "start:crash"]);
+    e.send("ABOUT").unwrap();
+    assert!(answer(&mut e).starts_with("name="));
+    e.send("START 15").unwrap();
+    assert_eq!(e.wait_exit(T).expect("crashes").code(), Some(3));
+
+    // restart: START is answered, RESTART is not.
+    let mut e = spawn(&["--fault", "restart:garbage"]);
+    start(&mut e);
+    e.send("RESTART").unwrap();
+    assert_eq!(answer(&mut e), "hello world");
+
+    // about: every ABOUT, and nothing else.
+    let mut e = spawn(&["--fault=about:error"]);
+    start(&mut e);
+    e.send("ABOUT").unwrap();
+    assert!(answer(&mut e).starts_with("ERROR "));
+    e.send("RESTART").unwrap();
+    assert_eq!(answer(&mut e), "OK");
+    e.send("ABOUT").unwrap();
+    assert!(answer(&mut e).starts_with("ERROR "));
+}
+
+#[test]
+fn fault_kinds_that_end_or_replace_the_answer() {
+    let mut e = spawn(&["--fault", "start:silent-exit"]);
+    e.send("START 15").unwrap();
+    assert!(e.wait_exit(T).expect("exits").success());
+    assert!(e.stdout_closed(T));
+
+    let mut e = spawn(&["--fault", "about:abort"]);
+    e.send("ABOUT").unwrap();
+    assert_eq!(
+        e.wait_exit(T).expect("aborts").signal(),
+        Some(libc::SIGABRT)
+    );
+
+    // exit-after: the answer comes, then the process is gone.
+    let mut e = spawn(&["--fault", "restart:exit-after"]);
+    start(&mut e);
+    e.send("RESTART").unwrap();
+    assert_eq!(answer(&mut e), "OK");
+    assert!(e.wait_exit(T).expect("exits").success());
+
+    // huge-line: the answer is one line of 1 MiB.
+    let mut e = spawn(&["--fault", "move2:huge-line"]);
+    play_until(&mut e, 2);
+    let big = answer(&mut e);
+    assert!(
+        big.len() == 1 << 20 && big.bytes().all(|b| b == b'x'),
+        "{}",
+        big.len()
+    );
+
+    // hang at a start: no answer, still ends on END.
+    let mut e = spawn(&["--fault", "start:hang"]);
+    e.send("START 15").unwrap();
+    assert_eq!(e.recv_answer(Duration::from_millis(300)), None);
+    e.send("END").unwrap();
+    assert!(e.wait_exit(T).expect("exits on END").success());
+}
+
+#[test]
+fn fault_at_end_is_the_exit() {
+    let mut e = spawn(&["--fault", "end:crash"]);
+    start(&mut e);
+    e.send("END").unwrap();
+    assert_eq!(e.wait_exit(T).expect("exits").code(), Some(3));
+
+    let mut e = spawn(&["--fault", "end:garbage"]);
+    start(&mut e);
+    e.send("END").unwrap();
+    assert_eq!(e.recv_raw(T).as_deref(), Some("hello world"));
+    assert!(e.wait_exit(T).expect("exits").success());
+
+    // end:hang is --ignore-end: END and the end of input are ignored.
+    let mut e = spawn(&["--fault", "end:hang"]);
+    start(&mut e);
+    e.send("END").unwrap();
+    e.close_stdin();
+    assert!(e.wait_exit(Duration::from_millis(300)).is_none());
+}
+
+#[test]
+fn bad_fault_flags_are_refused_with_usage_status() {
+    for bad in [
+        "start",
+        "move0:crash",
+        "start:illegal",
+        "midgame:crash",
+        "end:explode",
+    ] {
+        let out = std::process::Command::new(BIN)
+            .args(["--fault", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("pbrain-faulty:"));
+    }
+}
