@@ -307,10 +307,21 @@ impl OpeningBook {
             path: path.to_path_buf(),
             source,
         })?;
+        Self::parse_bytes(&bytes, path, format, size, rule)
+    }
+
+    /// Parse and validate the bytes of an opening file; `source` names it in errors.
+    pub fn parse_bytes(
+        bytes: &[u8],
+        source: impl Into<PathBuf>,
+        format: OpeningFormat,
+        size: BoardSize,
+        rule: Rule,
+    ) -> Result<OpeningBook, OpeningError> {
         // Invalid UTF-8 becomes U+FFFD, which the line parser then reports as an unexpected
         // character on the right line instead of failing the whole file without a location.
-        let text = String::from_utf8_lossy(&bytes);
-        Self::parse_str(&text, path, format, size, rule)
+        let text = String::from_utf8_lossy(bytes);
+        Self::parse_str(&text, source, format, size, rule)
     }
 
     /// Parse and validate openings from text; `source` names the text in errors.
