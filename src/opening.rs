@@ -558,8 +558,12 @@ fn parse_offset_line(line: &str, size: BoardSize) -> Result<Vec<Pos>, LineProble
         .enumerate()
         .map(|(i, d)| {
             let (dx, dy) = (d[0], d[1]);
-            size.pos(c.x as i64 + dx, c.y as i64 + dy)
-                .map_err(|_| LineProblem::OffBoard {
+            // Checked: an offset near the i64 limits is off the board, not an overflow.
+            let x = i64::from(c.x).checked_add(dx);
+            let y = i64::from(c.y).checked_add(dy);
+            x.zip(y)
+                .and_then(|(x, y)| size.pos(x, y).ok())
+                .ok_or_else(|| LineProblem::OffBoard {
                     stone: i + 1,
                     text: offset_text(dx, dy),
                     size: size.get(),
