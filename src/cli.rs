@@ -1,6 +1,8 @@
 //! The c-gomoku-cli compatible command line: single-dash options with `key=value` lists, read into a
 //! raw, unchecked form. `config` turns it into a checked `Config`.
 
+use std::ffi::OsString;
+
 use thiserror::Error;
 
 /// Errors in the shape of the command line (values are checked later, in `config`).
@@ -18,6 +20,24 @@ pub enum CliError {
     /// A bare argument appears where an option name was expected, e.g. an extra value after a flag or a one-value option.
     #[error("unexpected argument {0:?} (options start with '-')")]
     Stray(String),
+    /// An argument that is not UTF-8 text; `index` counts from 1 after the program name, `lossy`
+    /// shows it with U+FFFD for the bytes that are not.
+    #[error("argument {index} is not UTF-8 text: {lossy:?}")]
+    NotUtf8 { index: usize, lossy: String },
+}
+
+/// The program's arguments (without its name) as text. An argument that is not UTF-8 is an error
+/// naming it: `std::env::args` would panic on it.
+pub fn args_from_os(args: impl IntoIterator<Item = OsString>) -> Result<Vec<String>, CliError> {
+    args.into_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            a.into_string().map_err(|a| CliError::NotUtf8 {
+                index: i + 1,
+                lossy: a.to_string_lossy().into_owned(),
+            })
+        })
+        .collect()
 }
 
 /// A `key=value` list as given after `-engine`, `-each`, `-openings`, `-sample` or `-sprt`.

@@ -8,7 +8,7 @@ use thiserror::Error;
 
 use crate::board::BoardSize;
 use crate::cli::{KeyValues, RawCli};
-use crate::engine::spec::{EngineSpec, TimeControl};
+use crate::engine::spec::{EngineSpec, TimeControl, MAX_SECONDS};
 use crate::opening::{OpeningFormat, OpeningOrder};
 use crate::record::samples::{SampleConfig, SampleConfigError, SampleEncodeError};
 use crate::rules::Rule;
@@ -308,6 +308,9 @@ fn parse_secs(option: &str, value: &str) -> Result<Duration, ConfigError> {
             value,
             "must be a non-negative number of seconds",
         ));
+    }
+    if v > MAX_SECONDS {
+        return Err(bad(option, value, format!("at most {MAX_SECONDS} seconds")));
     }
     Ok(Duration::from_secs_f64(v))
 }

@@ -404,8 +404,9 @@ impl Side {
     /// Before a request: credit the increment; returns what the player is told it has left, the
     /// limit of this answer (turn time or time left) and the deadline (limit + tolerance).
     fn budget(&mut self) -> (Option<Duration>, Option<Duration>, Option<Duration>) {
+        // Saturating: a clock built from the largest durations must not overflow mid-game.
         if let Some(t) = self.time_left.as_mut() {
-            *t += self.clock.increment;
+            *t = t.saturating_add(self.clock.increment);
         }
         let limit = match (self.clock.turn_time, self.time_left) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -414,7 +415,7 @@ impl Side {
         (
             self.time_left,
             limit,
-            limit.map(|l| l + self.clock.tolerance),
+            limit.map(|l| l.saturating_add(self.clock.tolerance)),
         )
     }
 
@@ -900,6 +901,26 @@ mod tests {
         })]);
         let o = run(&s, &mut b, &mut Scripted::new(vec![])).await;
         assert!(matches!(o.termination, Termination::TimeForfeit { .. }));
+    }
+
+    #[tokio::test]
+    async fn the_largest_clocks_do_not_overflow() {
+        // Fuzz finding (cli), found next to it: a time control and tolerance near the largest
+        // `Duration` overflowed when the increment and the tolerance were added.
+        let mut s = setup(Rule::Freestyle, "");
+        let huge = Clock {
+            match_time: Some(Duration::MAX),
+            turn_time: Some(Duration::MAX),
+            increment: Duration::MAX,
+            tolerance: Duration::MAX,
+        };
+        (s.black_clock, s.white_clock) = (huge, huge);
+        let mut b = Scripted::new(vec![mv(0, 0, 1), mv(1, 0, 1)]);
+        let mut w = Scripted::new(vec![mv(0, 5, 1)]);
+        let o = run(&s, &mut b, &mut w).await;
+        assert_eq!(b.requests[0].1, Some(Duration::MAX));
+        assert_eq!(b.requests[0].2, Some(Duration::MAX));
+        assert!(!matches!(o.termination, Termination::TimeForfeit { .. }));
     }
 
     #[tokio::test]

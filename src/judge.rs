@@ -71,6 +71,9 @@ pub struct ForbiddenPoint {
 /// Why a line could not be judged.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum JudgeError {
+    /// The line holds bytes that are not UTF-8 text (`column` counts bytes from 1).
+    #[error("byte {byte:#04x} at column {column} is not UTF-8 text")]
+    NotUtf8 { byte: u8, column: usize },
     /// The board size in front of a board picture is not a whole number.
     #[error("board size {0:?} is not a number")]
     BadSizeText(String),
@@ -145,26 +148,42 @@ pub fn judge_line(line: &str, options: &JudgeOptions) -> Result<JudgeReport, Jud
 
 /// Judge every line of `input`, writing one JSON object per non-blank line to `out`.
 /// Bad lines produce `{"error":..,"line":N,"input":..}` and processing continues; only I/O errors
-/// stop it.
+/// stop it. Lines are read as bytes, so a line that is not UTF-8 text is a bad line too.
 pub fn run_judge<R: BufRead, W: Write>(
-    input: R,
+    mut input: R,
     options: &JudgeOptions,
     out: &mut W,
 ) -> std::io::Result<JudgeSummary> {
     let mut summary = JudgeSummary::default();
-    for (i, line) in input.lines().enumerate() {
-        let line = line?;
+    let mut buf = Vec::new();
+    let mut number = 0;
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        number += 1;
+        let bytes = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let line = String::from_utf8_lossy(bytes);
         if line.trim().is_empty() {
             continue;
         }
         summary.lines += 1;
-        let json = match judge_line(&line, options) {
+        let judged = match std::str::from_utf8(bytes) {
+            Ok(text) => judge_line(text, options),
+            Err(e) => Err(JudgeError::NotUtf8 {
+                byte: bytes[e.valid_up_to()],
+                column: e.valid_up_to() + 1,
+            }),
+        };
+        let json = match judged {
             Ok(report) => serde_json::to_string(&report),
             Err(e) => {
                 summary.errors += 1;
                 serde_json::to_string(&ErrorLine {
                     error: e.to_string(),
-                    line: i + 1,
+                    line: number,
                     input: line.trim(),
                 })
             }

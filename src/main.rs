@@ -130,7 +130,13 @@ EXIT CODES: 0 done (or SPRT H1), 1 error, 2 usage error, 3 SPRT H0, 4 stopped by
 ";
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args = match gomoku_cli::cli::args_from_os(std::env::args_os().skip(1)) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     let result = match args.first().map(String::as_str) {
         None => return help_exit(exit::USAGE),
         Some("-h" | "--help" | "-help") => return help_exit(exit::OK),

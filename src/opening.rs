@@ -307,10 +307,21 @@ impl OpeningBook {
             path: path.to_path_buf(),
             source,
         })?;
+        Self::parse_bytes(&bytes, path, format, size, rule)
+    }
+
+    /// Parse and validate the bytes of an opening file; `source` names it in errors.
+    pub fn parse_bytes(
+        bytes: &[u8],
+        source: impl Into<PathBuf>,
+        format: OpeningFormat,
+        size: BoardSize,
+        rule: Rule,
+    ) -> Result<OpeningBook, OpeningError> {
         // Invalid UTF-8 becomes U+FFFD, which the line parser then reports as an unexpected
         // character on the right line instead of failing the whole file without a location.
-        let text = String::from_utf8_lossy(&bytes);
-        Self::parse_str(&text, path, format, size, rule)
+        let text = String::from_utf8_lossy(bytes);
+        Self::parse_str(&text, source, format, size, rule)
     }
 
     /// Parse and validate openings from text; `source` names the text in errors.
@@ -547,8 +558,12 @@ fn parse_offset_line(line: &str, size: BoardSize) -> Result<Vec<Pos>, LineProble
         .enumerate()
         .map(|(i, d)| {
             let (dx, dy) = (d[0], d[1]);
-            size.pos(c.x as i64 + dx, c.y as i64 + dy)
-                .map_err(|_| LineProblem::OffBoard {
+            // Checked: an offset near the i64 limits is off the board, not an overflow.
+            let x = i64::from(c.x).checked_add(dx);
+            let y = i64::from(c.y).checked_add(dy);
+            x.zip(y)
+                .and_then(|(x, y)| size.pos(x, y).ok())
+                .ok_or_else(|| LineProblem::OffBoard {
                     stone: i + 1,
                     text: offset_text(dx, dy),
                     size: size.get(),

@@ -194,6 +194,31 @@ fn a_kill_between_the_journal_and_the_records_is_completed_on_resume() {
 }
 
 #[test]
+fn a_journal_line_torn_inside_a_character_is_cut_on_resume() {
+    // Fuzz finding (journal): the journal was read as UTF-8 text as a whole, so a write torn
+    // inside a character that is not ASCII (a name, a message) made -resume fail.
+    let dir = tempfile::tempdir().unwrap();
+    let a = args("4");
+    let run = run_in(dir.path(), &strs(&a));
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let mut j = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join("j.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(&mut j, b"{\"game\":5,\"black\":\"\xc3").unwrap();
+    let mut again = strs(&a);
+    again.push("-resume");
+    let run = run_in(dir.path(), &again);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cut the torn last line off (20 bytes)"),
+        "{}",
+        run.stderr
+    );
+    assert_complete_and_exact(dir.path(), 4);
+}
+
+#[test]
 fn resume_after_ctrl_c_and_of_a_finished_run() {
     let dir = tempfile::tempdir().unwrap();
     let a = args("200");

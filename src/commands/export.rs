@@ -92,8 +92,8 @@ fn read_journals(
     let mut header = None;
     let mut entries = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| CommandError::Failed(format!("{}: {e}", f.display())))?;
+        let text =
+            std::fs::read(f).map_err(|e| CommandError::Failed(format!("{}: {e}", f.display())))?;
         let read = journal::parse(&text, &f.display().to_string())
             .map_err(|e| CommandError::Failed(e.to_string()))?;
         for w in read.warnings {

@@ -342,7 +342,7 @@ fn merge(
 
 fn merge_journal(lib: &mut Library, path: &Path, page: CodePage) -> Result<String, CommandError> {
     let name = path.display().to_string();
-    let text = fs::read_to_string(path).map_err(|e| failed(format!("cannot read {name}: {e}")))?;
+    let text = fs::read(path).map_err(|e| failed(format!("cannot read {name}: {e}")))?;
     let read = journal::parse(&text, &name).map_err(failed)?;
     for w in &read.warnings {
         eprintln!("warning: {w}");

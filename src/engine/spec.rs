@@ -45,6 +45,11 @@ pub struct TimeControl {
     pub increment: Duration,
 }
 
+/// The longest time a command-line duration may give (time controls, `tolerance=`,
+/// `-startuptimeout`, `-syncinterval`): about 31 years. The bound keeps clocks, deadlines and
+/// timers that add these durations far from overflowing.
+pub const MAX_SECONDS: f64 = 1e9;
+
 impl TimeControl {
     /// No limit at all.
     pub const UNLIMITED: TimeControl = TimeControl {
@@ -89,8 +94,12 @@ impl TimeControl {
                     "{what} '{part}' must be a non-negative number"
                 )));
             }
-            Duration::try_from_secs_f64(value)
-                .map_err(|_| bad(&format!("{what} '{part}' is too large")))
+            if value > MAX_SECONDS {
+                return Err(bad(&format!(
+                    "{what} '{part}' is too large (at most {MAX_SECONDS} seconds)"
+                )));
+            }
+            Ok(Duration::from_secs_f64(value))
         };
         let match_time = seconds(match_text, "match time")?;
         let turn_time = match turn_text {
@@ -364,6 +373,22 @@ mod tests {
             );
             assert!(err.to_string().contains(&format!("'{text}'")), "{err}");
         }
+    }
+
+    #[test]
+    fn time_controls_beyond_the_bound_are_refused() {
+        // Fuzz finding (cli): times that fit a `Duration` but overflow the game clock once an
+        // increment or the tolerance is added; the slot thread panicked mid-run.
+        for text in ["1.8e19", "1e10/5", "60/1e12", "60+1.5e9"] {
+            let err = TimeControl::parse(text).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains("is too large (at most 1000000000 seconds)"),
+                "{err}"
+            );
+        }
+        let tc = TimeControl::parse("1e9/1e9+1e9").unwrap();
+        assert_eq!(tc.match_time, secs(1e9));
     }
 
     #[test]

@@ -597,11 +597,16 @@ pub enum Item<E = JournalEntry> {
 /// A journal read line by line (memory independent of its length). A malformed *last* line
 /// without its newline is a torn write and is skipped with a warning; a malformed line anywhere
 /// else is an error naming the file and line.
+///
+/// Lines are read as bytes: a write torn inside a multi-byte character (a name or a message
+/// that is not ASCII) leaves a last line that is not UTF-8, which is a torn line like any other.
 pub struct Stream<R, E = JournalEntry> {
     input: R,
     file: String,
     line: usize,
-    buf: String,
+    /// Bytes of the file before the current line.
+    offset: u64,
+    buf: Vec<u8>,
     done: bool,
     entries: std::marker::PhantomData<E>,
 }
@@ -612,16 +617,17 @@ impl<R: std::io::BufRead, E> Stream<R, E> {
             input,
             file: file.into(),
             line: 0,
-            buf: String::new(),
+            offset: 0,
+            buf: Vec::new(),
             done: false,
             entries: std::marker::PhantomData,
         }
     }
 
-    fn bad(&self, why: String, text: &str) -> JournalError {
+    fn bad(&self, line: usize, why: String, text: &str) -> JournalError {
         JournalError::BadLine {
             file: self.file.clone(),
-            line: self.line,
+            line,
             why,
             text: text.chars().take(120).collect(),
         }
@@ -634,12 +640,33 @@ impl<R: std::io::BufRead, E: serde::de::DeserializeOwned> Iterator for Stream<R,
     fn next(&mut self) -> Option<Self::Item> {
         while !self.done {
             self.buf.clear();
-            match self.input.read_line(&mut self.buf) {
+            match self.input.read_until(b'\n', &mut self.buf) {
                 Ok(0) => self.done = true,
-                Ok(_) => {
+                Ok(n) => {
                     self.line += 1;
-                    let complete = self.buf.ends_with('\n');
-                    let line = self.buf.trim_end_matches(['\n', '\r']);
+                    let start = self.offset;
+                    self.offset += n as u64;
+                    let complete = self.buf.ends_with(b"\n");
+                    let line = match std::str::from_utf8(&self.buf) {
+                        Ok(text) => text.trim_end_matches(['\n', '\r']),
+                        Err(e) => {
+                            let at = e.valid_up_to();
+                            let why = format!(
+                                "not UTF-8 text: byte {:#04x} at column {} (offset {} of the file)",
+                                self.buf[at],
+                                at + 1,
+                                start + at as u64
+                            );
+                            return Some(if complete {
+                                Err(self.bad(self.line, why, &String::from_utf8_lossy(&self.buf)))
+                            } else {
+                                Ok(Item::Torn(format!(
+                                    "{}:{}: skipping a torn last line (an interrupted write): {why}",
+                                    self.file, self.line
+                                )))
+                            });
+                        }
+                    };
                     if line.trim().is_empty() {
                         continue;
                     }
@@ -654,12 +681,12 @@ impl<R: std::io::BufRead, E: serde::de::DeserializeOwned> Iterator for Stream<R,
                             "{}:{}: skipping a torn last line (an interrupted write): {e}",
                             self.file, self.line
                         ))),
-                        Err(e) => Err(self.bad(e.to_string(), line)),
+                        Err(e) => Err(self.bad(self.line, e.to_string(), line)),
                     });
                 }
                 Err(e) => {
                     self.done = true;
-                    return Some(Err(self.bad(e.to_string(), "")));
+                    return Some(Err(self.bad(self.line + 1, e.to_string(), "")));
                 }
             }
         }
@@ -667,10 +694,10 @@ impl<R: std::io::BufRead, E: serde::de::DeserializeOwned> Iterator for Stream<R,
     }
 }
 
-/// Parse a journal's text (see [`Stream`]).
-pub fn parse(text: &str, file: &str) -> Result<JournalRead, JournalError> {
+/// Parse a journal's bytes (see [`Stream`]).
+pub fn parse(bytes: impl AsRef<[u8]>, file: &str) -> Result<JournalRead, JournalError> {
     let mut out = JournalRead::default();
-    for item in Stream::<_, JournalEntry>::new(text.as_bytes(), file) {
+    for item in Stream::<_, JournalEntry>::new(bytes.as_ref(), file) {
         match item? {
             Item::Header(h) if out.header.is_none() => out.header = Some(*h),
             Item::Header(_) => out
@@ -754,7 +781,7 @@ mod tests {
         if let Some(s) = &mut unsupported.swap {
             s.unsupported = Some((Role::Chooser, "UNKNOWN SWAP2BOARD".into()));
         }
-        let e = parse(&render_line(&unsupported, "f"), "j")
+        let e = parse(render_line(&unsupported, "f"), "j")
             .unwrap()
             .entries
             .remove(0);

@@ -142,7 +142,7 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
         path: path.clone(),
         source,
     };
-    let text = std::fs::read_to_string(&path).map_err(io)?;
+    let text = std::fs::read(&path).map_err(io)?;
     let read = journal::parse(&text, &path.display().to_string())
         .map_err(|e| RunError::BadJournal(e.to_string()))?;
     if read.header.is_none() && read.entries.is_empty() {
@@ -180,8 +180,8 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
     }
     let mut notes = read.warnings;
     // A torn last line (a kill mid-write) is cut off, so new lines start on a line of their own.
-    if !text.is_empty() && !text.ends_with('\n') {
-        let keep = text.rfind('\n').map_or(0, |i| i + 1) as u64;
+    if !text.is_empty() && !text.ends_with(b"\n") {
+        let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) as u64;
         let f = std::fs::OpenOptions::new()
             .write(true)
             .open(&path)
