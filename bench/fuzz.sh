@@ -2,7 +2,7 @@
 # The fuzz campaign: every cargo-fuzz target in fuzz/ (or those named as arguments) for
 # SECONDS_PER_TARGET seconds each, one after the other, one libFuzzer job, under `nice -n 19`.
 #
-#   bench/fuzz.sh                          # every target, 600 s each (about 70 minutes)
+#   bench/fuzz.sh                          # every target, 600 s each (80 minutes)
 #   SECONDS_PER_TARGET=60 bench/fuzz.sh journal samples
 #
 # Each run starts from a scratch copy of the target's seed corpus (fuzz/corpus/TARGET), so the
@@ -13,7 +13,7 @@
 #
 # Prints per target the executions, executions per second, the final coverage (cov: edges,
 # ft: features) and the findings, then one verdict line:
-#   fuzz: 7 targets x 600 s, 0 crashes
+#   fuzz: 8 targets x 600 s, 0 crashes
 #
 # Environment: SECONDS_PER_TARGET (600), MAX_LEN (8192 bytes an input at most), WORK_DIR
 # (/tmp/gomoku-fuzz: scratch corpora and full logs), KEEP_CORPUS=1, NO_BUILD=1 (skip the build).
@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${SECONDS_PER_TARGET:-600}
 MAX_LEN=${MAX_LEN:-8192}
 WORK_DIR=${WORK_DIR:-/tmp/gomoku-fuzz}
-ALL=(engine_line opening cli journal samples renlib judge)
+ALL=(engine_line opening cli journal samples renlib lib_inputs judge)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 
