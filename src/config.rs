@@ -71,6 +71,9 @@ pub enum ConfigError {
     /// `-swap2` and `-swap1` together.
     #[error("-swap2 and -swap1 cannot be used together: choose one")]
     TwoSwapRules,
+    /// `-renlib` on a board other than 15×15: RenLib holds 15×15 games only.
+    #[error("-renlib: a RenLib library holds 15x15 games only, and this run plays on {size}x{size}: leave -renlib out or use -boardsize 15")]
+    RenlibBoard { size: BoardSize },
     /// A board too small for the rule.
     #[error("rule {rule} cannot be played on a {size}x{size} board: {why}")]
     RuleSize {
@@ -325,32 +328,52 @@ fn apply_engine_keys(
     index: usize,
 ) -> Result<(), ConfigError> {
     for (k, v) in kvs {
-        match k.as_str() {
-            "cmd" => spec.cmd = v.clone(),
-            "name" => spec.name = Some(v.clone()),
-            "tc" => {
-                spec.tc = TimeControl::parse(v).map_err(|e| ConfigError::Engine {
-                    index,
-                    source: Box::new(e),
-                })?
-            }
-            "depth" => spec.depth = Some(parse_u64(option, v, 1)?),
-            "nodes" => spec.nodes = Some(parse_u64(option, v, 1)?),
-            "maxmemory" => spec.max_memory = parse_u64(option, v, 0)?,
-            "thread" => spec.threads = Some(parse_u64(option, v, 1)? as u32),
-            "tolerance" => spec.tolerance = parse_secs(option, v)?,
-            key if key.starts_with("option.") && key.len() > 7 => {
-                let name = key["option.".len()..].to_string();
-                spec.options.retain(|(n, _)| *n != name);
-                spec.options.push((name, v.clone()));
-            }
-            _ => {
-                return Err(ConfigError::UnknownKey {
-                    option: option.into(),
-                    key: k.clone(),
-                    known: ENGINE_KEYS,
-                })
-            }
+        apply_engine_key(spec, k, v, option, index).map_err(|e| match e {
+            // Name the key: `-each: "maxmemory=-1" is not valid`, not just `"-1"`.
+            ConfigError::BadValue { option, why, .. } => ConfigError::BadValue {
+                option,
+                value: format!("{k}={v}"),
+                why,
+            },
+            other => other,
+        })?;
+    }
+    Ok(())
+}
+
+/// Apply one engine `key=value` setting.
+fn apply_engine_key(
+    spec: &mut EngineSpec,
+    k: &str,
+    v: &str,
+    option: &str,
+    index: usize,
+) -> Result<(), ConfigError> {
+    match k {
+        "cmd" => spec.cmd = v.to_string(),
+        "name" => spec.name = Some(v.to_string()),
+        "tc" => {
+            spec.tc = TimeControl::parse(v).map_err(|e| ConfigError::Engine {
+                index,
+                source: Box::new(e),
+            })?
+        }
+        "depth" => spec.depth = Some(parse_u64(option, v, 1)?),
+        "nodes" => spec.nodes = Some(parse_u64(option, v, 1)?),
+        "maxmemory" => spec.max_memory = parse_u64(option, v, 0)?,
+        "thread" => spec.threads = Some(parse_u64(option, v, 1)? as u32),
+        "tolerance" => spec.tolerance = parse_secs(option, v)?,
+        key if key.starts_with("option.") && key.len() > 7 => {
+            let name = key["option.".len()..].to_string();
+            spec.options.retain(|(n, _)| *n != name);
+            spec.options.push((name, v.to_string()));
+        }
+        _ => {
+            return Err(ConfigError::UnknownKey {
+                option: option.into(),
+                key: k.to_string(),
+                known: ENGINE_KEYS,
+            })
         }
     }
     Ok(())
@@ -407,7 +430,13 @@ fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
             }
         }
     }
-    let elo1 = elo1.ok_or_else(|| bad("sprt", "", "elo1= is required"))?;
+    let given = || {
+        kvs.iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let elo1 = elo1.ok_or_else(|| bad("sprt", &given(), "elo1= is required"))?;
     Sprt::new(elo0, elo1, alpha, beta, model).map_err(|e| {
         bad(
             "sprt",
@@ -651,7 +680,8 @@ fn sample_of(
     Ok(Some(sc))
 }
 
-/// `-drawafter N` (negative = off, as in the predecessor).
+/// `-drawafter N`: 0 is off (the predecessor's "must be greater than 0 to be effective"); a
+/// negative count is refused rather than silently read as off.
 fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
     Ok(match raw.value("drawafter") {
         None => 0,
@@ -660,7 +690,13 @@ fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
                 .trim()
                 .parse()
                 .map_err(|_| bad("drawafter", v, "expected a whole number"))?;
-            n.max(0) as usize
+            usize::try_from(n).map_err(|_| {
+                bad(
+                    "drawafter",
+                    v,
+                    "must be 0 (off) or a number of stones on the board",
+                )
+            })?
         }
     })
 }
@@ -701,6 +737,15 @@ impl Config {
         let draw_after = draw_after_of(raw)?;
         let log = log_level_of(raw);
         let startup_timeout = secs_or(raw, "startuptimeout", 10.0)?;
+        if startup_timeout.is_zero() {
+            // Every engine would fail to start: refuse rather than lose every game.
+            let v = raw.value("startuptimeout").unwrap_or_default();
+            return Err(bad(
+                "startuptimeout",
+                v,
+                "must be more than 0 seconds (engines need time to answer START)",
+            ));
+        }
         let rating_interval = value_u64("ratinginterval", 10, 0)?;
 
         let openings = openings_of(raw)?;
@@ -715,6 +760,9 @@ impl Config {
             ));
         }
         let sample = sample_of(raw, size, rule)?;
+        if raw.value("renlib").is_some() && size.get() != 15 {
+            return Err(ConfigError::RenlibBoard { size });
+        }
         let srand_given = raw
             .openings
             .iter()
@@ -858,6 +906,33 @@ mod tests {
         assert!(matches!(e, ConfigError::UnknownKey { .. }));
         let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings type=pos").unwrap_err();
         assert!(matches!(e, ConfigError::OpeningsWithoutFile));
+    }
+
+    #[test]
+    fn values_that_would_spoil_every_game_are_refused_naming_what_is_wrong() {
+        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
+        let e = |extra: &str| config(&format!("{base} {extra}")).unwrap_err().to_string();
+        assert_eq!(
+            e("-each maxmemory=-1"),
+            "-each: \"maxmemory=-1\" is not valid: expected a whole number"
+        );
+        assert_eq!(
+            e("-sprt elo0=1"),
+            "-sprt: \"elo0=1\" is not valid: elo1= is required"
+        );
+        assert!(e("-startuptimeout 0")
+            .starts_with("-startuptimeout: \"0\" is not valid: must be more than 0"));
+        assert!(e("-drawafter -1").starts_with("-drawafter: \"-1\" is not valid: must be 0 (off)"));
+        assert!(e("-boardsize 20 -renlib a.lib").starts_with(
+            "-renlib: a RenLib library holds 15x15 games only, and this run plays on 20x20"
+        ));
+        // What stays accepted: 0 is the predecessor's "off", a tiny start-up time, 15x15 archives.
+        assert_eq!(
+            config(&format!("{base} -drawafter 0")).unwrap().draw_after,
+            0
+        );
+        assert!(config(&format!("{base} -startuptimeout 0.001")).is_ok());
+        assert!(config(&format!("{base} -renlib a.lib")).is_ok());
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub enum Outcome {
     EngineFailure,
     /// Ctrl-C or SIGTERM stopped the run.
     Interrupted,
+    /// A write to the journal or a record file failed and the run stopped.
+    OutputFailed,
 }
 
 /// Why a command failed; `main` prints it after `error: `.

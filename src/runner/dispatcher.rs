@@ -27,6 +27,8 @@ pub enum Event {
     Remote(Vec<ScoredGame>),
     /// Another shard's SPRT decided (its stop marker): start no new game.
     ShardsStopped(Verdict),
+    /// A write to the journal or a record file failed: start no new game, abandon the others.
+    OutputFailed,
 }
 
 /// Which records a finished game goes to.
@@ -221,6 +223,19 @@ impl Dispatcher {
                 vec![]
             }
             Event::Remote(games) => self.remote(games),
+            Event::OutputFailed => {
+                // Whatever else was deciding the end: the record is incomplete, so the run
+                // stops as failed, and the games in flight cannot be written either.
+                self.stop = Some(StopReason::OutputFailed);
+                vec![
+                    Action::Print(
+                        "Stopping: an output could not be written (see the error above); no new game starts. \
+                         Once the cause is fixed, run the same command with -resume to complete the run"
+                            .into(),
+                    ),
+                    Action::AbandonGames,
+                ]
+            }
             Event::ShardsStopped(v) => {
                 if self.stop.is_some() {
                     return vec![];
@@ -681,6 +696,24 @@ mod tests {
         // An interruption afterwards does not change why the run stopped.
         d.on_event(Event::Interrupt);
         assert_eq!(d.stop_reason(), StopReason::EngineFailure);
+    }
+
+    #[test]
+    fn a_failed_write_stops_the_run_whatever_else_decided() {
+        let mut d = dispatcher(settings(), 2, 8);
+        let slots: Vec<Pairing> = (0..2).map(|_| take(&mut d).unwrap()).collect();
+        d.on_event(record(&slots[0], None, None));
+        let actions = d.on_event(Event::OutputFailed);
+        assert!(actions.iter().any(|a| matches!(a, Action::AbandonGames)));
+        assert!(prints(&actions)
+            .iter()
+            .any(|l| l.starts_with("Stopping: an output could not be written")));
+        assert_eq!(d.stop_reason(), StopReason::OutputFailed);
+        assert!(take(&mut d).is_none(), "no new game starts");
+        d.on_event(Event::Abandoned(slots[1].game));
+        d.on_event(Event::Interrupt);
+        assert_eq!(d.stop_reason(), StopReason::OutputFailed);
+        assert_eq!(d.finished_games(), 1);
     }
 
     #[test]

@@ -59,7 +59,14 @@ pub enum RunError {
     /// A parent of an output path is a file.
     #[error("cannot create {path}: {file} is a file, not a directory")]
     NotADirectory { path: PathBuf, file: PathBuf },
-    /// The `-renlib` library cannot be read.
+    /// Writing to an output failed (a full disk, a file size limit, an I/O error): the run stops.
+    #[error("cannot write to {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The `-renlib` library cannot be read or written.
     #[error("-renlib: {0}")]
     Renlib(String),
     /// A journal line that cannot be turned back into the game it records.
@@ -98,6 +105,9 @@ pub enum RunError {
         stones: usize,
         rule: crate::swap::SwapRule,
     },
+    /// `-cpus` names CPUs this process may not run on (absent, offline, or outside its affinity).
+    #[error("-cpus: CPU {missing} cannot be used: this process may run on CPUs {allowed} only")]
+    Cpus { missing: String, allowed: String },
     /// `-journal FILE` names a journal that already holds games (of another run).
     #[error("journal {path} already exists and is not empty: a new run never appends to another run's journal; give another -journal path or remove the file")]
     JournalExists { path: PathBuf },
@@ -116,6 +126,8 @@ pub enum StopReason {
     SprtH0,
     /// The SPRT accepted H1.
     SprtH1,
+    /// A write to the journal or a record file failed: no new game started.
+    OutputFailed,
 }
 
 /// What the run leaves behind for `main`.
@@ -212,6 +224,19 @@ struct Shell {
     sync: Option<ShardSync>,
     /// `-report FILE`: the page's writer.
     report: Option<report::LiveReport>,
+    /// A write to the journal or a record file failed: nothing more is written (a game the
+    /// journal lacks is played again on resume), and the dispatcher is told once.
+    write_failure: WriteFailure,
+}
+
+/// Whether an output write failed, and whether the dispatcher knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WriteFailure {
+    None,
+    /// Failed; the dispatcher is still to be told.
+    New,
+    /// Failed and the run is stopping.
+    Told,
 }
 
 type Reply = tokio::sync::oneshot::Sender<Option<crate::schedule::Pairing>>;
@@ -232,7 +257,15 @@ impl Shell {
                     }
                 }
                 Action::Print(text) => self.console.print(&text),
-                Action::Save(record, records) => self.outputs.save(&record, records),
+                Action::Save(record, records) => {
+                    if self.write_failure != WriteFailure::None {
+                        continue;
+                    }
+                    if let Err(e) = self.outputs.save(&record, records) {
+                        eprintln!("error: {e}");
+                        self.write_failure = WriteFailure::New;
+                    }
+                }
                 Action::Progress => self.console.step(),
                 Action::AbandonGames => self.cancel_games.cancel(),
                 Action::Report => {
@@ -309,6 +342,11 @@ async fn event_loop(
         };
         let actions = d.on_event(event);
         shell.execute(actions, &mut reply);
+        if shell.write_failure == WriteFailure::New {
+            shell.write_failure = WriteFailure::Told;
+            let actions = d.on_event(Event::OutputFailed);
+            shell.execute(actions, &mut None);
+        }
     }
 }
 
@@ -356,6 +394,61 @@ fn ensure_file_limit(concurrency: usize) -> Result<(), RunError> {
     }
     tracing::debug!("open-file limit raised from {} to {needed}", lim.rlim_cur);
     Ok(())
+}
+
+/// The CPUs this process may run on (its affinity mask), or `None` when it cannot be read.
+fn allowed_cpus() -> Option<Vec<usize>> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills it and CPU_ISSET
+    // reads it within its fixed size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) != 0 {
+            return None;
+        }
+        let max = 8 * std::mem::size_of_val(&set);
+        Some((0..max).filter(|&c| libc::CPU_ISSET(c, &set)).collect())
+    }
+}
+
+/// `0-3,8` for a sorted list of CPUs.
+fn cpu_ranges(cpus: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let start = cpus[i];
+        while i + 1 < cpus.len() && cpus[i + 1] == cpus[i] + 1 {
+            i += 1;
+        }
+        parts.push(match cpus[i] {
+            end if end == start => start.to_string(),
+            end => format!("{start}-{end}"),
+        });
+        i += 1;
+    }
+    parts.join(",")
+}
+
+/// `-cpus`: every CPU named must be one this process may use, or every engine start would fail
+/// (sched_setaffinity: EINVAL) and every game would be lost as `failed_start`.
+fn check_cpus(slot_cpus: &[Vec<usize>], allowed: Option<Vec<usize>>) -> Result<(), RunError> {
+    let Some(allowed) = allowed else {
+        return Ok(());
+    };
+    let missing: Vec<usize> = slot_cpus
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|c| !allowed.contains(c))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut missing = missing;
+    missing.sort_unstable();
+    Err(RunError::Cpus {
+        missing: cpu_ranges(&missing),
+        allowed: cpu_ranges(&allowed),
+    })
 }
 
 /// `-report FILE`: its first page is written before the first game.
@@ -432,6 +525,7 @@ fn remaining(
 pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
     ensure_file_limit(config.concurrency)?;
+    check_cpus(&config.slot_cpus, allowed_cpus())?;
     let schedule = Schedule::new(
         config.engines.len(),
         config.kind,
@@ -466,7 +560,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let names = slot::resolve_names(&config, &stops.abort).await;
     let header = outputs::header(&config, &names, total);
     if resumed.as_ref().is_none_or(|r| r.needs_header) {
-        outputs.write_header(&header);
+        outputs.write_header(&header)?;
     }
     // A shard's own share of the schedule.
     let own_total = (games.len() + prior.len()) as u64;
@@ -487,6 +581,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         cancel_games: cancel_games.clone(),
         sync,
         report,
+        write_failure: WriteFailure::None,
     };
     // A shard started after another one decided the test ends at once with the verdict.
     shell.sync(&mut dispatcher);
@@ -533,4 +628,30 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         total: own_total,
         results: dispatcher.into_tracker(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpus_outside_the_affinity_are_refused_naming_the_usable_ones() {
+        let two = Some(vec![0, 1]);
+        assert!(check_cpus(&[vec![0], vec![1]], two.clone()).is_ok());
+        let e = check_cpus(&[vec![5, 6], vec![7]], two.clone()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "-cpus: CPU 5-7 cannot be used: this process may run on CPUs 0-1 only"
+        );
+        let e = check_cpus(&[vec![1, 3]], Some(vec![0, 1, 2, 4, 6, 7])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "-cpus: CPU 3 cannot be used: this process may run on CPUs 0-2,4,6-7 only"
+        );
+        // Unknown affinity: nothing to check against.
+        assert!(check_cpus(&[vec![99]], None).is_ok());
+        // This process can always use what it runs on.
+        let mine = allowed_cpus().expect("sched_getaffinity works on Linux");
+        assert!(check_cpus(std::slice::from_ref(&mine), Some(mine.clone())).is_ok());
+    }
 }

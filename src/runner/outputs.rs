@@ -259,15 +259,18 @@ impl Outputs {
     }
 
     /// Write the journal's header line.
-    pub fn write_header(&mut self, h: &JournalHeader) {
-        if let Some(j) = &mut self.journal {
-            j.append(journal::render_header(h).as_bytes());
+    pub fn write_header(&mut self, h: &JournalHeader) -> Result<(), RunError> {
+        match &mut self.journal {
+            Some(j) => j.append(journal::render_header(h).as_bytes()),
+            None => Ok(()),
         }
     }
 
     /// Append one finished game: the journal first (with the records' sizes before the game),
-    /// then the other records when `records` says so.
-    pub fn save(&mut self, r: &GameRecord, records: Records) {
+    /// then the other records when `records` says so. A failed write is returned: the run stops,
+    /// and what is on disk is what `-resume` continues from (a journal line is whole or absent;
+    /// a game in the journal whose records were cut is completed on resume).
+    pub fn save(&mut self, r: &GameRecord, records: Records) -> Result<(), RunError> {
         if let Some(j) = &mut self.journal {
             let mut entry = JournalEntry::from_record(r, &self.fingerprint);
             entry.journal_only = records == Records::JournalOnly;
@@ -275,11 +278,12 @@ impl Outputs {
             if !entry.journal_only && sizes != OutputSizes::default() {
                 entry.outputs = Some(sizes);
             }
-            j.append(journal::render_entry(&entry).as_bytes());
+            j.append(journal::render_entry(&entry).as_bytes())?;
         }
         if records == Records::All {
-            self.records.write(r);
+            self.records.write(r)?;
         }
+        Ok(())
     }
 
     /// Close what needs closing (the samples writer's last frame).

@@ -1,0 +1,190 @@
+//! The edges a real run hits, from the command line: a full disk or a file size limit stops the
+//! run with everything written intact and `-resume` completes it; settings that would spoil every
+//! game are refused before game 1.
+
+mod common;
+
+use common::*;
+
+/// Two random engines, short games (drawn at 20 stones), colour-swapped pairs, quiet.
+fn random_match(games: &str, extra: &[&str]) -> Vec<String> {
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let mut a: Vec<String> = [
+        "-engine",
+        &random,
+        "name=a",
+        "-engine",
+        &random,
+        "name=b",
+        "-each",
+        "tc=0/5",
+        "-games",
+        games,
+        "-repeat",
+        "-drawafter",
+        "20",
+        "-quiet",
+        "-noprogress",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+/// The runner under bash's `ulimit` (then exec), in `dir`.
+fn run_limited(dir: &std::path::Path, ulimit: &str, args: &[String]) -> std::process::Output {
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{ulimit} && exec '{}' {}",
+            runner().display(),
+            quoted.join(" ")
+        ))
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_file_size_limit_stops_the_run_intact_and_resume_completes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = random_match(
+        "30",
+        &["-journal", "j.jsonl", "-pgn", "g.pgn", "-sgf", "g.sgf"],
+    );
+    // 16 KiB a file: the journal outgrows it after a few games.
+    let out = run_limited(dir.path(), "ulimit -f 16", &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(5), "{err}\n{stdout}");
+    assert!(
+        err.contains("error: cannot write to ") && err.contains("File too large"),
+        "the file and the OS error are named: {err}"
+    );
+    assert!(
+        stdout.contains("Stopping: an output could not be written"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("(stopped: an output could not be written)"),
+        "{stdout}"
+    );
+    // Every line on disk is whole: no torn journal line, no half record.
+    let text = std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap();
+    assert!(text.ends_with('\n'), "the journal ends with a whole line");
+    let first = journal_games(&dir.path().join("j.jsonl"));
+    assert!(
+        !first.is_empty() && first.len() < 30,
+        "stopped part-way: {} games",
+        first.len()
+    );
+    // Space is back: the same command with -resume completes the run.
+    let mut resume = args.clone();
+    resume.push("-resume".into());
+    let run = run_in(dir.path(), &strs(&resume));
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let games = journal_games(&dir.path().join("j.jsonl"));
+    let mut numbers: Vec<u64> = games.iter().map(|g| g["game"].as_u64().unwrap()).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=30).collect::<Vec<_>>(), "each game once");
+    // The records hold every game exactly once: byte for byte what export rebuilds.
+    let export = run_in(
+        dir.path(),
+        &["export", "j.jsonl", "--pgn", "e.pgn", "--sgf", "e.sgf"],
+    );
+    assert_eq!(export.code(), Some(0), "{}", export.stderr);
+    for (run_file, exported) in [("g.pgn", "e.pgn"), ("g.sgf", "e.sgf")] {
+        let a = std::fs::read(dir.path().join(run_file)).unwrap();
+        let b = std::fs::read(dir.path().join(exported)).unwrap();
+        assert!(a == b, "{run_file} differs from the journal's export");
+    }
+}
+
+#[test]
+fn a_full_disk_stops_the_run_and_the_journal_keeps_what_was_played() {
+    let dir = tempfile::tempdir().unwrap();
+    // The journal cannot even take its header: refused before game 1.
+    let run = run_in(
+        dir.path(),
+        &strs(&random_match("3", &["-journal", "/dev/full"])),
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("cannot write to /dev/full: No space left on device"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("Started game"), "{}", run.stdout);
+    // The PGN fails at the first game: the run stops there, exit 5, the journal keeps it.
+    let run = run_in(
+        dir.path(),
+        &strs(&random_match(
+            "3",
+            &[
+                "-journal",
+                "p.jsonl",
+                "-pgn",
+                "/dev/full",
+                "-concurrency",
+                "1",
+            ],
+        )),
+    );
+    assert_eq!(run.code(), Some(5), "{}\n{}", run.stderr, run.stdout);
+    assert!(
+        run.stderr.contains("cannot write to /dev/full"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("Finished 1 of 3 games"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(journal_games(&dir.path().join("p.jsonl")).len(), 1);
+}
+
+#[test]
+fn settings_that_would_lose_or_waste_every_game_are_refused_before_game_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["-cpus", "1000"],
+            "-cpus: CPU 1000 cannot be used: this process may run on CPUs ",
+        ),
+        (
+            &["-startuptimeout", "0"],
+            "-startuptimeout: \"0\" is not valid: must be more than 0 seconds",
+        ),
+        (
+            &["-drawafter", "-1"],
+            "-drawafter: \"-1\" is not valid: must be 0 (off)",
+        ),
+        (
+            &["-boardsize", "20", "-renlib", "a.lib"],
+            "-renlib: a RenLib library holds 15x15 games only",
+        ),
+        (
+            &["-each", "maxmemory=-1"],
+            "-each: \"maxmemory=-1\" is not valid: expected a whole number",
+        ),
+    ];
+    for (extra, message) in cases {
+        let mut args = random_match("2", &["-journal", "r.jsonl"]);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let run = run_in(dir.path(), &strs(&args));
+        assert_eq!(run.code(), Some(1), "{extra:?}: {}", run.stderr);
+        assert!(run.stderr.contains(message), "{extra:?}: {}", run.stderr);
+        assert!(!run.stdout.contains("Started game"), "{}", run.stdout);
+        assert!(
+            !dir.path().join("r.jsonl").exists(),
+            "{extra:?}: nothing written"
+        );
+        assert!(!dir.path().join("a.lib").exists());
+    }
+}
