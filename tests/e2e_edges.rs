@@ -188,3 +188,122 @@ fn settings_that_would_lose_or_waste_every_game_are_refused_before_game_one() {
         assert!(!dir.path().join("a.lib").exists());
     }
 }
+
+#[test]
+fn two_roles_naming_one_file_are_refused_before_game_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    std::os::unix::fs::symlink("d", dir.path().join("link")).unwrap();
+    let openings = dir.path().join("o.txt");
+    std::fs::write(&openings, "h8 i9\n").unwrap();
+    let open = format!("file={}", openings.display());
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["-journal", "j.txt", "-pgn", "j.txt"],
+            "-journal and -pgn name the same file (j.txt)",
+        ),
+        (
+            vec!["-journal", "j.jsonl", "-pgn", "x", "-sgf", "x", "-msg", "x"],
+            "-pgn and -sgf name the same file (x)",
+        ),
+        (
+            vec![
+                "-journal",
+                "j.jsonl",
+                "-sgf",
+                "d/g.sgf",
+                "-msg",
+                "link/../d/./g.sgf",
+            ],
+            "-sgf and -msg name the same file (link/../d/./g.sgf)",
+        ),
+        (
+            vec![
+                "-journal",
+                "j.jsonl",
+                "-pgn",
+                "link/g.pgn",
+                "-sample",
+                "file=d/g.pgn",
+            ],
+            "-pgn and -sample name the same file (d/g.pgn)",
+        ),
+        (
+            vec![
+                "-openings",
+                &open,
+                "type=pos",
+                "-journal",
+                "j.jsonl",
+                "-pgn",
+                "o.txt",
+            ],
+            "-pgn names o.txt, which is also the -openings file this run reads",
+        ),
+        (
+            vec![
+                "-shard", "1/2", "-journal", "j.jsonl", "-pgn", "g.pgn", "-sgf", "./g.pgn",
+            ],
+            "-pgn and -sgf name the same file (./g.shard-1-of-2.pgn)",
+        ),
+    ];
+    for (extra, message) in cases {
+        let mut args = random_match("2", &[]);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let run = run_in(dir.path(), &strs(&args));
+        assert_eq!(run.code(), Some(1), "{extra:?}: {}", run.stderr);
+        assert!(run.stderr.contains(message), "{extra:?}: {}", run.stderr);
+        assert!(!run.stdout.contains("Started game"), "{}", run.stdout);
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left.len(), 3, "nothing written: {left:?}");
+    assert_eq!(std::fs::read_to_string(&openings).unwrap(), "h8 i9\n");
+    // Devices are not files: every output may go to /dev/null.
+    let args = random_match(
+        "2",
+        &[
+            "-journal",
+            "j.jsonl",
+            "-pgn",
+            "/dev/null",
+            "-sgf",
+            "/dev/null",
+        ],
+    );
+    let run = run_in(dir.path(), &strs(&args));
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+}
+
+#[test]
+fn resume_refuses_an_engine_renamed_since_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = random_match("4", &["-journal", "n.jsonl"]);
+    let run = run_in(dir.path(), &strs(&args));
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let before = std::fs::read(dir.path().join("n.jsonl")).unwrap();
+    // The same run, the second engine now called "x".
+    let mut renamed = args.clone();
+    let b = renamed.iter().position(|a| a == "name=b").unwrap();
+    renamed[b] = "name=x".into();
+    renamed.push("-resume".into());
+    let run = run_in(dir.path(), &strs(&renamed));
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("records a different run; these settings differ:")
+            && run
+                .stderr
+                .contains("engines[1].name: \"b\" in the journal, \"x\" now"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(dir.path().join("n.jsonl")).unwrap(), before);
+    // Unchanged names resume (nothing left to play).
+    let mut same = args.clone();
+    same.push("-resume".into());
+    let run = run_in(dir.path(), &strs(&same));
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+}

@@ -13,6 +13,7 @@ pub mod outputs;
 pub mod records;
 pub mod report;
 mod resume;
+pub mod same_file;
 mod slot;
 pub mod sync;
 
@@ -108,6 +109,9 @@ pub enum RunError {
     /// `-cpus` names CPUs this process may not run on (absent, offline, or outside its affinity).
     #[error("-cpus: CPU {missing} cannot be used: this process may run on CPUs {allowed} only")]
     Cpus { missing: String, allowed: String },
+    /// Two outputs, or an output and an input, name one file.
+    #[error("{0}")]
+    SameFile(#[from] same_file::SameFile),
     /// `-journal FILE` names a journal that already holds games (of another run).
     #[error("journal {path} already exists and is not empty: a new run never appends to another run's journal; give another -journal path or remove the file")]
     JournalExists { path: PathBuf },
@@ -534,6 +538,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         config.repeat,
     );
     let total = schedule.total_games();
+    same_file::check(&config, config.journal.as_ref().map(|j| j.path()))?;
     let resumed = match config.start {
         Start::Fresh => None,
         Start::Resume => Some(resume::prepare(&mut config, total)?),
@@ -558,6 +563,9 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     };
     announce(&config, &outputs, resumed.as_ref(), games.len());
     let names = slot::resolve_names(&config, &stops.abort).await;
+    if let Some(r) = resumed.as_ref().filter(|_| !stops.abort.is_cancelled()) {
+        r.check_names(&names)?;
+    }
     let header = outputs::header(&config, &names, total);
     if resumed.as_ref().is_none_or(|r| r.needs_header) {
         outputs.write_header(&header)?;
