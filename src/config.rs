@@ -94,6 +94,18 @@ pub struct OpeningsConfig {
     pub transform: bool,
 }
 
+/// Who plays which colour in a game of a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColourRule {
+    /// c-gomoku-cli's: the pair's first engine makes the first move after the opening (white
+    /// after an opening with an odd number of stones); the second game of a `-repeat` pair
+    /// reverses. The same command line plays the same colours under both programs.
+    FirstToMove,
+    /// The first engine plays black (journals written before `FirstToMove`, resumed as they were
+    /// played; swap openings, where the first engine proposes).
+    FirstBlack,
+}
+
 /// Logging of engine I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogLevel {
@@ -185,6 +197,8 @@ pub struct Config {
     pub suspend: bool,
     /// `-swap2`/`-swap1`: the engines choose each game's opening through `SWAP2BOARD`.
     pub swap: Option<SwapRule>,
+    /// Who plays which colour in a pair.
+    pub colours: ColourRule,
     /// `-sprt`: stop when the test decides (two engines only).
     pub sprt: Option<Sprt>,
     /// Print the results block every this many finished games (two engines).
@@ -831,6 +845,11 @@ impl Config {
             quiet: raw.flag("quiet"),
             suspend: raw.flag("suspend"),
             swap,
+            // With a swap opening the engines choose the colours; the first engine proposes.
+            colours: match swap {
+                Some(_) => ColourRule::FirstBlack,
+                None => ColourRule::FirstToMove,
+            },
             slot_cpus,
             warnings,
             shard: None,

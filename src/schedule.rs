@@ -57,6 +57,15 @@ pub struct Pairing {
 }
 
 impl Pairing {
+    /// The same game with the colours the other way round.
+    pub fn colours_swapped(self) -> Pairing {
+        Pairing {
+            black: self.white,
+            white: self.black,
+            ..self
+        }
+    }
+
     /// With `-repeat`, the other game of the same opening pair is `pair_game ^ 1`.
     pub fn first_is_black(&self) -> bool {
         self.black == self.first

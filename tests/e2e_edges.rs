@@ -307,3 +307,63 @@ fn resume_refuses_an_engine_renamed_since_the_journal() {
     let run = run_in(dir.path(), &strs(&same));
     assert_eq!(run.code(), Some(0), "{}", run.stderr);
 }
+
+#[test]
+fn start_up_cpu_is_counted_apart_from_thinking() {
+    // An engine that spins 400 ms of CPU at every START/RESTART (a hash being filled) and then
+    // moves at once, against a plain random engine.
+    let dir = tempfile::tempdir().unwrap();
+    let faulty = format!("cmd={} --start-cpu-ms 400", engine("pbrain-faulty"));
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let run = run_in(
+        dir.path(),
+        &[
+            "-engine",
+            &faulty,
+            "name=hash",
+            "-engine",
+            &random,
+            "name=rnd",
+            "-each",
+            "tc=0/30",
+            "-games",
+            "2",
+            "-drawafter",
+            "20",
+            "-journal",
+            "u.jsonl",
+            "-noprogress",
+        ],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let games = journal_games(&dir.path().join("u.jsonl"));
+    let mut startup = 0;
+    let mut thinking = 0;
+    for g in &games {
+        let colour = if g["black"] == "hash" {
+            "black"
+        } else {
+            "white"
+        };
+        let u = &g["usage"][colour];
+        startup += u["startup_cpu_ms"].as_u64().unwrap_or(0);
+        thinking += u["cpu_ms"].as_u64().unwrap();
+    }
+    // 2 × 400 ms of start-up CPU (less a tick or two of accounting), and the moves took next to
+    // nothing.
+    assert!(startup >= 700, "start-up CPU {startup} ms: {games:?}");
+    assert!(
+        thinking < startup / 2,
+        "thinking CPU {thinking} ms vs start-up {startup} ms"
+    );
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("hash"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("start-up CPU 0.") || line.contains("start-up CPU 1."),
+        "{}",
+        run.stdout
+    );
+}

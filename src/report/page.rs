@@ -402,7 +402,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
                 moves => t.moves, median => t.median_ms, max => t.max_ms,
                 total => format!("{:.1} s", t.total_ms as f64 / 1000.0),
                 cpu => format!("{:.1} s", t.cpu_ms as f64 / 1000.0),
-                ratio => if t.cpu_think_ms > 0 { format!("{:.2}", t.cpu_ms as f64 / t.cpu_think_ms as f64) } else { "—".into() },
+                ratio => crate::runner::dispatcher::cpu_ratio(t.cpu_ms, t.cpu_think_ms),
                 memory => format!("{} MiB", t.peak_memory >> 20),
             }
         })

@@ -90,6 +90,9 @@ pub struct DispatchSettings {
     pub sharded: bool,
     /// `-report`: the HTML report is rebuilt every `rating_interval` games.
     pub report: bool,
+    /// c-gomoku-cli's colour rule with openings: which draws leave white to move, so the first
+    /// engine of the pair plays white there (`None`: the first engine plays black).
+    pub white_first: Option<std::sync::Arc<crate::opening::OpeningParity>>,
 }
 
 /// How a run that the SPRT decided ends.
@@ -123,7 +126,10 @@ pub struct Dispatcher {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EngineTotals {
     pub games: u64,
+    /// CPU from `START`'s answer on (thinking, and pondering if it does).
     pub cpu_ms: u64,
+    /// CPU of the start-ups (`START`/`RESTART`), apart.
+    pub startup_cpu_ms: u64,
     /// Sum of its moves' think times (wall clock, from request to answer).
     pub think_ms: u64,
     pub peak_memory: u64,
@@ -137,23 +143,30 @@ pub fn usage_block(names: &[String], totals: &[EngineTotals]) -> Option<String> 
     }
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let mut out = String::from(
-        "Engine use (CPU: user + system of its processes; thinking: its moves' time):\n",
+        "Engine use (CPU: user + system of its processes after START; thinking: its moves' time; \
+         CPU/thinking: - under 0.1 s of thinking, too little to measure):\n",
     );
     for (name, t) in names.iter().zip(totals).filter(|(_, t)| t.games > 0) {
-        let ratio = if t.think_ms > 0 {
-            format!("{:.2}", t.cpu_ms as f64 / t.think_ms as f64)
-        } else {
-            "-".into()
-        };
         out.push_str(&format!(
-            "  {}  CPU {:.2} s, thinking {:.2} s, CPU/thinking {ratio}, peak memory {} MiB\n",
+            "  {}  CPU {:.2} s, thinking {:.2} s, CPU/thinking {}, start-up CPU {:.2} s, peak memory {} MiB\n",
             crate::stats::report::pad(name, width, true),
             t.cpu_ms as f64 / 1000.0,
             t.think_ms as f64 / 1000.0,
+            cpu_ratio(t.cpu_ms, t.think_ms),
+            t.startup_cpu_ms as f64 / 1000.0,
             t.peak_memory >> 20,
         ));
     }
     Some(out)
+}
+
+/// CPU over thinking time, or `-` where the thinking time is too short for the ratio to mean
+/// anything (the kernel counts CPU in 10 ms ticks): one rule for the console and the report.
+pub fn cpu_ratio(cpu_ms: u64, think_ms: u64) -> String {
+    if think_ms < 100 {
+        return "-".into();
+    }
+    format!("{:.2}", cpu_ms as f64 / think_ms as f64)
 }
 
 impl Dispatcher {
@@ -202,6 +215,7 @@ impl Dispatcher {
             if let Some(t) = self.usage.get_mut(engine.0) {
                 t.games += 1;
                 t.cpu_ms += eu.cpu_ms;
+                t.startup_cpu_ms += eu.startup_cpu_ms;
                 t.think_ms += think;
                 t.peak_memory = t.peak_memory.max(eu.peak_memory);
             }
@@ -279,13 +293,19 @@ impl Dispatcher {
         if self.stop.is_some() {
             return vec![Action::NoMoreGames];
         }
-        let Some(p) = self
+        let Some(mut p) = self
             .queue
             .pop_front()
             .and_then(|g| self.schedule.pairing(g))
         else {
             return vec![Action::NoMoreGames];
         };
+        // The pair's first engine moves first after the opening: white after an odd one.
+        if let Some(parity) = &self.settings.white_first {
+            if parity.white_to_move(p.opening_draw) {
+                p = p.colours_swapped();
+            }
+        }
         self.in_flight += 1;
         let names = &self.settings.names;
         let started = self.line(format!(
@@ -504,6 +524,7 @@ mod tests {
             context: String::new(),
             sharded: false,
             report: false,
+            white_first: None,
         }
     }
 
@@ -717,6 +738,51 @@ mod tests {
     }
 
     #[test]
+    fn the_first_engine_moves_first_after_the_opening_as_in_c_gomoku_cli() {
+        use crate::opening::{OpeningBook, OpeningFormat, OpeningOrder, OpeningParity};
+        // One stone (white to move), then two (black to move).
+        let book = OpeningBook::parse_str(
+            "h8\nh8 i9\n",
+            "o.txt",
+            OpeningFormat::Pos,
+            crate::board::BoardSize::STANDARD,
+            crate::rules::Rule::Freestyle,
+        )
+        .unwrap();
+        let parity = OpeningParity::new(&book, OpeningOrder::Sequential, false);
+        let schedule = Schedule::new(2, TournamentKind::RoundRobin, 4, 1, Repeat::Twice);
+        let mut d = Dispatcher::new(
+            DispatchSettings {
+                white_first: Some(std::sync::Arc::new(parity)),
+                ..settings()
+            },
+            schedule,
+            (1..=4).map(GameId),
+            &[],
+        );
+        let games: Vec<Pairing> = (0..4).map(|_| take(&mut d).unwrap()).collect();
+        let first_plays: Vec<Color> = games
+            .iter()
+            .map(|p| {
+                assert_eq!(p.first, EngineId(0));
+                if p.black == p.first {
+                    Color::Black
+                } else {
+                    Color::White
+                }
+            })
+            .collect();
+        // Pair 1 (one stone): first engine white, then black; pair 2 (two stones): black, white.
+        assert_eq!(
+            first_plays,
+            [Color::White, Color::Black, Color::Black, Color::White]
+        );
+        // Without the rule the first engine is black in the first game of every pair.
+        let mut plain = dispatcher(settings(), 2, 4);
+        assert_eq!(take(&mut plain).unwrap().black, EngineId(0));
+    }
+
+    #[test]
     fn failures_without_fatalerror_go_on() {
         let mut d = dispatcher(settings(), 2, 2);
         let p = take(&mut d).unwrap();
@@ -864,10 +930,12 @@ mod tests {
             rec.usage = Some(crate::record::GameUse {
                 black: crate::record::EngineUse {
                     cpu_ms: 198,
+                    startup_cpu_ms: 1500,
                     peak_memory: 40 << 20,
                 },
                 white: crate::record::EngineUse {
                     cpu_ms: 66,
+                    startup_cpu_ms: 10,
                     peak_memory: 8 << 20,
                 },
             });
@@ -875,10 +943,17 @@ mod tests {
         }
         let report = prints(&d.final_report()).join("\n");
         // Each engine played black once and white once: 264 ms of CPU over 231 ms of thinking.
+        // Start-up (a hash filled at START: 1.5 s a game) is shown apart, not in the ratio.
         assert!(
-            report.contains("CPU 0.26 s, thinking 0.23 s, CPU/thinking 1.14, peak memory 40 MiB"),
+            report.contains(
+                "CPU 0.26 s, thinking 0.23 s, CPU/thinking 1.14, start-up CPU 1.51 s, peak memory 40 MiB"
+            ),
             "{report}"
         );
+        // Under 0.1 s of thinking the ratio says nothing: `-`, for every engine alike.
+        assert_eq!(cpu_ratio(0, 99), "-");
+        assert_eq!(cpu_ratio(5, 0), "-");
+        assert_eq!(cpu_ratio(0, 100), "0.00");
         let none = usage_block(&["a".into()], &[EngineTotals::default()]);
         assert_eq!(none, None);
     }

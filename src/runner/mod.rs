@@ -159,7 +159,15 @@ fn dispatch_settings(
     names: Vec<String>,
     console: &Console,
     context: String,
+    book: Option<&OpeningBook>,
 ) -> DispatchSettings {
+    // c-gomoku-cli's colour rule only matters where an opening leaves white to move.
+    let white_first = match (book, &config.openings, config.colours) {
+        (Some(b), Some(o), crate::config::ColourRule::FirstToMove) => Some(Arc::new(
+            crate::opening::OpeningParity::new(b, o.order, o.transform),
+        )),
+        _ => None,
+    };
     DispatchSettings {
         names,
         sprt: config.sprt,
@@ -175,6 +183,7 @@ fn dispatch_settings(
         context,
         sharded: config.shard.is_some(),
         report: config.report.is_some(),
+        white_first,
     }
 }
 
@@ -574,7 +583,13 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let own_total = (games.len() + prior.len()) as u64;
     let console = Console::new(config.progress, own_total);
     let mut dispatcher = Dispatcher::new(
-        dispatch_settings(&config, names.clone(), &console, header.settings.context()),
+        dispatch_settings(
+            &config,
+            names.clone(),
+            &console,
+            header.settings.context(),
+            book.as_ref(),
+        ),
         schedule,
         games,
         &prior,

@@ -169,6 +169,10 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
             seed: config.seed,
             shard: config.shard,
             swap: config.swap.map(|s| s.name().to_string()),
+            colours: match config.colours {
+                crate::config::ColourRule::FirstToMove => Some("first_to_move".into()),
+                crate::config::ColourRule::FirstBlack => None,
+            },
             sprt: config.sprt.map(|s| SprtSettings {
                 elo0: s.elo0,
                 elo1: s.elo1,

@@ -197,6 +197,11 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
         ))
     })?;
     adopt_seed(config, &header);
+    // A journal from before the colour rule was recorded: its games gave the first engine black,
+    // and so do the rest of them.
+    if header.settings.colours.is_none() {
+        config.colours = crate::config::ColourRule::FirstBlack;
+    }
     let unnamed = vec![String::new(); config.engines.len()];
     let now = super::outputs::header(config, &unnamed, total);
     let diffs = differences(&header.settings, &now.settings);
