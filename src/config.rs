@@ -12,7 +12,7 @@ use crate::engine::spec::{EngineSpec, TimeControl, MAX_SECONDS};
 use crate::opening::{OpeningFormat, OpeningOrder};
 use crate::record::samples::{SampleConfig, SampleConfigError, SampleEncodeError};
 use crate::rules::Rule;
-use crate::schedule::{Repeat, TournamentKind};
+use crate::schedule::{checked_total, pair_count, Repeat, TournamentKind};
 use crate::shard::{job_seed, Shard, ShardError};
 use crate::stats::{Sprt, SprtModel};
 use crate::swap::SwapRule;
@@ -65,6 +65,13 @@ pub enum ConfigError {
     /// Shards of a run with a random openings order must share one seed.
     #[error("shards must share one seed: add srand=N to -openings (a SLURM job array derives it from SLURM_ARRAY_JOB_ID)")]
     ShardSeed,
+    /// `-games` × `-rounds` × engine pairs is more games than a 64-bit game number counts.
+    #[error(
+        "-games {games} x -rounds {rounds} x {pairs} engine pair(s) is more than {max} games \
+         (the largest game number): lower -games or -rounds",
+        max = u64::MAX
+    )]
+    TooManyGames { games: u64, rounds: u64, pairs: u64 },
     /// `-sprt` with more than two engines.
     #[error("-sprt works with exactly two engines (got {0})")]
     SprtNeedsTwoEngines(usize),
@@ -787,6 +794,13 @@ impl Config {
             .map(|o| o.seed)
             .unwrap_or_else(crate::opening::fresh_seed);
         let (kind, lose_only) = kind_of(raw, &mut warnings);
+        if checked_total(engines.len(), kind, games, rounds).is_none() {
+            return Err(ConfigError::TooManyGames {
+                games,
+                rounds,
+                pairs: pair_count(engines.len(), kind).unwrap_or(u64::MAX),
+            });
+        }
         let path = |n: &str| raw.value(n).map(PathBuf::from);
         let sync_interval = secs_or(raw, "syncinterval", 2.0)?;
         let swap = match (raw.flag("swap2"), raw.flag("swap1")) {
@@ -902,6 +916,27 @@ mod tests {
         // -each given after the engines still applies to both.
         assert_eq!(c.engines[0].depth, Some(3));
         assert_eq!(c.engines[1].tc.turn_time, Some(Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn game_counts_past_a_64_bit_game_number_are_refused() {
+        let two = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
+        let c = config(&format!("{two} -games 4294967296")).unwrap();
+        assert_eq!(c.games, 1 << 32);
+        let c = config(&format!("{two} -games 18446744073709551615")).unwrap();
+        assert_eq!(c.games, u64::MAX);
+        let e = config(&format!("{two} -games 4294967296 -rounds 4294967296")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "-games 4294967296 x -rounds 4294967296 x 1 engine pair(s) is more than \
+             18446744073709551615 games (the largest game number): lower -games or -rounds"
+        );
+        // Three engines meet in three pairs.
+        let e = config(&format!(
+            "{two} -engine cmd=/bin/sh -games 9223372036854775807"
+        ))
+        .unwrap_err();
+        assert!(e.to_string().contains("x 3 engine pair(s)"), "{e}");
     }
 
     #[test]

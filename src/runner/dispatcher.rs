@@ -6,7 +6,7 @@
 
 use crate::board::Color;
 use crate::record::GameRecord;
-use crate::schedule::{EngineId, GameId, Pairing, Schedule, TournamentKind};
+use crate::schedule::{EngineId, GameId, GameQueue, Pairing, Schedule, TournamentKind};
 use crate::stats::{crosstable, standings_table, Score, Sprt, SprtCrossing, Verdict};
 use crate::tracker::{ScoredGame, Tracker};
 
@@ -108,8 +108,8 @@ fn stop_of(v: Verdict) -> StopReason {
 pub struct Dispatcher {
     settings: DispatchSettings,
     schedule: Schedule,
-    /// Games still to hand out, in order.
-    queue: std::collections::VecDeque<GameId>,
+    /// Games still to hand out, in order (computed as they are taken: no list of them).
+    queue: GameQueue,
     in_flight: u64,
     finished: u64,
     stop: Option<StopReason>,
@@ -176,7 +176,7 @@ impl Dispatcher {
     pub fn new(
         settings: DispatchSettings,
         schedule: Schedule,
-        games: impl IntoIterator<Item = GameId>,
+        games: GameQueue,
         prior: &[ScoredGame],
     ) -> Self {
         let mut tracker = Tracker::new(
@@ -192,7 +192,7 @@ impl Dispatcher {
         Dispatcher {
             settings,
             schedule,
-            queue: games.into_iter().collect(),
+            queue: games,
             in_flight: 0,
             finished: prior.len() as u64,
             stop,
@@ -293,11 +293,7 @@ impl Dispatcher {
         if self.stop.is_some() {
             return vec![Action::NoMoreGames];
         }
-        let Some(mut p) = self
-            .queue
-            .pop_front()
-            .and_then(|g| self.schedule.pairing(g))
-        else {
+        let Some(mut p) = self.queue.next().and_then(|g| self.schedule.pairing(g)) else {
             return vec![Action::NoMoreGames];
         };
         // The pair's first engine moves first after the opening: white after an odd one.
@@ -530,8 +526,8 @@ mod tests {
 
     fn dispatcher(s: DispatchSettings, engines: usize, games: u64) -> Dispatcher {
         let schedule = Schedule::new(engines, TournamentKind::RoundRobin, games, 1, Repeat::Once);
-        let total = schedule.total_games();
-        Dispatcher::new(s, schedule, (1..=total).map(GameId), &[])
+        let queue = GameQueue::new(&schedule, None, Default::default());
+        Dispatcher::new(s, schedule, queue, &[])
     }
 
     /// Take the next game, as a slot would; `None` when told to end.
@@ -639,6 +635,24 @@ mod tests {
             .collect();
         assert_eq!(got, vec![1, 2, 3]);
         assert!(take(&mut d).is_none());
+    }
+
+    #[test]
+    fn a_cap_of_2_pow_32_games_is_handed_out_without_a_list_of_them() {
+        // An open-ended SPRT with a huge cap: the old queue listed every game number up front
+        // (8 bytes each, 32 GiB here) before handing out the first.
+        let mut d = dispatcher(settings(), 2, 1 << 32);
+        let (first, lines) = take_with_lines(&mut d);
+        assert_eq!(first.map(|p| p.game), Some(GameId(1)));
+        assert_eq!(
+            lines,
+            vec!["Started game 1 of 4294967296 (first vs second)".to_string()]
+        );
+        let next: Vec<u64> = std::iter::from_fn(|| take(&mut d))
+            .take(3)
+            .map(|p| p.game.0)
+            .collect();
+        assert_eq!(next, vec![2, 3, 4]);
     }
 
     #[test]
@@ -751,13 +765,14 @@ mod tests {
         .unwrap();
         let parity = OpeningParity::new(&book, OpeningOrder::Sequential, false);
         let schedule = Schedule::new(2, TournamentKind::RoundRobin, 4, 1, Repeat::Twice);
+        let queue = GameQueue::new(&schedule, None, Default::default());
         let mut d = Dispatcher::new(
             DispatchSettings {
                 white_first: Some(std::sync::Arc::new(parity)),
                 ..settings()
             },
             schedule,
-            (1..=4).map(GameId),
+            queue,
             &[],
         );
         let games: Vec<Pairing> = (0..4).map(|_| take(&mut d).unwrap()).collect();
@@ -805,8 +820,8 @@ mod tests {
                 lose_only: true,
                 ..settings()
             },
-            schedule,
-            (1..=total).map(GameId),
+            schedule.clone(),
+            GameQueue::new(&schedule, None, Default::default()),
             &[],
         );
         let mut seen = Vec::new();

@@ -29,7 +29,7 @@ use crate::config::{Config, LogLevel, OnEngineFailure, Start};
 use crate::engine::LogSink;
 use crate::opening::{OpeningBook, OpeningError, OpeningSequence};
 use crate::record::samples::SampleWriteError;
-use crate::schedule::{GameId, Schedule};
+use crate::schedule::{GameQueue, Schedule};
 use crate::shard::Shard;
 use crate::tracker::{scored, ScoredGame, Tracker};
 
@@ -188,7 +188,7 @@ fn dispatch_settings(
 }
 
 /// Notes printed before the first game.
-fn announce(config: &Config, outputs: &Outputs, resumed: Option<&resume::Resumed>, left: usize) {
+fn announce(config: &Config, outputs: &Outputs, resumed: Option<&resume::Resumed>, left: u64) {
     if let Some(r) = resumed {
         for n in &r.notes {
             eprintln!("Resume: {n}");
@@ -500,16 +500,16 @@ fn load_openings(
     Ok((Some(book), Some(sequence)))
 }
 
-/// The games still to play (in schedule order) and those already played (journal order).
+/// The games still to play (in schedule order, computed as they are taken) and those already
+/// played (journal order).
 fn remaining(
     schedule: &Schedule,
     shard: Option<Shard>,
     resumed: Option<&resume::Resumed>,
-) -> Result<(Vec<GameId>, Vec<ScoredGame>), RunError> {
+) -> Result<(GameQueue, Vec<ScoredGame>), RunError> {
     let total = schedule.total_games();
-    let mine = move |g: &GameId| shard.is_none_or(|s| s.owns(schedule, *g));
     let Some(r) = resumed else {
-        return Ok(((1..=total).map(GameId).filter(mine).collect(), vec![]));
+        return Ok((GameQueue::new(schedule, shard, Default::default()), vec![]));
     };
     let pairs: Vec<(usize, usize)> = schedule.pairs().iter().map(|(a, b)| (a.0, b.0)).collect();
     let mut done = std::collections::HashSet::new();
@@ -527,11 +527,7 @@ fn remaining(
             prior.push(scored(&summary, &pairs).map_err(|x| RunError::BadJournal(x.to_string()))?);
         }
     }
-    let games = (1..=total)
-        .map(GameId)
-        .filter(|g| !done.contains(&g.0))
-        .filter(mine);
-    Ok((games.collect(), prior))
+    Ok((GameQueue::new(schedule, shard, done), prior))
 }
 
 /// Run the whole tournament described by `config`.
@@ -580,7 +576,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         outputs.write_header(&header)?;
     }
     // A shard's own share of the schedule.
-    let own_total = (games.len() + prior.len()) as u64;
+    let own_total = games.len() + prior.len() as u64;
     let console = Console::new(config.progress, own_total);
     let mut dispatcher = Dispatcher::new(
         dispatch_settings(
