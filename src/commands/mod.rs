@@ -220,6 +220,20 @@ pub fn replay(
     Ok((replay, headers))
 }
 
+/// The SPRT design a run recorded in its journal header (`-sprt`), read with the first lines of
+/// its journals; `None` for a run without one or a journal without a header.
+pub fn run_sprt(
+    args: &[std::path::PathBuf],
+) -> Result<Option<gomoku_cli::stats::Sprt>, CommandError> {
+    JournalSet::<Summary>::open(args)
+        .map_err(CommandError::Failed)?
+        .headers
+        .first()
+        .and_then(|h| h.settings.sprt.as_ref())
+        .map(|s| s.sprt().map_err(CommandError::Failed))
+        .transpose()
+}
+
 /// A sharded run's stop marker, in a run directory named or beside a journal named: the run's
 /// verdict is the deciding shard's.
 pub fn stop_marker(args: &[std::path::PathBuf]) -> Option<gomoku_cli::runner::sync::StopMarker> {
