@@ -208,14 +208,7 @@ pub fn replay(
     let mut replay = replay.map_err(|e| e.to_string())?;
     warn_if_guessed(replay.pairing);
     if let Some(m) = stop_marker(args) {
-        replay
-            .tracker
-            .set_crossing(gomoku_cli::stats::SprtCrossing {
-                verdict: m.verdict,
-                llr: m.llr,
-                games: m.games,
-                game: m.game,
-            });
+        replay.tracker.set_crossing(m.crossing());
     }
     Ok((replay, headers))
 }
