@@ -358,8 +358,9 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         .map(|s| Standing {
             rank: s.rank,
             name: s.name.clone(),
-            elo: fixed(s.elo.value, 1),
-            error: fixed(s.elo.error, 1),
+            // The results block's figures and rounding (it is shown above the table).
+            elo: crate::stats::report::elo_text(s.elo.value),
+            error: crate::stats::report::elo_text(s.elo.error),
             games: s.wld.games(),
             w: s.wld.wins,
             l: s.wld.losses,
@@ -487,6 +488,35 @@ mod tests {
                 section(&html, "results")
             )
         );
+    }
+
+    #[test]
+    fn standings_show_the_results_blocks_elo_and_error() {
+        // Colour-swapped pairs: the results block's Elo is the pentanomial one, and the
+        // standings must show the same two numbers, rounded alike.
+        let results = ["1-0", "1-0", "0-1", "1-0", "1/2-1/2", "1-0", "1-0", "0-1"];
+        let games: Vec<_> = (1..=8u64)
+            .map(|n| entry(n, (n as usize + 1) % 2, results[n as usize - 1], "five"))
+            .collect();
+        let html = page(&["a", "b"], &games);
+        let block = section(&html, "results");
+        let elo_line = block
+            .lines()
+            .find_map(|l| l.split("Elo: ").nth(1))
+            .expect("a results block");
+        let (elo, rest) = elo_line.split_once(" +/- ").unwrap();
+        let error = rest.split(',').next().unwrap();
+        let row = block
+            .split("<td class=\"engine\">a</td>")
+            .nth(1)
+            .expect("a's standings row");
+        let cells: Vec<&str> = row
+            .split("<td class=\"num\">")
+            .skip(1)
+            .take(2)
+            .map(|c| c.split("</td>").next().unwrap())
+            .collect();
+        assert_eq!(cells, [elo, error], "{block}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::schedule::{EngineId, GameId, GameQueue, Pairing, Schedule, Tournament
 use crate::stats::{crosstable, standings_table, Score, Sprt, SprtCrossing, Verdict};
 use crate::tracker::{ScoredGame, Tracker};
 
+use super::sync::StopMarker;
 use super::StopReason;
 
 /// What happened, as the dispatcher hears it.
@@ -25,8 +26,9 @@ pub enum Event {
     Interrupt,
     /// Games other shards of the run finished (a cluster-wide SPRT counts them).
     Remote(Vec<ScoredGame>),
-    /// Another shard's SPRT decided (its stop marker): start no new game.
-    ShardsStopped(Verdict),
+    /// The run's stop marker (another shard's decision, or this shard's own once written): its
+    /// crossing is the run's verdict, whatever this shard counted; start no new game.
+    ShardsStopped(StopMarker),
     /// A write to the journal or a record file failed: start no new game, abandon the others.
     OutputFailed,
 }
@@ -120,6 +122,8 @@ pub struct Dispatcher {
     usage: Vec<EngineTotals>,
     /// Engines already reported as not supporting `SWAP2BOARD` (said once per engine).
     swap_unsupported: std::collections::HashSet<EngineId>,
+    /// The run's stop marker was taken in (a sharded run hears it again at every poll).
+    marker_seen: bool,
 }
 
 /// One engine's resource totals over the games of a run.
@@ -199,6 +203,7 @@ impl Dispatcher {
             last_block_at: None,
             usage: vec![EngineTotals::default(); tracker.names().len()],
             swap_unsupported: Default::default(),
+            marker_seen: false,
             tracker,
         }
     }
@@ -250,15 +255,7 @@ impl Dispatcher {
                     Action::AbandonGames,
                 ]
             }
-            Event::ShardsStopped(v) => {
-                if self.stop.is_some() {
-                    return vec![];
-                }
-                self.stop = Some(stop_of(v));
-                vec![Action::Print(format!(
-                    "SPRT: another shard found {v} accepted (the run's stop marker); no new games start"
-                ))]
-            }
+            Event::ShardsStopped(m) => self.shards_stopped(m),
         }
     }
 
@@ -411,13 +408,19 @@ impl Dispatcher {
     }
 
     /// The SPRT crossed a bound (with this shard's game or another shard's): say so, stop, and
-    /// tell the other shards.
+    /// tell the other shards. A shard says nothing yet: the run's verdict is the stop marker's,
+    /// which may be another shard's that decided first; the shell writes or reads the marker and
+    /// hands it back (`Event::ShardsStopped`), which prints it.
     fn decided(&mut self, c: SprtCrossing) -> Vec<Action> {
         let Some(sprt) = self.settings.sprt.filter(|_| self.stop.is_none()) else {
             // Already stopping (another shard's verdict, -fatalerror, Ctrl-C): nothing to add.
             return vec![];
         };
-        let mut out = vec![Action::Print(format!(
+        if self.settings.sharded {
+            self.stop = Some(stop_of(c.verdict));
+            return vec![Action::StopShards(c)];
+        }
+        let out = vec![Action::Print(format!(
             "SPRT ({}, elo0={}, elo1={}, alpha={}, beta={}): {}; no new games start",
             sprt.model,
             sprt.elo0,
@@ -427,10 +430,38 @@ impl Dispatcher {
             c.describe()
         ))];
         self.stop.get_or_insert(stop_of(c.verdict));
-        if self.settings.sharded {
-            out.push(Action::StopShards(c));
-        }
         out
+    }
+
+    /// The run's stop marker: its crossing replaces this shard's own (which saw the other shards
+    /// late, so may have crossed elsewhere or not yet), and is what the shard prints, now and in
+    /// its final results block. Once; not after Ctrl-C or `-fatalerror` ended the run.
+    fn shards_stopped(&mut self, m: StopMarker) -> Vec<Action> {
+        let sprt_or_running = matches!(
+            self.stop,
+            None | Some(StopReason::SprtH0) | Some(StopReason::SprtH1)
+        );
+        if self.marker_seen || !sprt_or_running {
+            return vec![];
+        }
+        self.marker_seen = true;
+        let c = m.crossing();
+        self.tracker.set_crossing(c);
+        // A results block printed before shows no verdict: the final one is due even when no
+        // game finished since.
+        self.last_block_at = None;
+        self.stop = Some(stop_of(c.verdict));
+        let design = self.settings.sprt.map_or(String::new(), |s| {
+            format!(
+                " ({}, elo0={}, elo1={}, alpha={}, beta={})",
+                s.model, s.elo0, s.elo1, s.alpha, s.beta
+            )
+        });
+        vec![Action::Print(format!(
+            "SPRT{design}: {}, decided by shard {} (the run's stop marker); no new games start",
+            c.describe(),
+            m.shard
+        ))]
     }
 
     /// Games other shards finished (read from their journals): they count for the SPRT.
@@ -472,6 +503,11 @@ impl Dispatcher {
     fn interval_block(&mut self) -> Option<Action> {
         let n = self.settings.rating_interval;
         if !self.two_engines() || n == 0 || self.finished % n != 0 || self.all_done() {
+            return None;
+        }
+        // A shard that just decided waits for the stop marker's verdict before printing one.
+        let decided = matches!(self.stop, Some(StopReason::SprtH0 | StopReason::SprtH1));
+        if self.settings.sharded && decided && !self.marker_seen {
             return None;
         }
         self.last_block_at = Some(self.finished);
@@ -1067,29 +1103,39 @@ mod tests {
         assert!(last.contains("first") && last.contains("third"), "{last}");
     }
 
-    #[test]
-    fn other_shards_games_count_for_the_sprt_and_their_stop_is_obeyed() {
-        let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
-        let mut d = dispatcher(
-            DispatchSettings {
-                sprt: Some(sprt),
-                sharded: true,
-                ..settings()
-            },
-            2,
-            1000,
-        );
-        let mine = take(&mut d).unwrap();
-        // Games another shard finished (even game numbers, say), mostly wins of the first engine.
-        let remote: Vec<ScoredGame> = (1..=400)
+    fn shard_sprt() -> Sprt {
+        Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap()
+    }
+
+    /// One shard of a 1000-game run with an SPRT, a results block every `interval` games.
+    fn shard_dispatcher(interval: u64) -> Dispatcher {
+        let settings = DispatchSettings {
+            sprt: Some(shard_sprt()),
+            sharded: true,
+            rating_interval: interval,
+            ..settings()
+        };
+        dispatcher(settings, 2, 1000)
+    }
+
+    /// Games another shard finished (even game numbers, say), mostly wins of the first engine:
+    /// enough for the SPRT to accept H1.
+    fn remote_wins() -> Vec<ScoredGame> {
+        (1..=400)
             .map(|i| ScoredGame {
                 game: 2 * i,
                 pair: 0,
                 pair_game: 2 * i - 1,
                 first: if i % 4 == 0 { Score::Draw } else { Score::Win },
             })
-            .collect();
-        let actions = d.on_event(Event::Remote(remote));
+            .collect()
+    }
+
+    #[test]
+    fn other_shards_games_count_for_the_sprt_and_their_stop_is_obeyed() {
+        let mut d = shard_dispatcher(0);
+        let mine = take(&mut d).unwrap();
+        let actions = d.on_event(Event::Remote(remote_wins()));
         assert!(
             actions
                 .iter()
@@ -1106,18 +1152,52 @@ mod tests {
         assert_eq!(d.finished_games(), 1);
 
         // A shard that hears of another shard's decision stops too, without writing a marker.
-        let mut other = dispatcher(
-            DispatchSettings {
-                sprt: Some(sprt),
-                sharded: true,
-                ..settings()
-            },
-            2,
-            10,
-        );
-        let actions = other.on_event(Event::ShardsStopped(Verdict::H0));
+        let mut other = shard_dispatcher(0);
+        let actions = other.on_event(Event::ShardsStopped(marker(Verdict::H0, 40, 52, "2/3")));
         assert!(actions.iter().all(|a| !matches!(a, Action::StopShards(_))));
         assert_eq!(other.stop_reason(), StopReason::SprtH0);
         assert!(take(&mut other).is_none());
+    }
+
+    fn marker(verdict: Verdict, games: u64, game: u64, shard: &str) -> StopMarker {
+        StopMarker {
+            verdict,
+            llr: if verdict == Verdict::H1 { 2.97 } else { -2.97 },
+            games,
+            game,
+            shard: shard.into(),
+            written: "2026-11-24T10:00:00+00:00".into(),
+        }
+    }
+
+    #[test]
+    fn a_shard_reports_the_stop_markers_crossing_not_its_own() {
+        let mut d = shard_dispatcher(1);
+        let mine = take(&mut d).unwrap();
+        let second = take(&mut d).unwrap();
+        // This shard's view crosses: it asks for the marker and prints nothing of its own.
+        let actions = d.on_event(Event::Remote(remote_wins()));
+        let own = d.tracker().crossing().unwrap();
+        assert!(matches!(actions.as_slice(), [Action::StopShards(c)] if *c == own));
+        // Nor a results block with its own crossing while it waits for the marker.
+        let finished = d.on_event(record(&mine, Some(1), None));
+        assert!(prints(&finished).iter().all(|l| !l.contains("Results of")));
+        // Another shard's marker was there first, at another point: that is the verdict.
+        let m = marker(Verdict::H1, own.games - 5, own.game + 9, "2/2");
+        let lines = prints(&d.on_event(Event::ShardsStopped(m.clone())))
+            .into_iter()
+            .map(str::to_string)
+            .collect::<Vec<_>>();
+        let want = m.crossing().describe();
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].contains(&format!("{want}, decided by shard 2/2")));
+        // Heard again at the next poll: said once.
+        assert!(d.on_event(Event::ShardsStopped(m)).is_empty());
+        d.on_event(record(&second, Some(1), None));
+        let end = d.final_report();
+        let text = prints(&end).join("\n");
+        assert!(text.contains(&format!("SPRT: {want}")), "{text}");
+        assert!(!text.contains(&own.describe()), "{text}");
+        assert_eq!(d.stop_reason(), StopReason::SprtH1);
     }
 }

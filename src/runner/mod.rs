@@ -256,7 +256,7 @@ type Reply = tokio::sync::oneshot::Sender<Option<crate::schedule::Pairing>>;
 
 impl Shell {
     /// Carry out the dispatcher's actions; `reply` answers the slot that asked for a game.
-    fn execute(&mut self, actions: Vec<Action>, reply: &mut Option<Reply>) {
+    fn execute(&mut self, d: &mut Dispatcher, actions: Vec<Action>, reply: &mut Option<Reply>) {
         for a in actions {
             match a {
                 Action::Play(p) => {
@@ -287,9 +287,17 @@ impl Shell {
                     }
                 }
                 Action::StopShards(c) => {
-                    if let Some(Err(e)) = self.sync.as_ref().map(|s| s.write_marker(&c)) {
+                    let Some(sync) = self.sync.as_ref() else {
+                        continue;
+                    };
+                    // The marker in place is the run's verdict (another shard's, when it
+                    // decided first): the dispatcher prints that one.
+                    let marker = sync.write_marker(&c).unwrap_or_else(|e| {
                         eprintln!("warning: cannot write the shards' stop marker: {e}");
-                    }
+                        sync.own_marker(&c)
+                    });
+                    let more = d.on_event(Event::ShardsStopped(marker));
+                    self.execute(d, more, &mut None);
                 }
             }
         }
@@ -303,12 +311,12 @@ impl Shell {
         // The marker first: the run's verdict is the deciding shard's, whatever this shard's
         // view of the others' games says.
         let mut actions = match sync.marker() {
-            Some(m) => d.on_event(Event::ShardsStopped(m.verdict)),
+            Some(m) => d.on_event(Event::ShardsStopped(m)),
             None => vec![],
         };
         let games = sync.poll();
         actions.extend(d.on_event(Event::Remote(games)));
-        self.execute(actions, &mut None);
+        self.execute(d, actions, &mut None);
     }
 }
 
@@ -354,11 +362,11 @@ async fn event_loop(
             SlotMsg::Abandoned(g) => (Event::Abandoned(g), None),
         };
         let actions = d.on_event(event);
-        shell.execute(actions, &mut reply);
+        shell.execute(d, actions, &mut reply);
         if shell.write_failure == WriteFailure::New {
             shell.write_failure = WriteFailure::Told;
             let actions = d.on_event(Event::OutputFailed);
-            shell.execute(actions, &mut None);
+            shell.execute(d, actions, &mut None);
         }
     }
 }
@@ -629,6 +637,12 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     if stops.abort.is_cancelled() {
         dispatcher.on_event(Event::Interrupt);
     }
+    // A marker written after this shard's last look (another shard decided while this one
+    // played its last games) is the run's verdict all the same.
+    if let Some(m) = shell.sync.as_ref().and_then(|s| s.marker()) {
+        let actions = dispatcher.on_event(Event::ShardsStopped(m));
+        shell.execute(&mut dispatcher, actions, &mut None);
+    }
     shell.outputs.finish();
     shell.console.finish();
     // The slots held the last log senders; the writer ends when they are gone.
@@ -637,7 +651,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         let _ = t.await;
     }
     let report = dispatcher.final_report();
-    shell.execute(report, &mut None);
+    shell.execute(&mut dispatcher, report, &mut None);
     if let Some(r) = shell.report.take() {
         r.finish();
     }
