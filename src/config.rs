@@ -644,8 +644,20 @@ fn apply_shard(mut c: Config, raw: &RawCli) -> Result<Config, ConfigError> {
             c.rundir = p.parent().map(PathBuf::from).unwrap_or_default();
         }
     }
-    if c.journal.is_some() {
-        c.journal = Some(JournalTarget::Named(shard.journal_in(&c.rundir)));
+    if let Some(given) = &c.journal {
+        let path = shard.journal_in(&c.rundir);
+        // A shard's journal is named by the shard in the run directory, so that the shards of a
+        // run find each other: say so when that replaces the name given.
+        if let JournalTarget::Named(p) = given {
+            if *p != path {
+                c.warnings.push(format!(
+                    "-journal {}: shard {shard} writes its journal as {} (named by the shard, in the run directory, so the shards of the run find each other's games)",
+                    p.display(),
+                    path.display()
+                ));
+            }
+        }
+        c.journal = Some(JournalTarget::Named(path));
     }
     for p in [
         &mut c.pgn,

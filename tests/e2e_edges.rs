@@ -367,3 +367,39 @@ fn start_up_cpu_is_counted_apart_from_thinking() {
         run.stdout
     );
 }
+
+#[test]
+fn messages_name_what_the_user_gave() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("afile"), "x").unwrap();
+    // The default journal goes next to -pgn: the error names the -pgn path, not the journal's.
+    let run = run_in(
+        dir.path(),
+        &strs(&random_match("2", &["-pgn", "afile/x.pgn"])),
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("cannot create afile/x.pgn: afile is a file, not a directory"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("journal.jsonl"), "{}", run.stderr);
+    // A shard replaces the journal's name: it says where the journal goes.
+    let run = run_in(
+        dir.path(),
+        &strs(&random_match(
+            "2",
+            &["-shard", "1/2", "-journal", "sub/my.jsonl"],
+        )),
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "warning: -journal sub/my.jsonl: shard 1/2 writes its journal as sub/shard-1-of-2.journal.jsonl"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(dir.path().join("sub/shard-1-of-2.journal.jsonl").is_file());
+}

@@ -435,6 +435,8 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         charts => charts_of(r),
         terminations => termination_rows(&r.terminations, &r.engines),
         usage => r.times.iter().any(|t| t.peak_memory > 0),
+        // Forbidden points exist under renju only: the viewer's legend mentions them there only.
+        renju => r.rule == crate::rules::Rule::Renju.code(),
         times,
         term_filters,
         colours,
@@ -463,6 +465,24 @@ mod tests {
             built: "2026-11-21T12:00:00Z".into(),
         };
         render(&b.finish(RunState::Ended), &opts).unwrap()
+    }
+
+    #[test]
+    fn the_viewer_mentions_forbidden_points_under_renju_only() {
+        let opts = PageOptions {
+            built: "2026-11-21T12:00:00Z".into(),
+        };
+        for (rule, shown) in [(4, true), (0, false), (1, false)] {
+            let h = header(&["a", "b"], true, false, rule);
+            let b = ReportBuilder::new(std::slice::from_ref(&h)).unwrap();
+            let html = render(&b.finish(RunState::Ended), &opts).unwrap();
+            assert_eq!(
+                html.contains("renju forbidden points for black"),
+                shown,
+                "rule {rule}"
+            );
+            assert!(html.contains("Red ring: the last stone."));
+        }
     }
 
     fn section<'a>(html: &'a str, id: &str) -> &'a str {

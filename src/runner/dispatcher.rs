@@ -735,7 +735,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("H1 accepted after"), "{text}");
-        assert!(text.contains("with the 1 games counted after it"), "{text}");
+        assert!(text.contains("with the 1 game counted after it"), "{text}");
     }
 
     #[test]

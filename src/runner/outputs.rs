@@ -227,6 +227,15 @@ impl Outputs {
         if config.log != crate::config::LogLevel::Off {
             prepare_dir(&config.log_dir, &config.log_dir)?;
         }
+        // The record paths first: the default journal goes next to `-pgn`/`-sgf`/`-msg`, so a
+        // parent that is a file must be reported under the path the user gave, not under the
+        // journal's name derived from it.
+        for p in [&config.pgn, &config.sgf, &config.msg]
+            .into_iter()
+            .flatten()
+        {
+            prepare_parent(p)?;
+        }
         let mut fresh_journal = None;
         let journal = match resumed {
             Some(p) => Some(Sink::open(&p)?),

@@ -12,8 +12,8 @@ use super::tally::{PairTally, Pentanomial, Score, Wld};
 use super::StatsError;
 
 /// Formats like C++ `{fmt}` with `{:.Nf}`, which fastchess uses: `inf`, `-inf`, `nan` for
-/// non-finite values (Rust would print `NaN`).
-fn fixed(x: f64, decimals: usize) -> String {
+/// non-finite values (Rust would print `NaN`). The run's blocks and the calculator both use it.
+pub(crate) fn fixed(x: f64, decimals: usize) -> String {
     if x.is_nan() {
         "nan".to_string()
     } else if x.is_infinite() {
@@ -165,8 +165,11 @@ pub fn results_block(m: &MatchSummary) -> String {
             if games > c.games {
                 let _ = write!(
                     out,
-                    "; with the {} games counted after it: LLR {}",
-                    games - c.games,
+                    "; with the {} counted after it: LLR {}",
+                    match games - c.games {
+                        1 => "1 game".to_string(),
+                        n => format!("{n} games"),
+                    },
                     fixed(all_llr, 2)
                 );
             }
