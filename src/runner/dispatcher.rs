@@ -510,10 +510,16 @@ impl Dispatcher {
         if self.settings.sharded && decided && !self.marker_seen {
             return None;
         }
+        let block = self.tracker.results_block(0, &self.settings.context);
+        // Under -quiet the blocks follow one another directly: a blank line between them, as
+        // the per-game lines separate them otherwise.
+        let follows = self.settings.verbosity == Verbosity::Quiet && self.last_block_at.is_some();
         self.last_block_at = Some(self.finished);
-        Some(Action::Print(
-            self.tracker.results_block(0, &self.settings.context),
-        ))
+        Some(Action::Print(if follows {
+            format!("\n{block}")
+        } else {
+            block
+        }))
     }
 
     /// The report at the end: the results block (two engines) or standings and crosstable,
@@ -831,6 +837,28 @@ mod tests {
         // Without the rule the first engine is black in the first game of every pair.
         let mut plain = dispatcher(settings(), 2, 4);
         assert_eq!(take(&mut plain).unwrap().black, EngineId(0));
+    }
+
+    #[test]
+    fn quiet_results_blocks_are_separated_by_a_blank_line() {
+        let mut d = dispatcher(
+            DispatchSettings {
+                names: vec!["first".into(), "second".into()],
+                rating_interval: 1,
+                verbosity: Verbosity::Quiet,
+                ..settings()
+            },
+            2,
+            3,
+        );
+        let mut blocks = Vec::new();
+        while let Some(p) = take(&mut d) {
+            let actions = d.on_event(record(&p, Some(0), None));
+            blocks.extend(prints(&actions).into_iter().map(String::from));
+        }
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        assert!(blocks[0].starts_with("Results of"), "{:?}", blocks[0]);
+        assert!(blocks[1].starts_with("\nResults of"), "{:?}", blocks[1]);
     }
 
     #[test]
