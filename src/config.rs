@@ -284,6 +284,9 @@ fn board_of(raw: &RawCli) -> Result<(BoardSize, Rule), ConfigError> {
         )
     })?;
     let rule = rule_of(raw)?;
+    if raw.value("renlib").is_some() && size.get() != 15 {
+        return Err(ConfigError::RenlibBoard { size });
+    }
     if size.get() < 5 {
         return Err(ConfigError::RuleSize {
             rule,
@@ -734,6 +737,31 @@ fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
     })
 }
 
+/// `-startuptimeout S` (default 10): 0 would make every engine fail to start, so every game
+/// would be lost: refused.
+fn startup_timeout_of(raw: &RawCli) -> Result<Duration, ConfigError> {
+    let t = secs_or(raw, "startuptimeout", 10.0)?;
+    if t.is_zero() {
+        let v = raw.value("startuptimeout").unwrap_or_default();
+        return Err(bad(
+            "startuptimeout",
+            v,
+            "must be more than 0 seconds (engines need time to answer START)",
+        ));
+    }
+    Ok(t)
+}
+
+/// `-swap2` or `-swap1`, not both.
+fn swap_of(raw: &RawCli) -> Result<Option<SwapRule>, ConfigError> {
+    match (raw.flag("swap2"), raw.flag("swap1")) {
+        (true, true) => Err(ConfigError::TwoSwapRules),
+        (true, false) => Ok(Some(SwapRule::Swap2)),
+        (false, true) => Ok(Some(SwapRule::Swap1)),
+        (false, false) => Ok(None),
+    }
+}
+
 /// `-log` / `-debug`.
 fn log_level_of(raw: &RawCli) -> LogLevel {
     if raw.flag("debug") {
@@ -769,16 +797,7 @@ impl Config {
         let (size, rule) = board_of(raw)?;
         let draw_after = draw_after_of(raw)?;
         let log = log_level_of(raw);
-        let startup_timeout = secs_or(raw, "startuptimeout", 10.0)?;
-        if startup_timeout.is_zero() {
-            // Every engine would fail to start: refuse rather than lose every game.
-            let v = raw.value("startuptimeout").unwrap_or_default();
-            return Err(bad(
-                "startuptimeout",
-                v,
-                "must be more than 0 seconds (engines need time to answer START)",
-            ));
-        }
+        let startup_timeout = startup_timeout_of(raw)?;
         let rating_interval = value_u64("ratinginterval", 10, 0)?;
 
         let openings = openings_of(raw)?;
@@ -793,9 +812,6 @@ impl Config {
             ));
         }
         let sample = sample_of(raw, size, rule)?;
-        if raw.value("renlib").is_some() && size.get() != 15 {
-            return Err(ConfigError::RenlibBoard { size });
-        }
         let srand_given = raw
             .openings
             .iter()
@@ -815,12 +831,7 @@ impl Config {
         }
         let path = |n: &str| raw.value(n).map(PathBuf::from);
         let sync_interval = secs_or(raw, "syncinterval", 2.0)?;
-        let swap = match (raw.flag("swap2"), raw.flag("swap1")) {
-            (true, true) => return Err(ConfigError::TwoSwapRules),
-            (true, false) => Some(SwapRule::Swap2),
-            (false, true) => Some(SwapRule::Swap1),
-            (false, false) => None,
-        };
+        let swap = swap_of(raw)?;
         let config = Config {
             engines,
             concurrency,

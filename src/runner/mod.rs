@@ -538,11 +538,26 @@ fn remaining(
     Ok((GameQueue::new(schedule, shard, done), prior))
 }
 
+/// What is checked before anything is opened: the open-file limit, `-cpus`, one file per role.
+fn check_before_opening(config: &Config) -> Result<(), RunError> {
+    ensure_file_limit(config.concurrency)?;
+    check_cpus(&config.slot_cpus, allowed_cpus())?;
+    same_file::check(config, config.journal.as_ref().map(|j| j.path()))?;
+    Ok(())
+}
+
+/// The `-log` files, opened before the first game (`None` without `-log`/`-debug`).
+fn open_logs(config: &Config) -> Result<Option<LogFiles>, RunError> {
+    match config.log {
+        LogLevel::Off => Ok(None),
+        _ => LogFiles::open(&config.log_dir, config.concurrency, config.shard).map(Some),
+    }
+}
+
 /// Run the whole tournament described by `config`.
 pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
-    ensure_file_limit(config.concurrency)?;
-    check_cpus(&config.slot_cpus, allowed_cpus())?;
+    check_before_opening(&config)?;
     let schedule = Schedule::new(
         config.engines.len(),
         config.kind,
@@ -551,21 +566,13 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         config.repeat,
     );
     let total = schedule.total_games();
-    same_file::check(&config, config.journal.as_ref().map(|j| j.path()))?;
     let resumed = match config.start {
         Start::Fresh => None,
         Start::Resume => Some(resume::prepare(&mut config, total)?),
     };
     let (book, sequence) = load_openings(&config)?;
     let mut outputs = Outputs::open(&config, resumed.as_ref().map(|r| r.journal.clone()))?;
-    let log_files = match config.log {
-        LogLevel::Off => None,
-        _ => Some(LogFiles::open(
-            &config.log_dir,
-            config.concurrency,
-            config.shard,
-        )?),
-    };
+    let log_files = open_logs(&config)?;
     let (games, prior) = remaining(&schedule, config.shard, resumed.as_ref())?;
     let (log, log_task) = match log_files {
         None => (LogSink::none(), None),
