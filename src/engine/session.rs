@@ -593,6 +593,12 @@ impl EngineSession {
         time_left_ms: u64,
         answering: Answering,
     ) -> Result<(String, Duration), Broken> {
+        // `-suspend` stopped the engine just after its last answer, possibly before it finished
+        // its own bookkeeping, and it wakes as these lines arrive: Rapfi, stopped between
+        // printing its move and marking itself idle, drops `INFO` as a command sent while it
+        // thinks and refuses the rest of the line (`ERROR Unknown command: TIME_LEFT`), then
+        // answers the request. Its `ERROR` lines are noise then, as `UNKNOWN` ones are.
+        let woken = self.suspended;
         let sent = Instant::now();
         self.send_all(&[Command::info("time_left", time_left_ms), command])
             .await?;
@@ -606,6 +612,10 @@ impl EngineSession {
                         engine = %self.name,
                         "ignored while waiting for a move: {line}"
                     );
+                    continue;
+                }
+                Some(EngineLine::Error(_)) if answering == Answering::Move && woken => {
+                    self.note(format!("ignored on waking from -suspend: {line}"));
                     continue;
                 }
                 Some(EngineLine::Message(text)) => {
@@ -1404,6 +1414,27 @@ mod tests {
         }
         assert_eq!(t.elapsed(), Duration::ZERO, "no wait for the deadline");
         assert_eq!(s.take_messages(), vec!["hm"]);
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_error_from_an_engine_woken_from_suspend_is_noise_before_its_move() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            e.recv().await;
+            assert_eq!(e.recv().await, "TURN 1,2");
+            // Rapfi stopped before it marked itself idle: it drops INFO and refuses the rest.
+            e.send("ERROR Unknown command: TIME_LEFT\r\nERROR Unknown command: 8502\r\n3,4\r\n")
+                .await;
+            e
+        });
+        // As `suspend` leaves it (an in-process transport has no process group to stop).
+        s.suspended = true;
+        let r = s
+            .request_move(MoveRequest::Turn(Pos::new(1, 2)), None, SEC)
+            .await
+            .unwrap();
+        assert_eq!(r.coords, Some((3, 4)));
         engine.await.unwrap();
     }
 
