@@ -12,7 +12,7 @@ use crate::engine::spec::{EngineSpec, TimeControl, MAX_SECONDS};
 use crate::opening::{OpeningFormat, OpeningOrder};
 use crate::record::samples::{SampleConfig, SampleConfigError, SampleEncodeError};
 use crate::rules::Rule;
-use crate::schedule::{Repeat, TournamentKind};
+use crate::schedule::{checked_total, pair_count, Repeat, TournamentKind};
 use crate::shard::{job_seed, Shard, ShardError};
 use crate::stats::{Sprt, SprtModel};
 use crate::swap::SwapRule;
@@ -65,12 +65,22 @@ pub enum ConfigError {
     /// Shards of a run with a random openings order must share one seed.
     #[error("shards must share one seed: add srand=N to -openings (a SLURM job array derives it from SLURM_ARRAY_JOB_ID)")]
     ShardSeed,
+    /// `-games` × `-rounds` × engine pairs is more games than a 64-bit game number counts.
+    #[error(
+        "-games {games} x -rounds {rounds} x {pairs} engine pair(s) is more than {max} games \
+         (the largest game number): lower -games or -rounds",
+        max = u64::MAX
+    )]
+    TooManyGames { games: u64, rounds: u64, pairs: u64 },
     /// `-sprt` with more than two engines.
     #[error("-sprt works with exactly two engines (got {0})")]
     SprtNeedsTwoEngines(usize),
     /// `-swap2` and `-swap1` together.
     #[error("-swap2 and -swap1 cannot be used together: choose one")]
     TwoSwapRules,
+    /// `-renlib` on a board other than 15×15: RenLib holds 15×15 games only.
+    #[error("-renlib: a RenLib library holds 15x15 games only, and this run plays on {size}x{size}: leave -renlib out or use -boardsize 15")]
+    RenlibBoard { size: BoardSize },
     /// A board too small for the rule.
     #[error("rule {rule} cannot be played on a {size}x{size} board: {why}")]
     RuleSize {
@@ -89,6 +99,18 @@ pub struct OpeningsConfig {
     /// The seed in use (printed so a random order can be reproduced with `srand=`).
     pub seed: u64,
     pub transform: bool,
+}
+
+/// Who plays which colour in a game of a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColourRule {
+    /// c-gomoku-cli's: the pair's first engine makes the first move after the opening (white
+    /// after an opening with an odd number of stones); the second game of a `-repeat` pair
+    /// reverses. The same command line plays the same colours under both programs.
+    FirstToMove,
+    /// The first engine plays black (journals written before `FirstToMove`, resumed as they were
+    /// played; swap openings, where the first engine proposes).
+    FirstBlack,
 }
 
 /// Logging of engine I/O.
@@ -182,6 +204,8 @@ pub struct Config {
     pub suspend: bool,
     /// `-swap2`/`-swap1`: the engines choose each game's opening through `SWAP2BOARD`.
     pub swap: Option<SwapRule>,
+    /// Who plays which colour in a pair.
+    pub colours: ColourRule,
     /// `-sprt`: stop when the test decides (two engines only).
     pub sprt: Option<Sprt>,
     /// Print the results block every this many finished games (two engines).
@@ -325,32 +349,52 @@ fn apply_engine_keys(
     index: usize,
 ) -> Result<(), ConfigError> {
     for (k, v) in kvs {
-        match k.as_str() {
-            "cmd" => spec.cmd = v.clone(),
-            "name" => spec.name = Some(v.clone()),
-            "tc" => {
-                spec.tc = TimeControl::parse(v).map_err(|e| ConfigError::Engine {
-                    index,
-                    source: Box::new(e),
-                })?
-            }
-            "depth" => spec.depth = Some(parse_u64(option, v, 1)?),
-            "nodes" => spec.nodes = Some(parse_u64(option, v, 1)?),
-            "maxmemory" => spec.max_memory = parse_u64(option, v, 0)?,
-            "thread" => spec.threads = Some(parse_u64(option, v, 1)? as u32),
-            "tolerance" => spec.tolerance = parse_secs(option, v)?,
-            key if key.starts_with("option.") && key.len() > 7 => {
-                let name = key["option.".len()..].to_string();
-                spec.options.retain(|(n, _)| *n != name);
-                spec.options.push((name, v.clone()));
-            }
-            _ => {
-                return Err(ConfigError::UnknownKey {
-                    option: option.into(),
-                    key: k.clone(),
-                    known: ENGINE_KEYS,
-                })
-            }
+        apply_engine_key(spec, k, v, option, index).map_err(|e| match e {
+            // Name the key: `-each: "maxmemory=-1" is not valid`, not just `"-1"`.
+            ConfigError::BadValue { option, why, .. } => ConfigError::BadValue {
+                option,
+                value: format!("{k}={v}"),
+                why,
+            },
+            other => other,
+        })?;
+    }
+    Ok(())
+}
+
+/// Apply one engine `key=value` setting.
+fn apply_engine_key(
+    spec: &mut EngineSpec,
+    k: &str,
+    v: &str,
+    option: &str,
+    index: usize,
+) -> Result<(), ConfigError> {
+    match k {
+        "cmd" => spec.cmd = v.to_string(),
+        "name" => spec.name = Some(v.to_string()),
+        "tc" => {
+            spec.tc = TimeControl::parse(v).map_err(|e| ConfigError::Engine {
+                index,
+                source: Box::new(e),
+            })?
+        }
+        "depth" => spec.depth = Some(parse_u64(option, v, 1)?),
+        "nodes" => spec.nodes = Some(parse_u64(option, v, 1)?),
+        "maxmemory" => spec.max_memory = parse_u64(option, v, 0)?,
+        "thread" => spec.threads = Some(parse_u64(option, v, 1)? as u32),
+        "tolerance" => spec.tolerance = parse_secs(option, v)?,
+        key if key.starts_with("option.") && key.len() > 7 => {
+            let name = key["option.".len()..].to_string();
+            spec.options.retain(|(n, _)| *n != name);
+            spec.options.push((name, v.to_string()));
+        }
+        _ => {
+            return Err(ConfigError::UnknownKey {
+                option: option.into(),
+                key: k.to_string(),
+                known: ENGINE_KEYS,
+            })
         }
     }
     Ok(())
@@ -407,7 +451,13 @@ fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
             }
         }
     }
-    let elo1 = elo1.ok_or_else(|| bad("sprt", "", "elo1= is required"))?;
+    let given = || {
+        kvs.iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let elo1 = elo1.ok_or_else(|| bad("sprt", &given(), "elo1= is required"))?;
     Sprt::new(elo0, elo1, alpha, beta, model).map_err(|e| {
         bad(
             "sprt",
@@ -594,8 +644,20 @@ fn apply_shard(mut c: Config, raw: &RawCli) -> Result<Config, ConfigError> {
             c.rundir = p.parent().map(PathBuf::from).unwrap_or_default();
         }
     }
-    if c.journal.is_some() {
-        c.journal = Some(JournalTarget::Named(shard.journal_in(&c.rundir)));
+    if let Some(given) = &c.journal {
+        let path = shard.journal_in(&c.rundir);
+        // A shard's journal is named by the shard in the run directory, so that the shards of a
+        // run find each other: say so when that replaces the name given.
+        if let JournalTarget::Named(p) = given {
+            if *p != path {
+                c.warnings.push(format!(
+                    "-journal {}: shard {shard} writes its journal as {} (named by the shard, in the run directory, so the shards of the run find each other's games)",
+                    p.display(),
+                    path.display()
+                ));
+            }
+        }
+        c.journal = Some(JournalTarget::Named(path));
     }
     for p in [
         &mut c.pgn,
@@ -651,7 +713,8 @@ fn sample_of(
     Ok(Some(sc))
 }
 
-/// `-drawafter N` (negative = off, as in the predecessor).
+/// `-drawafter N`: 0 is off (the predecessor's "must be greater than 0 to be effective"); a
+/// negative count is refused rather than silently read as off.
 fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
     Ok(match raw.value("drawafter") {
         None => 0,
@@ -660,7 +723,13 @@ fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
                 .trim()
                 .parse()
                 .map_err(|_| bad("drawafter", v, "expected a whole number"))?;
-            n.max(0) as usize
+            usize::try_from(n).map_err(|_| {
+                bad(
+                    "drawafter",
+                    v,
+                    "must be 0 (off) or a number of stones on the board",
+                )
+            })?
         }
     })
 }
@@ -701,6 +770,15 @@ impl Config {
         let draw_after = draw_after_of(raw)?;
         let log = log_level_of(raw);
         let startup_timeout = secs_or(raw, "startuptimeout", 10.0)?;
+        if startup_timeout.is_zero() {
+            // Every engine would fail to start: refuse rather than lose every game.
+            let v = raw.value("startuptimeout").unwrap_or_default();
+            return Err(bad(
+                "startuptimeout",
+                v,
+                "must be more than 0 seconds (engines need time to answer START)",
+            ));
+        }
         let rating_interval = value_u64("ratinginterval", 10, 0)?;
 
         let openings = openings_of(raw)?;
@@ -715,6 +793,9 @@ impl Config {
             ));
         }
         let sample = sample_of(raw, size, rule)?;
+        if raw.value("renlib").is_some() && size.get() != 15 {
+            return Err(ConfigError::RenlibBoard { size });
+        }
         let srand_given = raw
             .openings
             .iter()
@@ -725,6 +806,13 @@ impl Config {
             .map(|o| o.seed)
             .unwrap_or_else(crate::opening::fresh_seed);
         let (kind, lose_only) = kind_of(raw, &mut warnings);
+        if checked_total(engines.len(), kind, games, rounds).is_none() {
+            return Err(ConfigError::TooManyGames {
+                games,
+                rounds,
+                pairs: pair_count(engines.len(), kind).unwrap_or(u64::MAX),
+            });
+        }
         let path = |n: &str| raw.value(n).map(PathBuf::from);
         let sync_interval = secs_or(raw, "syncinterval", 2.0)?;
         let swap = match (raw.flag("swap2"), raw.flag("swap1")) {
@@ -783,6 +871,11 @@ impl Config {
             quiet: raw.flag("quiet"),
             suspend: raw.flag("suspend"),
             swap,
+            // With a swap opening the engines choose the colours; the first engine proposes.
+            colours: match swap {
+                Some(_) => ColourRule::FirstBlack,
+                None => ColourRule::FirstToMove,
+            },
             slot_cpus,
             warnings,
             shard: None,
@@ -838,6 +931,27 @@ mod tests {
     }
 
     #[test]
+    fn game_counts_past_a_64_bit_game_number_are_refused() {
+        let two = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
+        let c = config(&format!("{two} -games 4294967296")).unwrap();
+        assert_eq!(c.games, 1 << 32);
+        let c = config(&format!("{two} -games 18446744073709551615")).unwrap();
+        assert_eq!(c.games, u64::MAX);
+        let e = config(&format!("{two} -games 4294967296 -rounds 4294967296")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "-games 4294967296 x -rounds 4294967296 x 1 engine pair(s) is more than \
+             18446744073709551615 games (the largest game number): lower -games or -rounds"
+        );
+        // Three engines meet in three pairs.
+        let e = config(&format!(
+            "{two} -engine cmd=/bin/sh -games 9223372036854775807"
+        ))
+        .unwrap_err();
+        assert!(e.to_string().contains("x 3 engine pair(s)"), "{e}");
+    }
+
+    #[test]
     fn bad_values_are_named() {
         let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -games x").unwrap_err();
         assert!(
@@ -858,6 +972,33 @@ mod tests {
         assert!(matches!(e, ConfigError::UnknownKey { .. }));
         let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings type=pos").unwrap_err();
         assert!(matches!(e, ConfigError::OpeningsWithoutFile));
+    }
+
+    #[test]
+    fn values_that_would_spoil_every_game_are_refused_naming_what_is_wrong() {
+        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
+        let e = |extra: &str| config(&format!("{base} {extra}")).unwrap_err().to_string();
+        assert_eq!(
+            e("-each maxmemory=-1"),
+            "-each: \"maxmemory=-1\" is not valid: expected a whole number"
+        );
+        assert_eq!(
+            e("-sprt elo0=1"),
+            "-sprt: \"elo0=1\" is not valid: elo1= is required"
+        );
+        assert!(e("-startuptimeout 0")
+            .starts_with("-startuptimeout: \"0\" is not valid: must be more than 0"));
+        assert!(e("-drawafter -1").starts_with("-drawafter: \"-1\" is not valid: must be 0 (off)"));
+        assert!(e("-boardsize 20 -renlib a.lib").starts_with(
+            "-renlib: a RenLib library holds 15x15 games only, and this run plays on 20x20"
+        ));
+        // What stays accepted: 0 is the predecessor's "off", a tiny start-up time, 15x15 archives.
+        assert_eq!(
+            config(&format!("{base} -drawafter 0")).unwrap().draw_after,
+            0
+        );
+        assert!(config(&format!("{base} -startuptimeout 0.001")).is_ok());
+        assert!(config(&format!("{base} -renlib a.lib")).is_ok());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! Exit codes are decided here and only here (documented in README.md):
 //! 0 run completed (or SPRT accepted H1); 1 error in the input or an output file; 2 command-line
-//! usage error; 3 SPRT accepted H0; 4 stopped by `-fatalerror` after an engine failure; 130 interrupted (Ctrl-C / SIGTERM).
+//! usage error; 3 SPRT accepted H0; 4 stopped by `-fatalerror` after an engine failure; 5 stopped because an output could not be
+//! written (full disk); 130 interrupted (Ctrl-C / SIGTERM).
 
 mod commands;
 
@@ -20,6 +21,7 @@ mod exit {
     pub const USAGE: u8 = 2;
     pub const SPRT_H0: u8 = 3;
     pub const ENGINE_FAILURE: u8 = 4;
+    pub const WRITE_FAILED: u8 = 5;
     pub const INTERRUPTED: u8 = 130;
 }
 
@@ -170,6 +172,7 @@ fn exit_code(result: &CommandResult) -> u8 {
         Ok(Outcome::SprtH0) => exit::SPRT_H0,
         Ok(Outcome::EngineFailure) => exit::ENGINE_FAILURE,
         Ok(Outcome::Interrupted) => exit::INTERRUPTED,
+        Ok(Outcome::OutputFailed) => exit::WRITE_FAILED,
         Err(CommandError::Usage(_)) => exit::USAGE,
         Err(CommandError::Failed(_)) => exit::ERROR,
     }
@@ -236,6 +239,7 @@ mod tests {
         assert_eq!(code(Ok(Outcome::SprtH0)), 3);
         assert_eq!(code(Ok(Outcome::EngineFailure)), 4);
         assert_eq!(code(Ok(Outcome::Interrupted)), 130);
+        assert_eq!(code(Ok(Outcome::OutputFailed)), 5);
     }
 
     #[test]

@@ -710,6 +710,36 @@ pub struct OpeningSequence {
     cache: Mutex<Option<(u64, Arc<[u32]>)>>,
 }
 
+/// Which openings leave white to move (an odd number of stones): under c-gomoku-cli's colour
+/// rule the first engine of a pair then plays white, since it makes the first move after the
+/// opening.
+#[derive(Debug)]
+pub struct OpeningParity {
+    sequence: OpeningSequence,
+    /// Per opening of the book: an odd number of stones.
+    odd: Vec<bool>,
+}
+
+impl OpeningParity {
+    /// The parity of every opening of `book`, drawn in the run's order.
+    pub fn new(book: &OpeningBook, order: OpeningOrder, transform: bool) -> OpeningParity {
+        OpeningParity {
+            sequence: book.sequence(order, transform),
+            odd: book
+                .openings
+                .iter()
+                .map(|o| o.stones.len() % 2 == 1)
+                .collect(),
+        }
+    }
+
+    /// Draw `k` is an opening after which white moves first.
+    pub fn white_to_move(&self, k: u64) -> bool {
+        let (index, _) = self.sequence.draw(k);
+        self.odd.get(index).copied().unwrap_or(false)
+    }
+}
+
 impl OpeningSequence {
     /// `book_len` must be at least 1 (an `OpeningBook` is never empty; use `OpeningBook::sequence`).
     ///

@@ -99,11 +99,43 @@ impl Shard {
 
     /// Whether game `g` is this shard's.
     pub fn owns(&self, schedule: &Schedule, g: GameId) -> bool {
-        let unit = match schedule.repeat() {
-            Repeat::Twice => 2,
-            Repeat::Once => 1,
+        ((g.0 - 1) / unit_of(schedule)) % self.count == self.index - 1
+    }
+
+    /// This shard's first game numbered `g` or later (not checked against the schedule's end),
+    /// found by arithmetic: the game queue jumps over the other shards' units instead of
+    /// testing each game. `None` past `u64::MAX`.
+    pub fn next_owned(&self, schedule: &Schedule, g: GameId) -> Option<GameId> {
+        let unit = unit_of(schedule);
+        let j = (g.0.max(1) - 1) / unit;
+        let (have, want) = (j % self.count, self.index - 1);
+        if have == want {
+            return Some(GameId(g.0.max(1)));
+        }
+        // Units until the next one of this shard, less than `count` (no overflow either way).
+        let ahead = if want > have {
+            want - have
+        } else {
+            self.count - (have - want)
         };
-        ((g.0 - 1) / unit) % self.count == self.index - 1
+        let start = j.checked_add(ahead)?.checked_mul(unit)?.checked_add(1)?;
+        Some(GameId(start))
+    }
+
+    /// How many of the schedule's games are this shard's, by arithmetic (no walk over them).
+    pub fn owned_games(&self, schedule: &Schedule) -> u64 {
+        let (unit, total) = (unit_of(schedule) as u128, schedule.total_games() as u128);
+        let (count, want) = (self.count as u128, (self.index - 1) as u128);
+        let (full, rest) = (total / unit, total % unit);
+        // Whole units numbered below `full` that fall to this shard, then a last partial unit.
+        let whole = (full + count - 1 - want) / count;
+        let partial = if rest > 0 && full % count == want {
+            rest
+        } else {
+            0
+        };
+        // At most `total`, so it fits.
+        (whole * unit + partial) as u64
     }
 
     /// `shard-K-of-N`, the tag in this shard's file names.
@@ -128,6 +160,14 @@ impl Shard {
             _ => format!("{name}.{}", self.tag()),
         };
         path.with_file_name(tagged)
+    }
+}
+
+/// Games per unit of the shard split: one, or with `-repeat` the colour-swapped pair.
+fn unit_of(schedule: &Schedule) -> u64 {
+    match schedule.repeat() {
+        Repeat::Twice => 2,
+        Repeat::Once => 1,
     }
 }
 

@@ -74,6 +74,13 @@ fn play(dir: &Path, games: &str, size: &str) {
     assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
 }
 
+/// The run's PGN, rebuilt from its journal by `export` (what `-pgn` wrote): its file name.
+fn run_pgn(dir: &Path) -> String {
+    let run = run_in(dir, &["export", "j.jsonl", "--pgn", "g.pgn"]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    "g.pgn".into()
+}
+
 /// Every stone of each journal game (opening first), as points.
 fn journal_stones(path: &Path) -> Vec<Vec<Pos>> {
     journal_games(path)
@@ -201,12 +208,53 @@ fn games_off_the_15x15_board_are_counted_not_lost() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     play(dir, "2", "9");
-    says(
-        dir,
-        &["merge", "-o", "nine.lib", "j.jsonl"],
-        "2 games: 0 added (0 new nodes), 0 already in the library, 2 not 15x15",
+    // Counted and said; and since nothing could go in, no empty library is written.
+    let (code, _, err) = lib(dir, &["merge", "-o", "nine.lib", "j.jsonl"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("j.jsonl: no game could be merged (read as journal: 2 games: 0 added (0 new nodes), 0 already in the library, 2 not 15x15"),
+        "{err}"
     );
-    assert_eq!(stats_json(dir, "nine.lib")["nodes"], 1);
+    assert!(!dir.join("nine.lib").exists());
+}
+
+#[test]
+fn inputs_that_yield_no_game_are_refused_naming_the_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    play(dir, "2", "15");
+    // The run's PGN: tags and results only, for Elo tools.
+    let mut pgn = run_pgn(dir);
+    let (code, out, err) = lib(dir, &["merge", "-o", "p.lib", &pgn]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains(&format!("{pgn}:1: a PGN file")) && err.contains("merge the run's journal"),
+        "{err}"
+    );
+    assert!(!dir.join("p.lib").exists(), "no empty library");
+    // A PGN after blank lines: the line of its first tag.
+    std::fs::write(
+        dir.join("late.pgn"),
+        format!("\n\n{}", std::fs::read_to_string(dir.join(&pgn)).unwrap()),
+    )
+    .unwrap();
+    pgn = "late.pgn".into();
+    let (code, _, err) = lib(dir, &["merge", "-o", "p.lib", &pgn]);
+    assert_eq!(code, 1);
+    assert!(err.contains("late.pgn:3: a PGN file"), "{err}");
+    // A text file of lines that are not games.
+    std::fs::write(dir.join("notes.txt"), "hello\nworld\n").unwrap();
+    let (code, _, err) = lib(dir, &["merge", "-o", "p.lib", "j.jsonl", "notes.txt"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("notes.txt: no game could be merged (read as game list: 2 games: 0 added")
+            && err.contains("line 1: "),
+        "{err}"
+    );
+    assert!(
+        !dir.join("p.lib").exists(),
+        "nothing written when one input fails"
+    );
 }
 
 #[test]

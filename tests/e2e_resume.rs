@@ -386,7 +386,8 @@ fn renlib_archives_each_game_once_as_lib_merge_of_the_journal_would() {
     let live = std::fs::read(dir.path().join("games.lib")).unwrap();
     assert!(!live.is_empty());
     assert!(live == std::fs::read(dir.path().join("direct.lib")).unwrap());
-    // Games off a 15×15 board are counted, not lost silently.
+    // A board other than 15×15 cannot be archived: refused before the first game (before, the
+    // whole run played and then said nothing went in).
     let r = format!("cmd={}", engine("pbrain-random"));
     let small = [
         "-engine",
@@ -403,13 +404,16 @@ fn renlib_archives_each_game_once_as_lib_merge_of_the_journal_would() {
         "small.lib",
     ];
     let run = run_in(dir.path(), &small);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
     assert!(
-        run.stderr
-            .contains("2 games left out of small.lib: not on a 15x15 board"),
+        run.stderr.contains(
+            "-renlib: a RenLib library holds 15x15 games only, and this run plays on 9x9"
+        ),
         "{}",
         run.stderr
     );
+    assert!(!dir.path().join("small.lib").exists());
+    assert!(!dir.path().join("s.jsonl").exists());
 }
 
 #[test]

@@ -123,6 +123,60 @@ fn shards_together_play_exactly_the_unsharded_schedule() {
     }
 }
 
+/// Parses JSON as a strict reader does: an object that repeats a key is an error (serde_json's
+/// `Value` would silently keep the last one).
+fn strict_json(text: &str) -> Result<(), String> {
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+    struct Checked;
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Checked;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+            Ok(Checked)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+            Ok(Checked)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+            Ok(Checked)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+            Ok(Checked)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+            Ok(Checked)
+        }
+        fn visit_unit<E>(self) -> Result<Checked, E> {
+            Ok(Checked)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Checked, A::Error> {
+            while s.next_element::<Checked>()?.is_some() {}
+            Ok(Checked)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Checked, A::Error> {
+            let mut seen = std::collections::HashSet::new();
+            while let Some(k) = m.next_key::<String>()? {
+                if !seen.insert(k.clone()) {
+                    return Err(A::Error::custom(format!("duplicate key {k:?}")));
+                }
+                m.next_value::<Checked>()?;
+            }
+            Ok(Checked)
+        }
+    }
+    impl<'de> Deserialize<'de> for Checked {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Checked, D::Error> {
+            d.deserialize_any(V)
+        }
+    }
+    serde_json::from_str::<Checked>(text)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
 #[test]
 fn merge_equals_sprt_and_refuses_journals_of_other_runs() {
     let dir = tempfile::tempdir().unwrap();
@@ -166,6 +220,18 @@ fn merge_equals_sprt_and_refuses_journals_of_other_runs() {
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let merged = json(&["merge", "run", "--json", "-sgf", "all.sgf"]);
+    // One key each: strict JSON readers refuse a repeated key (`games` was written twice).
+    let raw = Command::new(runner())
+        .current_dir(dir.path())
+        .args(["merge", "run", "--json"])
+        .output()
+        .unwrap();
+    let raw = String::from_utf8(raw.stdout).unwrap();
+    assert_eq!(strict_json(&raw), Ok(()), "{raw}");
+    assert!(
+        strict_json(r#"{"a":1,"a":2}"#).is_err(),
+        "the check sees repeats"
+    );
     // The merged records: every game once, in game order.
     let sgf = std::fs::read_to_string(dir.path().join("all.sgf")).unwrap();
     let numbers: Vec<u64> = sgf
@@ -241,10 +307,8 @@ fn the_cluster_wide_sprt_stops_every_shard_and_late_shards_at_once() {
             spawn_tagged(dir.path(), &a)
         })
         .collect();
-    let codes: Vec<Option<i32>> = shards
-        .into_iter()
-        .map(|s| s.finish().status.code())
-        .collect();
+    let outputs: Vec<std::process::Output> = shards.into_iter().map(|s| s.finish()).collect();
+    let codes: Vec<Option<i32>> = outputs.iter().map(|o| o.status.code()).collect();
     let marker: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join("run/sprt-stop.json")).unwrap(),
     )
@@ -254,6 +318,16 @@ fn the_cluster_wide_sprt_stops_every_shard_and_late_shards_at_once() {
         codes.iter().all(|c| *c == Some(want)),
         "{codes:?} vs {marker}"
     );
+    // Every shard that played reports the marker's crossing, the deciding shard's view.
+    for o in &outputs {
+        let out = String::from_utf8_lossy(&o.stdout);
+        if out.contains("Results of") {
+            assert!(
+                out.contains(&format!("SPRT: {}", marker_crossing(&marker))),
+                "{out}\nmarker: {marker}"
+            );
+        }
+    }
     // After the marker was written, each shard started at most its one game in flight.
     let written =
         chrono::DateTime::parse_from_rfc3339(marker["written"].as_str().unwrap()).unwrap();
@@ -276,7 +350,8 @@ fn the_cluster_wide_sprt_stops_every_shard_and_late_shards_at_once() {
     a.extend(["-shard", "4/4"]);
     let run = run_in(dir.path(), &a);
     assert_eq!(run.code(), Some(want), "{}", run.stderr);
-    assert!(run.stdout.contains("another shard found"), "{}", run.stdout);
+    let verdict = format!("{}, decided by shard", marker_crossing(&marker));
+    assert!(run.stdout.contains(&verdict), "{}", run.stdout);
     assert!(journal_games(&dir.path().join("run/shard-4-of-4.journal.jsonl")).is_empty());
 }
 
@@ -333,4 +408,67 @@ fn slurm_array_variables_choose_the_shard_and_its_seed() {
         "{}",
         run.stderr
     );
+}
+
+/// `SPRT: <verdict> accepted after <games> games (at game <game>, LLR <llr>)` of a stop marker.
+fn marker_crossing(marker: &serde_json::Value) -> String {
+    format!(
+        "{} accepted after {} games (at game {}, LLR {:.2})",
+        marker["verdict"].as_str().unwrap(),
+        marker["games"],
+        marker["game"],
+        marker["llr"].as_f64().unwrap()
+    )
+}
+
+#[test]
+fn every_shard_reports_the_stop_markers_verdict_not_its_own_crossing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = scout_vs_random(
+        "freestyle15.txt",
+        &[
+            "-games", "400", "-sprt", "elo0=0", "elo1=20", "-rundir", "run", "-shard", "1/2",
+        ],
+    );
+    // Shard 1 alone: its own games decide, and it writes the marker with its crossing.
+    let first = run_in(dir.path(), &strs(&args));
+    assert_eq!(first.code(), Some(0), "{}\n{}", first.stdout, first.stderr);
+    let path = dir.path().join("run/sprt-stop.json");
+    let own: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(own["shard"], "1/2");
+    assert!(
+        first.stdout.contains(&marker_crossing(&own)),
+        "{}",
+        first.stdout
+    );
+    // As if shard 2 had decided first, at another point: the run's verdict is the marker's.
+    let mut other = own.clone();
+    other["games"] = (own["games"].as_u64().unwrap() + 3).into();
+    other["game"] = (own["game"].as_u64().unwrap() + 7).into();
+    other["llr"] = 2.97.into();
+    other["shard"] = "2/2".into();
+    std::fs::write(&path, other.to_string()).unwrap();
+    // Shard 1 resumed: its journal holds its own crossing, but it reports the marker's.
+    args.push("-resume".into());
+    let again = run_in(dir.path(), &strs(&args));
+    assert_eq!(again.code(), Some(0), "{}\n{}", again.stdout, again.stderr);
+    let want = marker_crossing(&other);
+    assert!(
+        again.stdout.contains(&format!("SPRT: {want}")),
+        "{}",
+        again.stdout
+    );
+    assert!(
+        !again.stdout.contains(&marker_crossing(&own)),
+        "{}",
+        again.stdout
+    );
+    // merge says the same.
+    let merged = Command::new(runner())
+        .current_dir(dir.path())
+        .args(["merge", "run"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&merged.stdout).contains(&format!("SPRT: {want}")));
 }

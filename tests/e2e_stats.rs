@@ -303,3 +303,83 @@ fn sprt_calculator_inputs_and_errors() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/journal.jsonl"));
 }
+
+/// `gomoku-cli sprt ARGS --json` run in `dir`, which must succeed: its object and its stderr.
+fn sprt_json(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
+    let out = Command::new(runner())
+        .current_dir(dir)
+        .arg("sprt")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
+#[test]
+fn gsprt_decides_a_one_sided_score() {
+    let (v, _) = sprt_json(
+        &std::env::temp_dir(),
+        &["--wld", "500,0,0", "--model", "gsprt"],
+    );
+    assert_eq!(v["verdict"], "H1", "{v}");
+    assert!(
+        v["llr"].as_f64().unwrap() > v["upper"].as_f64().unwrap(),
+        "{v}"
+    );
+}
+
+#[test]
+fn sprt_of_a_journal_takes_the_runs_design_and_flags_override_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // The shallow scout against random wins every game: a one-sided score, which gsprt must
+    // decide (c-gomoku-cli's approximation alone never stops on it).
+    let args = scout_vs_random(
+        "freestyle15.txt",
+        &[
+            "-games",
+            "200",
+            "-sprt",
+            "elo0=0",
+            "elo1=20",
+            "model=gsprt",
+            "-journal",
+            "run.jsonl",
+        ],
+    );
+    let run = run_in(dir.path(), &strs(&args));
+    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
+    let (after, at, llr) = decision(&run.stdout);
+    assert!(after < 200, "{}", run.stdout);
+    let sprt = |extra: &[&str]| {
+        let mut a = extra.to_vec();
+        a.push("run.jsonl");
+        sprt_json(dir.path(), &a)
+    };
+    // No flags: the run's own design, and the run's verdict.
+    let (v, note) = sprt(&[]);
+    assert_eq!(
+        (v["elo0"].as_f64(), v["elo1"].as_f64()),
+        (Some(0.0), Some(20.0))
+    );
+    assert_eq!(v["model"], "gsprt");
+    assert_eq!(v["verdict"], "H1");
+    assert_eq!(v["crossing"]["games"].as_u64(), Some(after as u64), "{v}");
+    assert_eq!(v["crossing"]["game"].as_u64(), Some(at), "{v}");
+    assert!((v["crossing"]["llr"].as_f64().unwrap() - llr).abs() < 0.006);
+    assert!(!note.contains("overrides"), "{note}");
+    // A flag overrides the journal's value, and says so.
+    let (v, note) = sprt(&["--elo1", "5", "--model", "logistic"]);
+    assert_eq!(v["elo1"].as_f64(), Some(5.0));
+    assert_eq!(v["model"], "logistic");
+    assert!(
+        note.contains("--elo1 5 overrides the run's elo1=20"),
+        "{note}"
+    );
+    assert!(
+        note.contains("--model logistic overrides the run's model=gsprt"),
+        "{note}"
+    );
+}

@@ -259,20 +259,20 @@ fn the_sample_record_reads_and_renders_back() {
     let e = OpeningBook::load(&path, some, BoardSize::STANDARD, Rule::Freestyle).unwrap_err();
     assert!(e.to_string().contains(":1: a 20x20 record"), "{e}");
 
-    // lib merge counts it as not 15x15, as other games of other boards.
+    // lib merge counts it as not 15x15, as other games of other boards, and since nothing
+    // could go in, refuses rather than write an empty library.
     let dir = tempfile::tempdir().unwrap();
     let p = path.display().to_string();
     let out = tool(dir.path(), &["lib", "merge", "-o", "x.lib", &p]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        said.contains("0 added") && said.contains("1 not 15x15"),
+        said.contains("no game could be merged")
+            && said.contains("0 added")
+            && said.contains("1 not 15x15"),
         "{said}"
     );
+    assert!(!dir.path().join("x.lib").exists());
 }
 
 #[test]

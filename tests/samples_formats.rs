@@ -295,10 +295,11 @@ fn forfeits_crashes_and_illegal_moves_give_no_samples() {
         r.outcome.termination = t.clone();
         assert!(all_samples(&r).is_empty(), "{t:?}");
     }
-    // And a writer given such a game leaves the file empty (no empty LZ4 frame either).
+    // And a writer given such a game adds nothing to the file: it holds only the empty frame
+    // every new LZ4 file starts with.
     let dir = tmp();
     let file = write_file(dir.path(), SampleFormat::BinLz4, &[vec![]]);
-    assert_eq!(std::fs::metadata(file).unwrap().len(), 0);
+    assert_eq!(std::fs::metadata(file).unwrap().len(), 11);
 }
 
 #[test]
@@ -905,4 +906,59 @@ fn binpack_refuses_caro_before_the_first_game() {
     // No game was played, so no sample file was created.
     assert!(!dir.path().join("sample.binpack").exists());
     assert!(!dir.path().join("sample.binpack.lz4").exists());
+}
+
+/// How a trainer opens an LZ4 sample file: `lz4.frame.open`, read to the end (every frame).
+const PY_TRAINER_OPEN: &str = r#"
+import sys, lz4.frame
+with lz4.frame.open(sys.argv[1], 'rb') as f:
+    sys.stdout.buffer.write(f.read())
+"#;
+
+#[test]
+fn an_lz4_file_without_samples_is_a_valid_empty_frame() {
+    for (format, plain) in LZ4_FORMATS {
+        let dir = tmp();
+        // No game (a run stopped before its first one, or only games without samples).
+        let empty = write_file(dir.path(), format, &[]);
+        let bytes = std::fs::read(&empty).unwrap();
+        assert_eq!(bytes.len(), 11, "{format}: {bytes:02x?}");
+        assert_eq!(bytes[..4], [0x04, 0x22, 0x4d, 0x18], "the LZ4 frame magic");
+        assert!(read_samples(&empty, format).unwrap().is_empty());
+        // Games appended later follow the empty frame and read as before.
+        let a = all_samples(&black_five());
+        let cfg = SampleConfig {
+            freq: 1.0,
+            format,
+            file: empty.clone(),
+        };
+        let mut w = SampleWriter::open(&cfg).unwrap();
+        w.write_game(&a).unwrap();
+        w.finish().unwrap();
+        assert_eq!(read_samples(&empty, format).unwrap(), stored(&a, format));
+        let want_plain = {
+            let other = tmp();
+            std::fs::read(write_file(other.path(), plain, std::slice::from_ref(&a))).unwrap()
+        };
+        if have("lz4", &["--version"]) {
+            assert_eq!(lz4_cli_decode(&empty), want_plain, "{format}");
+        }
+        if have("python3", &["-c", "import lz4.frame"]) {
+            let fresh_dir = tmp();
+            let fresh = write_file(fresh_dir.path(), format, &[]);
+            for (file, want) in [(&fresh, Vec::new()), (&empty, want_plain.clone())] {
+                let out = Command::new("python3")
+                    .args(["-c", PY_TRAINER_OPEN])
+                    .arg(file)
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{format}: lz4.frame.open: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                assert_eq!(out.stdout, want, "{format}");
+            }
+        }
+    }
 }

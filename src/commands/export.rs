@@ -215,7 +215,9 @@ pub fn write(journals: &[PathBuf], a: Records) -> Result<(u64, u64), CommandErro
         let r = e
             .to_record()
             .map_err(|x| CommandError::Failed(x.to_string()))?;
-        files.write(&r);
+        files
+            .write(&r)
+            .map_err(|x| CommandError::Failed(x.to_string()))?;
         written += 1;
     }
     files.finish();

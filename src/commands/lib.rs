@@ -202,6 +202,18 @@ impl Tally {
         }
     }
 
+    /// An input that gave the library nothing is refused: merging a file of the wrong kind (a
+    /// PGN, a list of non-games) must not end in an empty library and exit 0.
+    fn check(self, name: &str, kind: &str) -> Result<String, CommandError> {
+        if self.added + self.already == 0 {
+            return Err(failed(format!(
+                "{name}: no game could be merged (read as {kind}: {})",
+                self.text()
+            )));
+        }
+        Ok(format!("{kind}, {}", self.text()))
+    }
+
     fn text(&self) -> String {
         let mut t = format!(
             "{} game{}: {} added ({} new nodes), {} already in the library",
@@ -231,6 +243,8 @@ enum Kind {
     Journal,
     Sgf,
     Psq,
+    /// A PGN file: gomoku-cli's and c-gomoku-cli's hold tags and results only, no moves.
+    Pgn,
     PosList,
 }
 
@@ -257,6 +271,7 @@ fn kind_of(path: &Path) -> io::Result<Kind> {
     Ok(match head.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'(') => Kind::Sgf,
         Some(b'{') => Kind::Journal,
+        Some(b'[') => Kind::Pgn,
         _ => Kind::PosList,
     })
 }
@@ -310,7 +325,7 @@ fn merge(
                         page,
                     );
                 }
-                format!("SGF, {}", t.text())
+                t.check(&name, "SGF")?
             }
             Kind::Psq => {
                 let bytes = fs::read(input).map_err(read_err)?;
@@ -318,7 +333,17 @@ fn merge(
                     .map_err(|e| failed(format!("{name}: {e}")))?;
                 let mut t = Tally::default();
                 t.game(&mut lib, LibGame::from_psq(&game), "the record", page);
-                format!("psq, {}", t.text())
+                t.check(&name, "psq")?
+            }
+            Kind::Pgn => {
+                let bytes = fs::read(input).map_err(read_err)?;
+                let line = String::from_utf8_lossy(&bytes)
+                    .lines()
+                    .position(|l| l.trim_start().starts_with('['))
+                    .map_or(1, |i| i + 1);
+                return Err(failed(format!(
+                    "{name}:{line}: a PGN file: the PGN of gomoku-cli and c-gomoku-cli holds each game's players and result for Elo tools, not its moves, so no game of it can go into a library; merge the run's journal (or its SGF) instead"
+                )));
             }
             Kind::PosList => merge_pos_list(&mut lib, input, page)?,
         };
@@ -356,7 +381,7 @@ fn merge_journal(lib: &mut Library, path: &Path, page: CodePage) -> Result<Strin
             page,
         );
     }
-    Ok(format!("journal, {}", t.text()))
+    t.check(&name, "journal")
 }
 
 /// A game list is read line by line: a million games need not be in memory at once.
@@ -372,5 +397,5 @@ fn merge_pos_list(lib: &mut Library, path: &Path, page: CodePage) -> Result<Stri
             t.game(lib, game, &format!("line {}", i + 1), page);
         }
     }
-    Ok(format!("game list, {}", t.text()))
+    t.check(&name, "game list")
 }

@@ -7,9 +7,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::{say, CommandError, CommandResult, Outcome};
-use gomoku_cli::record::journal::JournalHeader;
 use gomoku_cli::stats::{
-    crosstable, sprt_calculator, standings_table, Sprt, SprtCalculation, StandingRow,
+    crosstable, sprt_calculator, standings_table, SprtCalculation, StandingRow,
 };
 
 /// The `merge` arguments.
@@ -28,12 +27,11 @@ pub struct MergeArgs {
     pub export: super::export::Records,
 }
 
-/// What `--json` prints.
+/// What `--json` adds to the SPRT calculator's fields.
 #[derive(Serialize)]
 struct Merged {
-    #[serde(flatten)]
-    sprt: Option<SprtCalculation>,
-    /// Games in the journals (each counted once).
+    /// Games in the journals (each counted once). With `-repeat` this also counts a pair still
+    /// missing its second game, which the calculator's `pairs` leaves out.
     games: u64,
     /// Games in the run's whole schedule.
     scheduled: Option<u64>,
@@ -42,22 +40,26 @@ struct Merged {
     standings: Vec<StandingRow>,
 }
 
-/// The run's SPRT design from its header.
-fn sprt_of(h: Option<&JournalHeader>) -> Result<Option<Sprt>, CommandError> {
-    h.and_then(|h| h.settings.sprt.as_ref())
-        .map(|s| s.sprt().map_err(CommandError::Failed))
-        .transpose()
+/// The `--json` object: the calculator's fields, then the merge's, one key each. A key in both
+/// (`games`) is the merge's: strict JSON readers refuse an object that repeats a key, which
+/// flattening the two structs with serde would write.
+fn merged_json(sprt: Option<SprtCalculation>, merged: Merged) -> serde_json::Result<String> {
+    let mut object = match sprt {
+        Some(c) => match serde_json::to_value(c)? {
+            serde_json::Value::Object(m) => m,
+            _ => serde_json::Map::new(),
+        },
+        None => serde_json::Map::new(),
+    };
+    if let serde_json::Value::Object(m) = serde_json::to_value(merged)? {
+        object.extend(m);
+    }
+    serde_json::to_string(&object)
 }
 
 /// Run the merge.
 pub fn run(mut a: MergeArgs) -> CommandResult {
-    // The SPRT design is in the header, which is read with the first lines.
-    let sprt = sprt_of(
-        super::JournalSet::<gomoku_cli::record::journal::GameSummary>::open(&a.journals)
-            .map_err(CommandError::Failed)?
-            .headers
-            .first(),
-    )?;
+    let sprt = super::run_sprt(&a.journals)?;
     let (replay, headers) = super::replay(&a.journals, sprt).map_err(CommandError::Failed)?;
     let header = headers.first();
     let t = &replay.tracker;
@@ -80,14 +82,12 @@ pub fn run(mut a: MergeArgs) -> CommandResult {
             _ => None,
         };
         let merged = Merged {
-            sprt: calc,
             games: t.games(),
             scheduled,
             shards,
             standings: t.tally().standings(),
         };
-        let text =
-            serde_json::to_string(&merged).map_err(|e| CommandError::Failed(e.to_string()))?;
+        let text = merged_json(calc, merged).map_err(|e| CommandError::Failed(e.to_string()))?;
         say(&format!("{text}\n"));
         return Ok(Outcome::Done);
     }

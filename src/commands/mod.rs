@@ -26,6 +26,8 @@ pub enum Outcome {
     EngineFailure,
     /// Ctrl-C or SIGTERM stopped the run.
     Interrupted,
+    /// A write to the journal or a record file failed and the run stopped.
+    OutputFailed,
 }
 
 /// Why a command failed; `main` prints it after `error: `.
@@ -208,16 +210,23 @@ pub fn replay(
     let mut replay = replay.map_err(|e| e.to_string())?;
     warn_if_guessed(replay.pairing);
     if let Some(m) = stop_marker(args) {
-        replay
-            .tracker
-            .set_crossing(gomoku_cli::stats::SprtCrossing {
-                verdict: m.verdict,
-                llr: m.llr,
-                games: m.games,
-                game: m.game,
-            });
+        replay.tracker.set_crossing(m.crossing());
     }
     Ok((replay, headers))
+}
+
+/// The SPRT design a run recorded in its journal header (`-sprt`), read with the first lines of
+/// its journals; `None` for a run without one or a journal without a header.
+pub fn run_sprt(
+    args: &[std::path::PathBuf],
+) -> Result<Option<gomoku_cli::stats::Sprt>, CommandError> {
+    JournalSet::<Summary>::open(args)
+        .map_err(CommandError::Failed)?
+        .headers
+        .first()
+        .and_then(|h| h.settings.sprt.as_ref())
+        .map(|s| s.sprt().map_err(CommandError::Failed))
+        .transpose()
 }
 
 /// A sharded run's stop marker, in a run directory named or beside a journal named: the run's

@@ -12,6 +12,10 @@ pub fn run(args: &[String]) -> CommandResult {
     let raw = cli::parse_legacy(args).map_err(|e| CommandError::Usage(e.to_string()))?;
     let config = Config::from_raw(&raw).map_err(|e| CommandError::Failed(e.to_string()))?;
     init_diagnostics(raw.flag("verbose"));
+    // A write past a file size limit (`ulimit -f`) must fail with EFBIG, which stops the run
+    // with everything written so far intact, rather than kill the runner (SIGXFSZ's default).
+    // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -41,6 +45,7 @@ pub fn run(args: &[String]) -> CommandResult {
             StopReason::EngineFailure => " (stopped: engine failure)",
             StopReason::SprtH0 => " (SPRT: H0 accepted)",
             StopReason::SprtH1 => " (SPRT: H1 accepted)",
+            StopReason::OutputFailed => " (stopped: an output could not be written)",
         }
     ));
     Ok(match summary.reason {
@@ -48,6 +53,7 @@ pub fn run(args: &[String]) -> CommandResult {
         StopReason::SprtH0 => Outcome::SprtH0,
         StopReason::Interrupted => Outcome::Interrupted,
         StopReason::EngineFailure => Outcome::EngineFailure,
+        StopReason::OutputFailed => Outcome::OutputFailed,
     })
 }
 

@@ -12,17 +12,22 @@ pub struct SprtArgs {
     /// Game counts of the first engine: W,L,D.
     #[arg(long)]
     wld: Option<String>,
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
-    elo0: f64,
-    #[arg(long, default_value_t = 5.0, allow_negative_numbers = true)]
-    elo1: f64,
-    #[arg(long, default_value_t = 0.05)]
-    alpha: f64,
-    #[arg(long, default_value_t = 0.05)]
-    beta: f64,
+    /// H0's Elo. Default: the run's (from a journal's header), else 0.
+    #[arg(long, allow_negative_numbers = true)]
+    elo0: Option<f64>,
+    /// H1's Elo. Default: the run's, else 5.
+    #[arg(long, allow_negative_numbers = true)]
+    elo1: Option<f64>,
+    /// Default: the run's, else 0.05.
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// Default: the run's, else 0.05.
+    #[arg(long)]
+    beta: Option<f64>,
     /// normalized (fishtest's default), logistic, or gsprt (c-gomoku-cli's approximation).
-    #[arg(long, default_value = "normalized")]
-    model: String,
+    /// Default: the run's, else normalized.
+    #[arg(long)]
+    model: Option<String>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -30,21 +35,76 @@ pub struct SprtArgs {
     journals: Vec<std::path::PathBuf>,
 }
 
+/// The design when neither the journal nor a flag gives one: fishtest's usual bounds.
+const DEFAULT_DESIGN: (f64, f64, f64, f64, gomoku_cli::stats::SprtModel) = (
+    0.0,
+    5.0,
+    0.05,
+    0.05,
+    gomoku_cli::stats::SprtModel::Normalized,
+);
+
+/// The SPRT design: each flag given, else the run's (a journal's header records its `-sprt`), else
+/// the default. A flag that changes the run's value says so on standard error, since the verdict
+/// then need not be the run's.
+fn design(
+    a: &SprtArgs,
+    run: Option<gomoku_cli::stats::Sprt>,
+) -> Result<gomoku_cli::stats::Sprt, CommandError> {
+    use gomoku_cli::stats::{Sprt, SprtModel};
+    let model: Option<SprtModel> = match &a.model {
+        Some(m) => Some(
+            m.parse()
+                .map_err(|e| CommandError::Usage(format!("--model: {e}")))?,
+        ),
+        None => None,
+    };
+    let (elo0, elo1, alpha, beta, base_model) = match run {
+        Some(r) => (r.elo0, r.elo1, r.alpha, r.beta, r.model),
+        None => DEFAULT_DESIGN,
+    };
+    if let Some(r) = run {
+        let numbers = [
+            ("elo0", a.elo0, r.elo0),
+            ("elo1", a.elo1, r.elo1),
+            ("alpha", a.alpha, r.alpha),
+            ("beta", a.beta, r.beta),
+        ];
+        for (name, flag, theirs) in numbers {
+            if let Some(v) = flag.filter(|v| *v != theirs) {
+                eprintln!("note: --{name} {v} overrides the run's {name}={theirs}");
+            }
+        }
+        if let Some(m) = model.filter(|m| *m != r.model) {
+            eprintln!("note: --model {m} overrides the run's model={}", r.model);
+        }
+    }
+    Sprt::new(
+        a.elo0.unwrap_or(elo0),
+        a.elo1.unwrap_or(elo1),
+        a.alpha.unwrap_or(alpha),
+        a.beta.unwrap_or(beta),
+        model.unwrap_or(base_model),
+    )
+    .map_err(|e| CommandError::Usage(format!("{e}")))
+}
+
 /// Run the calculator and print its report.
 pub fn run(a: SprtArgs) -> CommandResult {
-    use gomoku_cli::stats::{sprt_calculator, Counts, Sprt, SprtModel};
-    let model: SprtModel = match a.model.parse() {
-        Ok(m) => m,
-        Err(e) => {
-            return Err(CommandError::Usage(format!("--model: {e}")));
+    use gomoku_cli::stats::{sprt_calculator, Counts};
+    // With journals, the run's own design (from the first header; `replay` refuses journals
+    // of different runs).
+    let run_design = if a.journals.is_empty() {
+        None
+    } else {
+        if a.wld.is_some() || a.ptnml.is_some() {
+            return Err(CommandError::Usage(
+                "give counts or journal files, not both".into(),
+            ));
         }
+        super::run_sprt(&a.journals)?
     };
-    let sprt = match Sprt::new(a.elo0, a.elo1, a.alpha, a.beta, model) {
-        Ok(s) => s,
-        Err(e) => {
-            return Err(CommandError::Usage(format!("{e}")));
-        }
-    };
+    let sprt = design(&a, run_design)?;
     let calc = if a.journals.is_empty() {
         match Counts::from_args(a.wld.as_deref(), a.ptnml.as_deref()) {
             Ok(c) => sprt_calculator(c, &sprt),
@@ -53,11 +113,6 @@ pub fn run(a: SprtArgs) -> CommandResult {
             }
         }
     } else {
-        if a.wld.is_some() || a.ptnml.is_some() {
-            return Err(CommandError::Usage(
-                "give counts or journal files, not both".into(),
-            ));
-        }
         sprt_from_journals(&a.journals, &sprt).map_err(CommandError::Failed)?
     };
     if a.json {

@@ -434,6 +434,11 @@ pub struct RunSettings {
     /// `-swap2`/`-swap1`: the engines choose the openings (`swap2` or `swap1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swap: Option<String>,
+    /// Who plays which colour in a pair: `first_to_move` (c-gomoku-cli's rule: the pair's first
+    /// engine makes the first move after the opening, so white after an opening with an odd
+    /// number of stones). Absent in journals written before it: the first engine played black.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colours: Option<String>,
 }
 
 /// A run's SPRT design.

@@ -53,11 +53,20 @@ pub struct GameRecord {
 /// What one engine's processes used during one game.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EngineUse {
-    /// CPU time, user + system, of the engine and the processes it started, milliseconds.
+    /// CPU time, user + system, of the engine and the processes it started, milliseconds, from
+    /// its answer to `START` on: the game's thinking (and pondering), not its start-up.
     pub cpu_ms: u64,
+    /// CPU time of its start-up for the game (`START`/`RESTART`: hash tables, networks),
+    /// milliseconds; absent in journals written before it was counted apart.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub startup_cpu_ms: u64,
     /// Largest resident memory of those processes seen in the game (sampled while it thought
     /// and at the end), bytes.
     pub peak_memory: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The thinking time of `colour` in a game: the sum of its moves' times, given every played

@@ -857,6 +857,7 @@ pub(crate) mod tests {
                 seed: 1,
                 shard: None,
                 swap: None,
+                colours: None,
                 sprt: sprt.then(|| SprtSettings {
                     elo0: 0.0,
                     elo1: 50.0,

@@ -358,8 +358,9 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         .map(|s| Standing {
             rank: s.rank,
             name: s.name.clone(),
-            elo: fixed(s.elo.value, 1),
-            error: fixed(s.elo.error, 1),
+            // The results block's figures and rounding (it is shown above the table).
+            elo: crate::stats::report::elo_text(s.elo.value),
+            error: crate::stats::report::elo_text(s.elo.error),
             games: s.wld.games(),
             w: s.wld.wins,
             l: s.wld.losses,
@@ -402,7 +403,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
                 moves => t.moves, median => t.median_ms, max => t.max_ms,
                 total => format!("{:.1} s", t.total_ms as f64 / 1000.0),
                 cpu => format!("{:.1} s", t.cpu_ms as f64 / 1000.0),
-                ratio => if t.cpu_think_ms > 0 { format!("{:.2}", t.cpu_ms as f64 / t.cpu_think_ms as f64) } else { "—".into() },
+                ratio => crate::runner::dispatcher::cpu_ratio(t.cpu_ms, t.cpu_think_ms),
                 memory => format!("{} MiB", t.peak_memory >> 20),
             }
         })
@@ -434,6 +435,8 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         charts => charts_of(r),
         terminations => termination_rows(&r.terminations, &r.engines),
         usage => r.times.iter().any(|t| t.peak_memory > 0),
+        // Forbidden points exist under renju only: the viewer's legend mentions them there only.
+        renju => r.rule == crate::rules::Rule::Renju.code(),
         times,
         term_filters,
         colours,
@@ -464,6 +467,24 @@ mod tests {
         render(&b.finish(RunState::Ended), &opts).unwrap()
     }
 
+    #[test]
+    fn the_viewer_mentions_forbidden_points_under_renju_only() {
+        let opts = PageOptions {
+            built: "2026-11-21T12:00:00Z".into(),
+        };
+        for (rule, shown) in [(4, true), (0, false), (1, false)] {
+            let h = header(&["a", "b"], true, false, rule);
+            let b = ReportBuilder::new(std::slice::from_ref(&h)).unwrap();
+            let html = render(&b.finish(RunState::Ended), &opts).unwrap();
+            assert_eq!(
+                html.contains("renju forbidden points for black"),
+                shown,
+                "rule {rule}"
+            );
+            assert!(html.contains("Red ring: the last stone."));
+        }
+    }
+
     fn section<'a>(html: &'a str, id: &str) -> &'a str {
         let start = html.find(&format!("<section id=\"{id}\">")).unwrap();
         let end = start + html[start..].find("</section>").unwrap();
@@ -487,6 +508,35 @@ mod tests {
                 section(&html, "results")
             )
         );
+    }
+
+    #[test]
+    fn standings_show_the_results_blocks_elo_and_error() {
+        // Colour-swapped pairs: the results block's Elo is the pentanomial one, and the
+        // standings must show the same two numbers, rounded alike.
+        let results = ["1-0", "1-0", "0-1", "1-0", "1/2-1/2", "1-0", "1-0", "0-1"];
+        let games: Vec<_> = (1..=8u64)
+            .map(|n| entry(n, (n as usize + 1) % 2, results[n as usize - 1], "five"))
+            .collect();
+        let html = page(&["a", "b"], &games);
+        let block = section(&html, "results");
+        let elo_line = block
+            .lines()
+            .find_map(|l| l.split("Elo: ").nth(1))
+            .expect("a results block");
+        let (elo, rest) = elo_line.split_once(" +/- ").unwrap();
+        let error = rest.split(',').next().unwrap();
+        let row = block
+            .split("<td class=\"engine\">a</td>")
+            .nth(1)
+            .expect("a's standings row");
+        let cells: Vec<&str> = row
+            .split("<td class=\"num\">")
+            .skip(1)
+            .take(2)
+            .map(|c| c.split("</td>").next().unwrap())
+            .collect();
+        assert_eq!(cells, [elo, error], "{block}");
     }
 
     #[test]

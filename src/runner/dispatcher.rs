@@ -6,10 +6,11 @@
 
 use crate::board::Color;
 use crate::record::GameRecord;
-use crate::schedule::{EngineId, GameId, Pairing, Schedule, TournamentKind};
+use crate::schedule::{EngineId, GameId, GameQueue, Pairing, Schedule, TournamentKind};
 use crate::stats::{crosstable, standings_table, Score, Sprt, SprtCrossing, Verdict};
 use crate::tracker::{ScoredGame, Tracker};
 
+use super::sync::StopMarker;
 use super::StopReason;
 
 /// What happened, as the dispatcher hears it.
@@ -25,8 +26,11 @@ pub enum Event {
     Interrupt,
     /// Games other shards of the run finished (a cluster-wide SPRT counts them).
     Remote(Vec<ScoredGame>),
-    /// Another shard's SPRT decided (its stop marker): start no new game.
-    ShardsStopped(Verdict),
+    /// The run's stop marker (another shard's decision, or this shard's own once written): its
+    /// crossing is the run's verdict, whatever this shard counted; start no new game.
+    ShardsStopped(StopMarker),
+    /// A write to the journal or a record file failed: start no new game, abandon the others.
+    OutputFailed,
 }
 
 /// Which records a finished game goes to.
@@ -88,6 +92,9 @@ pub struct DispatchSettings {
     pub sharded: bool,
     /// `-report`: the HTML report is rebuilt every `rating_interval` games.
     pub report: bool,
+    /// c-gomoku-cli's colour rule with openings: which draws leave white to move, so the first
+    /// engine of the pair plays white there (`None`: the first engine plays black).
+    pub white_first: Option<std::sync::Arc<crate::opening::OpeningParity>>,
 }
 
 /// How a run that the SPRT decided ends.
@@ -103,8 +110,8 @@ fn stop_of(v: Verdict) -> StopReason {
 pub struct Dispatcher {
     settings: DispatchSettings,
     schedule: Schedule,
-    /// Games still to hand out, in order.
-    queue: std::collections::VecDeque<GameId>,
+    /// Games still to hand out, in order (computed as they are taken: no list of them).
+    queue: GameQueue,
     in_flight: u64,
     finished: u64,
     stop: Option<StopReason>,
@@ -115,13 +122,18 @@ pub struct Dispatcher {
     usage: Vec<EngineTotals>,
     /// Engines already reported as not supporting `SWAP2BOARD` (said once per engine).
     swap_unsupported: std::collections::HashSet<EngineId>,
+    /// The run's stop marker was taken in (a sharded run hears it again at every poll).
+    marker_seen: bool,
 }
 
 /// One engine's resource totals over the games of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EngineTotals {
     pub games: u64,
+    /// CPU from `START`'s answer on (thinking, and pondering if it does).
     pub cpu_ms: u64,
+    /// CPU of the start-ups (`START`/`RESTART`), apart.
+    pub startup_cpu_ms: u64,
     /// Sum of its moves' think times (wall clock, from request to answer).
     pub think_ms: u64,
     pub peak_memory: u64,
@@ -135,23 +147,30 @@ pub fn usage_block(names: &[String], totals: &[EngineTotals]) -> Option<String> 
     }
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let mut out = String::from(
-        "Engine use (CPU: user + system of its processes; thinking: its moves' time):\n",
+        "Engine use (CPU: user + system of its processes after START; thinking: its moves' time; \
+         CPU/thinking: - under 0.1 s of thinking, too little to measure):\n",
     );
     for (name, t) in names.iter().zip(totals).filter(|(_, t)| t.games > 0) {
-        let ratio = if t.think_ms > 0 {
-            format!("{:.2}", t.cpu_ms as f64 / t.think_ms as f64)
-        } else {
-            "-".into()
-        };
         out.push_str(&format!(
-            "  {}  CPU {:.2} s, thinking {:.2} s, CPU/thinking {ratio}, peak memory {} MiB\n",
+            "  {}  CPU {:.2} s, thinking {:.2} s, CPU/thinking {}, start-up CPU {:.2} s, peak memory {} MiB\n",
             crate::stats::report::pad(name, width, true),
             t.cpu_ms as f64 / 1000.0,
             t.think_ms as f64 / 1000.0,
+            cpu_ratio(t.cpu_ms, t.think_ms),
+            t.startup_cpu_ms as f64 / 1000.0,
             t.peak_memory >> 20,
         ));
     }
     Some(out)
+}
+
+/// CPU over thinking time, or `-` where the thinking time is too short for the ratio to mean
+/// anything (the kernel counts CPU in 10 ms ticks): one rule for the console and the report.
+pub fn cpu_ratio(cpu_ms: u64, think_ms: u64) -> String {
+    if think_ms < 100 {
+        return "-".into();
+    }
+    format!("{:.2}", cpu_ms as f64 / think_ms as f64)
 }
 
 impl Dispatcher {
@@ -161,7 +180,7 @@ impl Dispatcher {
     pub fn new(
         settings: DispatchSettings,
         schedule: Schedule,
-        games: impl IntoIterator<Item = GameId>,
+        games: GameQueue,
         prior: &[ScoredGame],
     ) -> Self {
         let mut tracker = Tracker::new(
@@ -177,13 +196,14 @@ impl Dispatcher {
         Dispatcher {
             settings,
             schedule,
-            queue: games.into_iter().collect(),
+            queue: games,
             in_flight: 0,
             finished: prior.len() as u64,
             stop,
             last_block_at: None,
             usage: vec![EngineTotals::default(); tracker.names().len()],
             swap_unsupported: Default::default(),
+            marker_seen: false,
             tracker,
         }
     }
@@ -200,6 +220,7 @@ impl Dispatcher {
             if let Some(t) = self.usage.get_mut(engine.0) {
                 t.games += 1;
                 t.cpu_ms += eu.cpu_ms;
+                t.startup_cpu_ms += eu.startup_cpu_ms;
                 t.think_ms += think;
                 t.peak_memory = t.peak_memory.max(eu.peak_memory);
             }
@@ -221,15 +242,20 @@ impl Dispatcher {
                 vec![]
             }
             Event::Remote(games) => self.remote(games),
-            Event::ShardsStopped(v) => {
-                if self.stop.is_some() {
-                    return vec![];
-                }
-                self.stop = Some(stop_of(v));
-                vec![Action::Print(format!(
-                    "SPRT: another shard found {v} accepted (the run's stop marker); no new games start"
-                ))]
+            Event::OutputFailed => {
+                // Whatever else was deciding the end: the record is incomplete, so the run
+                // stops as failed, and the games in flight cannot be written either.
+                self.stop = Some(StopReason::OutputFailed);
+                vec![
+                    Action::Print(
+                        "Stopping: an output could not be written (see the error above); no new game starts. \
+                         Once the cause is fixed, run the same command with -resume to complete the run"
+                            .into(),
+                    ),
+                    Action::AbandonGames,
+                ]
             }
+            Event::ShardsStopped(m) => self.shards_stopped(m),
         }
     }
 
@@ -264,13 +290,15 @@ impl Dispatcher {
         if self.stop.is_some() {
             return vec![Action::NoMoreGames];
         }
-        let Some(p) = self
-            .queue
-            .pop_front()
-            .and_then(|g| self.schedule.pairing(g))
-        else {
+        let Some(mut p) = self.queue.next().and_then(|g| self.schedule.pairing(g)) else {
             return vec![Action::NoMoreGames];
         };
+        // The pair's first engine moves first after the opening: white after an odd one.
+        if let Some(parity) = &self.settings.white_first {
+            if parity.white_to_move(p.opening_draw) {
+                p = p.colours_swapped();
+            }
+        }
         self.in_flight += 1;
         let names = &self.settings.names;
         let started = self.line(format!(
@@ -380,13 +408,19 @@ impl Dispatcher {
     }
 
     /// The SPRT crossed a bound (with this shard's game or another shard's): say so, stop, and
-    /// tell the other shards.
+    /// tell the other shards. A shard says nothing yet: the run's verdict is the stop marker's,
+    /// which may be another shard's that decided first; the shell writes or reads the marker and
+    /// hands it back (`Event::ShardsStopped`), which prints it.
     fn decided(&mut self, c: SprtCrossing) -> Vec<Action> {
         let Some(sprt) = self.settings.sprt.filter(|_| self.stop.is_none()) else {
             // Already stopping (another shard's verdict, -fatalerror, Ctrl-C): nothing to add.
             return vec![];
         };
-        let mut out = vec![Action::Print(format!(
+        if self.settings.sharded {
+            self.stop = Some(stop_of(c.verdict));
+            return vec![Action::StopShards(c)];
+        }
+        let out = vec![Action::Print(format!(
             "SPRT ({}, elo0={}, elo1={}, alpha={}, beta={}): {}; no new games start",
             sprt.model,
             sprt.elo0,
@@ -396,10 +430,38 @@ impl Dispatcher {
             c.describe()
         ))];
         self.stop.get_or_insert(stop_of(c.verdict));
-        if self.settings.sharded {
-            out.push(Action::StopShards(c));
-        }
         out
+    }
+
+    /// The run's stop marker: its crossing replaces this shard's own (which saw the other shards
+    /// late, so may have crossed elsewhere or not yet), and is what the shard prints, now and in
+    /// its final results block. Once; not after Ctrl-C or `-fatalerror` ended the run.
+    fn shards_stopped(&mut self, m: StopMarker) -> Vec<Action> {
+        let sprt_or_running = matches!(
+            self.stop,
+            None | Some(StopReason::SprtH0) | Some(StopReason::SprtH1)
+        );
+        if self.marker_seen || !sprt_or_running {
+            return vec![];
+        }
+        self.marker_seen = true;
+        let c = m.crossing();
+        self.tracker.set_crossing(c);
+        // A results block printed before shows no verdict: the final one is due even when no
+        // game finished since.
+        self.last_block_at = None;
+        self.stop = Some(stop_of(c.verdict));
+        let design = self.settings.sprt.map_or(String::new(), |s| {
+            format!(
+                " ({}, elo0={}, elo1={}, alpha={}, beta={})",
+                s.model, s.elo0, s.elo1, s.alpha, s.beta
+            )
+        });
+        vec![Action::Print(format!(
+            "SPRT{design}: {}, decided by shard {} (the run's stop marker); no new games start",
+            c.describe(),
+            m.shard
+        ))]
     }
 
     /// Games other shards finished (read from their journals): they count for the SPRT.
@@ -443,10 +505,21 @@ impl Dispatcher {
         if !self.two_engines() || n == 0 || self.finished % n != 0 || self.all_done() {
             return None;
         }
+        // A shard that just decided waits for the stop marker's verdict before printing one.
+        let decided = matches!(self.stop, Some(StopReason::SprtH0 | StopReason::SprtH1));
+        if self.settings.sharded && decided && !self.marker_seen {
+            return None;
+        }
+        let block = self.tracker.results_block(0, &self.settings.context);
+        // Under -quiet the blocks follow one another directly: a blank line between them, as
+        // the per-game lines separate them otherwise.
+        let follows = self.settings.verbosity == Verbosity::Quiet && self.last_block_at.is_some();
         self.last_block_at = Some(self.finished);
-        Some(Action::Print(
-            self.tracker.results_block(0, &self.settings.context),
-        ))
+        Some(Action::Print(if follows {
+            format!("\n{block}")
+        } else {
+            block
+        }))
     }
 
     /// The report at the end: the results block (two engines) or standings and crosstable,
@@ -489,13 +562,14 @@ mod tests {
             context: String::new(),
             sharded: false,
             report: false,
+            white_first: None,
         }
     }
 
     fn dispatcher(s: DispatchSettings, engines: usize, games: u64) -> Dispatcher {
         let schedule = Schedule::new(engines, TournamentKind::RoundRobin, games, 1, Repeat::Once);
-        let total = schedule.total_games();
-        Dispatcher::new(s, schedule, (1..=total).map(GameId), &[])
+        let queue = GameQueue::new(&schedule, None, Default::default());
+        Dispatcher::new(s, schedule, queue, &[])
     }
 
     /// Take the next game, as a slot would; `None` when told to end.
@@ -606,6 +680,24 @@ mod tests {
     }
 
     #[test]
+    fn a_cap_of_2_pow_32_games_is_handed_out_without_a_list_of_them() {
+        // An open-ended SPRT with a huge cap: the old queue listed every game number up front
+        // (8 bytes each, 32 GiB here) before handing out the first.
+        let mut d = dispatcher(settings(), 2, 1 << 32);
+        let (first, lines) = take_with_lines(&mut d);
+        assert_eq!(first.map(|p| p.game), Some(GameId(1)));
+        assert_eq!(
+            lines,
+            vec!["Started game 1 of 4294967296 (first vs second)".to_string()]
+        );
+        let next: Vec<u64> = std::iter::from_fn(|| take(&mut d))
+            .take(3)
+            .map(|p| p.game.0)
+            .collect();
+        assert_eq!(next, vec![2, 3, 4]);
+    }
+
+    #[test]
     fn sprt_stop_with_games_in_flight_keeps_the_crossing() {
         let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
         let mut d = dispatcher(
@@ -649,7 +741,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("H1 accepted after"), "{text}");
-        assert!(text.contains("with the 1 games counted after it"), "{text}");
+        assert!(text.contains("with the 1 game counted after it"), "{text}");
     }
 
     #[test]
@@ -684,6 +776,92 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_write_stops_the_run_whatever_else_decided() {
+        let mut d = dispatcher(settings(), 2, 8);
+        let slots: Vec<Pairing> = (0..2).map(|_| take(&mut d).unwrap()).collect();
+        d.on_event(record(&slots[0], None, None));
+        let actions = d.on_event(Event::OutputFailed);
+        assert!(actions.iter().any(|a| matches!(a, Action::AbandonGames)));
+        assert!(prints(&actions)
+            .iter()
+            .any(|l| l.starts_with("Stopping: an output could not be written")));
+        assert_eq!(d.stop_reason(), StopReason::OutputFailed);
+        assert!(take(&mut d).is_none(), "no new game starts");
+        d.on_event(Event::Abandoned(slots[1].game));
+        d.on_event(Event::Interrupt);
+        assert_eq!(d.stop_reason(), StopReason::OutputFailed);
+        assert_eq!(d.finished_games(), 1);
+    }
+
+    #[test]
+    fn the_first_engine_moves_first_after_the_opening_as_in_c_gomoku_cli() {
+        use crate::opening::{OpeningBook, OpeningFormat, OpeningOrder, OpeningParity};
+        // One stone (white to move), then two (black to move).
+        let book = OpeningBook::parse_str(
+            "h8\nh8 i9\n",
+            "o.txt",
+            OpeningFormat::Pos,
+            crate::board::BoardSize::STANDARD,
+            crate::rules::Rule::Freestyle,
+        )
+        .unwrap();
+        let parity = OpeningParity::new(&book, OpeningOrder::Sequential, false);
+        let schedule = Schedule::new(2, TournamentKind::RoundRobin, 4, 1, Repeat::Twice);
+        let queue = GameQueue::new(&schedule, None, Default::default());
+        let mut d = Dispatcher::new(
+            DispatchSettings {
+                white_first: Some(std::sync::Arc::new(parity)),
+                ..settings()
+            },
+            schedule,
+            queue,
+            &[],
+        );
+        let games: Vec<Pairing> = (0..4).map(|_| take(&mut d).unwrap()).collect();
+        let first_plays: Vec<Color> = games
+            .iter()
+            .map(|p| {
+                assert_eq!(p.first, EngineId(0));
+                if p.black == p.first {
+                    Color::Black
+                } else {
+                    Color::White
+                }
+            })
+            .collect();
+        // Pair 1 (one stone): first engine white, then black; pair 2 (two stones): black, white.
+        assert_eq!(
+            first_plays,
+            [Color::White, Color::Black, Color::Black, Color::White]
+        );
+        // Without the rule the first engine is black in the first game of every pair.
+        let mut plain = dispatcher(settings(), 2, 4);
+        assert_eq!(take(&mut plain).unwrap().black, EngineId(0));
+    }
+
+    #[test]
+    fn quiet_results_blocks_are_separated_by_a_blank_line() {
+        let mut d = dispatcher(
+            DispatchSettings {
+                names: vec!["first".into(), "second".into()],
+                rating_interval: 1,
+                verbosity: Verbosity::Quiet,
+                ..settings()
+            },
+            2,
+            3,
+        );
+        let mut blocks = Vec::new();
+        while let Some(p) = take(&mut d) {
+            let actions = d.on_event(record(&p, Some(0), None));
+            blocks.extend(prints(&actions).into_iter().map(String::from));
+        }
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        assert!(blocks[0].starts_with("Results of"), "{:?}", blocks[0]);
+        assert!(blocks[1].starts_with("\nResults of"), "{:?}", blocks[1]);
+    }
+
+    #[test]
     fn failures_without_fatalerror_go_on() {
         let mut d = dispatcher(settings(), 2, 2);
         let p = take(&mut d).unwrap();
@@ -706,8 +884,8 @@ mod tests {
                 lose_only: true,
                 ..settings()
             },
-            schedule,
-            (1..=total).map(GameId),
+            schedule.clone(),
+            GameQueue::new(&schedule, None, Default::default()),
             &[],
         );
         let mut seen = Vec::new();
@@ -831,10 +1009,12 @@ mod tests {
             rec.usage = Some(crate::record::GameUse {
                 black: crate::record::EngineUse {
                     cpu_ms: 198,
+                    startup_cpu_ms: 1500,
                     peak_memory: 40 << 20,
                 },
                 white: crate::record::EngineUse {
                     cpu_ms: 66,
+                    startup_cpu_ms: 10,
                     peak_memory: 8 << 20,
                 },
             });
@@ -842,10 +1022,17 @@ mod tests {
         }
         let report = prints(&d.final_report()).join("\n");
         // Each engine played black once and white once: 264 ms of CPU over 231 ms of thinking.
+        // Start-up (a hash filled at START: 1.5 s a game) is shown apart, not in the ratio.
         assert!(
-            report.contains("CPU 0.26 s, thinking 0.23 s, CPU/thinking 1.14, peak memory 40 MiB"),
+            report.contains(
+                "CPU 0.26 s, thinking 0.23 s, CPU/thinking 1.14, start-up CPU 1.51 s, peak memory 40 MiB"
+            ),
             "{report}"
         );
+        // Under 0.1 s of thinking the ratio says nothing: `-`, for every engine alike.
+        assert_eq!(cpu_ratio(0, 99), "-");
+        assert_eq!(cpu_ratio(5, 0), "-");
+        assert_eq!(cpu_ratio(0, 100), "0.00");
         let none = usage_block(&["a".into()], &[EngineTotals::default()]);
         assert_eq!(none, None);
     }
@@ -944,29 +1131,39 @@ mod tests {
         assert!(last.contains("first") && last.contains("third"), "{last}");
     }
 
-    #[test]
-    fn other_shards_games_count_for_the_sprt_and_their_stop_is_obeyed() {
-        let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
-        let mut d = dispatcher(
-            DispatchSettings {
-                sprt: Some(sprt),
-                sharded: true,
-                ..settings()
-            },
-            2,
-            1000,
-        );
-        let mine = take(&mut d).unwrap();
-        // Games another shard finished (even game numbers, say), mostly wins of the first engine.
-        let remote: Vec<ScoredGame> = (1..=400)
+    fn shard_sprt() -> Sprt {
+        Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap()
+    }
+
+    /// One shard of a 1000-game run with an SPRT, a results block every `interval` games.
+    fn shard_dispatcher(interval: u64) -> Dispatcher {
+        let settings = DispatchSettings {
+            sprt: Some(shard_sprt()),
+            sharded: true,
+            rating_interval: interval,
+            ..settings()
+        };
+        dispatcher(settings, 2, 1000)
+    }
+
+    /// Games another shard finished (even game numbers, say), mostly wins of the first engine:
+    /// enough for the SPRT to accept H1.
+    fn remote_wins() -> Vec<ScoredGame> {
+        (1..=400)
             .map(|i| ScoredGame {
                 game: 2 * i,
                 pair: 0,
                 pair_game: 2 * i - 1,
                 first: if i % 4 == 0 { Score::Draw } else { Score::Win },
             })
-            .collect();
-        let actions = d.on_event(Event::Remote(remote));
+            .collect()
+    }
+
+    #[test]
+    fn other_shards_games_count_for_the_sprt_and_their_stop_is_obeyed() {
+        let mut d = shard_dispatcher(0);
+        let mine = take(&mut d).unwrap();
+        let actions = d.on_event(Event::Remote(remote_wins()));
         assert!(
             actions
                 .iter()
@@ -983,18 +1180,52 @@ mod tests {
         assert_eq!(d.finished_games(), 1);
 
         // A shard that hears of another shard's decision stops too, without writing a marker.
-        let mut other = dispatcher(
-            DispatchSettings {
-                sprt: Some(sprt),
-                sharded: true,
-                ..settings()
-            },
-            2,
-            10,
-        );
-        let actions = other.on_event(Event::ShardsStopped(Verdict::H0));
+        let mut other = shard_dispatcher(0);
+        let actions = other.on_event(Event::ShardsStopped(marker(Verdict::H0, 40, 52, "2/3")));
         assert!(actions.iter().all(|a| !matches!(a, Action::StopShards(_))));
         assert_eq!(other.stop_reason(), StopReason::SprtH0);
         assert!(take(&mut other).is_none());
+    }
+
+    fn marker(verdict: Verdict, games: u64, game: u64, shard: &str) -> StopMarker {
+        StopMarker {
+            verdict,
+            llr: if verdict == Verdict::H1 { 2.97 } else { -2.97 },
+            games,
+            game,
+            shard: shard.into(),
+            written: "2026-11-24T10:00:00+00:00".into(),
+        }
+    }
+
+    #[test]
+    fn a_shard_reports_the_stop_markers_crossing_not_its_own() {
+        let mut d = shard_dispatcher(1);
+        let mine = take(&mut d).unwrap();
+        let second = take(&mut d).unwrap();
+        // This shard's view crosses: it asks for the marker and prints nothing of its own.
+        let actions = d.on_event(Event::Remote(remote_wins()));
+        let own = d.tracker().crossing().unwrap();
+        assert!(matches!(actions.as_slice(), [Action::StopShards(c)] if *c == own));
+        // Nor a results block with its own crossing while it waits for the marker.
+        let finished = d.on_event(record(&mine, Some(1), None));
+        assert!(prints(&finished).iter().all(|l| !l.contains("Results of")));
+        // Another shard's marker was there first, at another point: that is the verdict.
+        let m = marker(Verdict::H1, own.games - 5, own.game + 9, "2/2");
+        let lines = prints(&d.on_event(Event::ShardsStopped(m.clone())))
+            .into_iter()
+            .map(str::to_string)
+            .collect::<Vec<_>>();
+        let want = m.crossing().describe();
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].contains(&format!("{want}, decided by shard 2/2")));
+        // Heard again at the next poll: said once.
+        assert!(d.on_event(Event::ShardsStopped(m)).is_empty());
+        d.on_event(record(&second, Some(1), None));
+        let end = d.final_report();
+        let text = prints(&end).join("\n");
+        assert!(text.contains(&format!("SPRT: {want}")), "{text}");
+        assert!(!text.contains(&own.describe()), "{text}");
+        assert_eq!(d.stop_reason(), StopReason::SprtH1);
     }
 }

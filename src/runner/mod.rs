@@ -13,6 +13,7 @@ pub mod outputs;
 pub mod records;
 pub mod report;
 mod resume;
+pub mod same_file;
 mod slot;
 pub mod sync;
 
@@ -28,7 +29,7 @@ use crate::config::{Config, LogLevel, OnEngineFailure, Start};
 use crate::engine::LogSink;
 use crate::opening::{OpeningBook, OpeningError, OpeningSequence};
 use crate::record::samples::SampleWriteError;
-use crate::schedule::{GameId, Schedule};
+use crate::schedule::{GameQueue, Schedule};
 use crate::shard::Shard;
 use crate::tracker::{scored, ScoredGame, Tracker};
 
@@ -59,7 +60,14 @@ pub enum RunError {
     /// A parent of an output path is a file.
     #[error("cannot create {path}: {file} is a file, not a directory")]
     NotADirectory { path: PathBuf, file: PathBuf },
-    /// The `-renlib` library cannot be read.
+    /// Writing to an output failed (a full disk, a file size limit, an I/O error): the run stops.
+    #[error("cannot write to {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The `-renlib` library cannot be read or written.
     #[error("-renlib: {0}")]
     Renlib(String),
     /// A journal line that cannot be turned back into the game it records.
@@ -98,6 +106,12 @@ pub enum RunError {
         stones: usize,
         rule: crate::swap::SwapRule,
     },
+    /// `-cpus` names CPUs this process may not run on (absent, offline, or outside its affinity).
+    #[error("-cpus: CPU {missing} cannot be used: this process may run on CPUs {allowed} only")]
+    Cpus { missing: String, allowed: String },
+    /// Two outputs, or an output and an input, name one file.
+    #[error("{0}")]
+    SameFile(#[from] same_file::SameFile),
     /// `-journal FILE` names a journal that already holds games (of another run).
     #[error("journal {path} already exists and is not empty: a new run never appends to another run's journal; give another -journal path or remove the file")]
     JournalExists { path: PathBuf },
@@ -116,6 +130,8 @@ pub enum StopReason {
     SprtH0,
     /// The SPRT accepted H1.
     SprtH1,
+    /// A write to the journal or a record file failed: no new game started.
+    OutputFailed,
 }
 
 /// What the run leaves behind for `main`.
@@ -143,7 +159,15 @@ fn dispatch_settings(
     names: Vec<String>,
     console: &Console,
     context: String,
+    book: Option<&OpeningBook>,
 ) -> DispatchSettings {
+    // c-gomoku-cli's colour rule only matters where an opening leaves white to move.
+    let white_first = match (book, &config.openings, config.colours) {
+        (Some(b), Some(o), crate::config::ColourRule::FirstToMove) => Some(Arc::new(
+            crate::opening::OpeningParity::new(b, o.order, o.transform),
+        )),
+        _ => None,
+    };
     DispatchSettings {
         names,
         sprt: config.sprt,
@@ -159,11 +183,12 @@ fn dispatch_settings(
         context,
         sharded: config.shard.is_some(),
         report: config.report.is_some(),
+        white_first,
     }
 }
 
 /// Notes printed before the first game.
-fn announce(config: &Config, outputs: &Outputs, resumed: Option<&resume::Resumed>, left: usize) {
+fn announce(config: &Config, outputs: &Outputs, resumed: Option<&resume::Resumed>, left: u64) {
     if let Some(r) = resumed {
         for n in &r.notes {
             eprintln!("Resume: {n}");
@@ -212,13 +237,26 @@ struct Shell {
     sync: Option<ShardSync>,
     /// `-report FILE`: the page's writer.
     report: Option<report::LiveReport>,
+    /// A write to the journal or a record file failed: nothing more is written (a game the
+    /// journal lacks is played again on resume), and the dispatcher is told once.
+    write_failure: WriteFailure,
+}
+
+/// Whether an output write failed, and whether the dispatcher knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WriteFailure {
+    None,
+    /// Failed; the dispatcher is still to be told.
+    New,
+    /// Failed and the run is stopping.
+    Told,
 }
 
 type Reply = tokio::sync::oneshot::Sender<Option<crate::schedule::Pairing>>;
 
 impl Shell {
     /// Carry out the dispatcher's actions; `reply` answers the slot that asked for a game.
-    fn execute(&mut self, actions: Vec<Action>, reply: &mut Option<Reply>) {
+    fn execute(&mut self, d: &mut Dispatcher, actions: Vec<Action>, reply: &mut Option<Reply>) {
         for a in actions {
             match a {
                 Action::Play(p) => {
@@ -232,7 +270,15 @@ impl Shell {
                     }
                 }
                 Action::Print(text) => self.console.print(&text),
-                Action::Save(record, records) => self.outputs.save(&record, records),
+                Action::Save(record, records) => {
+                    if self.write_failure != WriteFailure::None {
+                        continue;
+                    }
+                    if let Err(e) = self.outputs.save(&record, records) {
+                        eprintln!("error: {e}");
+                        self.write_failure = WriteFailure::New;
+                    }
+                }
                 Action::Progress => self.console.step(),
                 Action::AbandonGames => self.cancel_games.cancel(),
                 Action::Report => {
@@ -241,9 +287,17 @@ impl Shell {
                     }
                 }
                 Action::StopShards(c) => {
-                    if let Some(Err(e)) = self.sync.as_ref().map(|s| s.write_marker(&c)) {
+                    let Some(sync) = self.sync.as_ref() else {
+                        continue;
+                    };
+                    // The marker in place is the run's verdict (another shard's, when it
+                    // decided first): the dispatcher prints that one.
+                    let marker = sync.write_marker(&c).unwrap_or_else(|e| {
                         eprintln!("warning: cannot write the shards' stop marker: {e}");
-                    }
+                        sync.own_marker(&c)
+                    });
+                    let more = d.on_event(Event::ShardsStopped(marker));
+                    self.execute(d, more, &mut None);
                 }
             }
         }
@@ -257,12 +311,12 @@ impl Shell {
         // The marker first: the run's verdict is the deciding shard's, whatever this shard's
         // view of the others' games says.
         let mut actions = match sync.marker() {
-            Some(m) => d.on_event(Event::ShardsStopped(m.verdict)),
+            Some(m) => d.on_event(Event::ShardsStopped(m)),
             None => vec![],
         };
         let games = sync.poll();
         actions.extend(d.on_event(Event::Remote(games)));
-        self.execute(actions, &mut None);
+        self.execute(d, actions, &mut None);
     }
 }
 
@@ -308,7 +362,12 @@ async fn event_loop(
             SlotMsg::Abandoned(g) => (Event::Abandoned(g), None),
         };
         let actions = d.on_event(event);
-        shell.execute(actions, &mut reply);
+        shell.execute(d, actions, &mut reply);
+        if shell.write_failure == WriteFailure::New {
+            shell.write_failure = WriteFailure::Told;
+            let actions = d.on_event(Event::OutputFailed);
+            shell.execute(d, actions, &mut None);
+        }
     }
 }
 
@@ -358,6 +417,61 @@ fn ensure_file_limit(concurrency: usize) -> Result<(), RunError> {
     Ok(())
 }
 
+/// The CPUs this process may run on (its affinity mask), or `None` when it cannot be read.
+fn allowed_cpus() -> Option<Vec<usize>> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills it and CPU_ISSET
+    // reads it within its fixed size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) != 0 {
+            return None;
+        }
+        let max = 8 * std::mem::size_of_val(&set);
+        Some((0..max).filter(|&c| libc::CPU_ISSET(c, &set)).collect())
+    }
+}
+
+/// `0-3,8` for a sorted list of CPUs.
+fn cpu_ranges(cpus: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let start = cpus[i];
+        while i + 1 < cpus.len() && cpus[i + 1] == cpus[i] + 1 {
+            i += 1;
+        }
+        parts.push(match cpus[i] {
+            end if end == start => start.to_string(),
+            end => format!("{start}-{end}"),
+        });
+        i += 1;
+    }
+    parts.join(",")
+}
+
+/// `-cpus`: every CPU named must be one this process may use, or every engine start would fail
+/// (sched_setaffinity: EINVAL) and every game would be lost as `failed_start`.
+fn check_cpus(slot_cpus: &[Vec<usize>], allowed: Option<Vec<usize>>) -> Result<(), RunError> {
+    let Some(allowed) = allowed else {
+        return Ok(());
+    };
+    let missing: Vec<usize> = slot_cpus
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|c| !allowed.contains(c))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut missing = missing;
+    missing.sort_unstable();
+    Err(RunError::Cpus {
+        missing: cpu_ranges(&missing),
+        allowed: cpu_ranges(&allowed),
+    })
+}
+
 /// `-report FILE`: its first page is written before the first game.
 fn live_report(config: &Config, outputs: &Outputs) -> Result<Option<report::LiveReport>, RunError> {
     let Some(out) = &config.report else {
@@ -394,16 +508,16 @@ fn load_openings(
     Ok((Some(book), Some(sequence)))
 }
 
-/// The games still to play (in schedule order) and those already played (journal order).
+/// The games still to play (in schedule order, computed as they are taken) and those already
+/// played (journal order).
 fn remaining(
     schedule: &Schedule,
     shard: Option<Shard>,
     resumed: Option<&resume::Resumed>,
-) -> Result<(Vec<GameId>, Vec<ScoredGame>), RunError> {
+) -> Result<(GameQueue, Vec<ScoredGame>), RunError> {
     let total = schedule.total_games();
-    let mine = move |g: &GameId| shard.is_none_or(|s| s.owns(schedule, *g));
     let Some(r) = resumed else {
-        return Ok(((1..=total).map(GameId).filter(mine).collect(), vec![]));
+        return Ok((GameQueue::new(schedule, shard, Default::default()), vec![]));
     };
     let pairs: Vec<(usize, usize)> = schedule.pairs().iter().map(|(a, b)| (a.0, b.0)).collect();
     let mut done = std::collections::HashSet::new();
@@ -421,17 +535,14 @@ fn remaining(
             prior.push(scored(&summary, &pairs).map_err(|x| RunError::BadJournal(x.to_string()))?);
         }
     }
-    let games = (1..=total)
-        .map(GameId)
-        .filter(|g| !done.contains(&g.0))
-        .filter(mine);
-    Ok((games.collect(), prior))
+    Ok((GameQueue::new(schedule, shard, done), prior))
 }
 
 /// Run the whole tournament described by `config`.
 pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
     ensure_file_limit(config.concurrency)?;
+    check_cpus(&config.slot_cpus, allowed_cpus())?;
     let schedule = Schedule::new(
         config.engines.len(),
         config.kind,
@@ -440,6 +551,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         config.repeat,
     );
     let total = schedule.total_games();
+    same_file::check(&config, config.journal.as_ref().map(|j| j.path()))?;
     let resumed = match config.start {
         Start::Fresh => None,
         Start::Resume => Some(resume::prepare(&mut config, total)?),
@@ -464,15 +576,24 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     };
     announce(&config, &outputs, resumed.as_ref(), games.len());
     let names = slot::resolve_names(&config, &stops.abort).await;
+    if let Some(r) = resumed.as_ref().filter(|_| !stops.abort.is_cancelled()) {
+        r.check_names(&names)?;
+    }
     let header = outputs::header(&config, &names, total);
     if resumed.as_ref().is_none_or(|r| r.needs_header) {
-        outputs.write_header(&header);
+        outputs.write_header(&header)?;
     }
     // A shard's own share of the schedule.
-    let own_total = (games.len() + prior.len()) as u64;
+    let own_total = games.len() + prior.len() as u64;
     let console = Console::new(config.progress, own_total);
     let mut dispatcher = Dispatcher::new(
-        dispatch_settings(&config, names.clone(), &console, header.settings.context()),
+        dispatch_settings(
+            &config,
+            names.clone(),
+            &console,
+            header.settings.context(),
+            book.as_ref(),
+        ),
         schedule,
         games,
         &prior,
@@ -487,6 +608,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         cancel_games: cancel_games.clone(),
         sync,
         report,
+        write_failure: WriteFailure::None,
     };
     // A shard started after another one decided the test ends at once with the verdict.
     shell.sync(&mut dispatcher);
@@ -515,6 +637,12 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     if stops.abort.is_cancelled() {
         dispatcher.on_event(Event::Interrupt);
     }
+    // A marker written after this shard's last look (another shard decided while this one
+    // played its last games) is the run's verdict all the same.
+    if let Some(m) = shell.sync.as_ref().and_then(|s| s.marker()) {
+        let actions = dispatcher.on_event(Event::ShardsStopped(m));
+        shell.execute(&mut dispatcher, actions, &mut None);
+    }
     shell.outputs.finish();
     shell.console.finish();
     // The slots held the last log senders; the writer ends when they are gone.
@@ -523,7 +651,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         let _ = t.await;
     }
     let report = dispatcher.final_report();
-    shell.execute(report, &mut None);
+    shell.execute(&mut dispatcher, report, &mut None);
     if let Some(r) = shell.report.take() {
         r.finish();
     }
@@ -533,4 +661,30 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         total: own_total,
         results: dispatcher.into_tracker(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpus_outside_the_affinity_are_refused_naming_the_usable_ones() {
+        let two = Some(vec![0, 1]);
+        assert!(check_cpus(&[vec![0], vec![1]], two.clone()).is_ok());
+        let e = check_cpus(&[vec![5, 6], vec![7]], two.clone()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "-cpus: CPU 5-7 cannot be used: this process may run on CPUs 0-1 only"
+        );
+        let e = check_cpus(&[vec![1, 3]], Some(vec![0, 1, 2, 4, 6, 7])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "-cpus: CPU 3 cannot be used: this process may run on CPUs 0-2,4,6-7 only"
+        );
+        // Unknown affinity: nothing to check against.
+        assert!(check_cpus(&[vec![99]], None).is_ok());
+        // This process can always use what it runs on.
+        let mine = allowed_cpus().expect("sched_getaffinity works on Linux");
+        assert!(check_cpus(std::slice::from_ref(&mine), Some(mine.clone())).is_ok());
+    }
 }

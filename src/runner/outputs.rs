@@ -169,6 +169,10 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
             seed: config.seed,
             shard: config.shard,
             swap: config.swap.map(|s| s.name().to_string()),
+            colours: match config.colours {
+                crate::config::ColourRule::FirstToMove => Some("first_to_move".into()),
+                crate::config::ColourRule::FirstBlack => None,
+            },
             sprt: config.sprt.map(|s| SprtSettings {
                 elo0: s.elo0,
                 elo1: s.elo1,
@@ -223,6 +227,15 @@ impl Outputs {
         if config.log != crate::config::LogLevel::Off {
             prepare_dir(&config.log_dir, &config.log_dir)?;
         }
+        // The record paths first: the default journal goes next to `-pgn`/`-sgf`/`-msg`, so a
+        // parent that is a file must be reported under the path the user gave, not under the
+        // journal's name derived from it.
+        for p in [&config.pgn, &config.sgf, &config.msg]
+            .into_iter()
+            .flatten()
+        {
+            prepare_parent(p)?;
+        }
         let mut fresh_journal = None;
         let journal = match resumed {
             Some(p) => Some(Sink::open(&p)?),
@@ -259,15 +272,18 @@ impl Outputs {
     }
 
     /// Write the journal's header line.
-    pub fn write_header(&mut self, h: &JournalHeader) {
-        if let Some(j) = &mut self.journal {
-            j.append(journal::render_header(h).as_bytes());
+    pub fn write_header(&mut self, h: &JournalHeader) -> Result<(), RunError> {
+        match &mut self.journal {
+            Some(j) => j.append(journal::render_header(h).as_bytes()),
+            None => Ok(()),
         }
     }
 
     /// Append one finished game: the journal first (with the records' sizes before the game),
-    /// then the other records when `records` says so.
-    pub fn save(&mut self, r: &GameRecord, records: Records) {
+    /// then the other records when `records` says so. A failed write is returned: the run stops,
+    /// and what is on disk is what `-resume` continues from (a journal line is whole or absent;
+    /// a game in the journal whose records were cut is completed on resume).
+    pub fn save(&mut self, r: &GameRecord, records: Records) -> Result<(), RunError> {
         if let Some(j) = &mut self.journal {
             let mut entry = JournalEntry::from_record(r, &self.fingerprint);
             entry.journal_only = records == Records::JournalOnly;
@@ -275,11 +291,12 @@ impl Outputs {
             if !entry.journal_only && sizes != OutputSizes::default() {
                 entry.outputs = Some(sizes);
             }
-            j.append(journal::render_entry(&entry).as_bytes());
+            j.append(journal::render_entry(&entry).as_bytes())?;
         }
         if records == Records::All {
-            self.records.write(r);
+            self.records.write(r)?;
         }
+        Ok(())
     }
 
     /// Close what needs closing (the samples writer's last frame).

@@ -72,13 +72,11 @@ impl PsqTarget {
         Ok(())
     }
 
-    /// Write one game's record, replacing the file atomically; a failure is reported with the
-    /// path and the run goes on (as for the appended records).
-    fn write(&self, r: &GameRecord) {
+    /// Write one game's record, replacing the file atomically (a failure leaves no part of it).
+    fn write(&self, r: &GameRecord) -> Result<(), RunError> {
         let path = self.path_of(r.game);
-        if let Err(e) = write_atomic(&path, |w| w.write_all(psq::render(r).as_bytes())) {
-            eprintln!("warning: cannot write {}: {e}", path.display());
-        }
+        write_atomic(&path, |w| w.write_all(psq::render(r).as_bytes()))
+            .map_err(|source| RunError::Write { path, source })
     }
 
     /// After a kill: write the game's record unless the file already holds it. Returns what
@@ -88,8 +86,10 @@ impl PsqTarget {
         if std::fs::read(&path).is_ok_and(|have| have == psq::render(r).as_bytes()) {
             return None;
         }
-        self.write(r);
-        Some(format!("{}: wrote the last game's record", path.display()))
+        Some(match self.write(r) {
+            Ok(()) => format!("{}: wrote the last game's record", path.display()),
+            Err(e) => e.to_string(),
+        })
     }
 }
 
@@ -116,13 +116,21 @@ impl Sink {
         &self.path
     }
 
-    /// Append and flush; a failure is reported with the file's path and the run goes on.
-    pub fn append(&mut self, bytes: &[u8]) {
+    /// Append and flush. On a failure (a full disk, a file size limit) the part of `bytes` that
+    /// did get written is cut off again, so the file still ends with its last whole record, and
+    /// the error names the file: the caller stops the run, and `-resume` carries on from there.
+    pub fn append(&mut self, bytes: &[u8]) -> Result<(), RunError> {
         match self.file.write_all(bytes).and_then(|_| self.file.flush()) {
-            Ok(()) => self.len += bytes.len() as u64,
-            Err(e) => {
-                eprintln!("warning: cannot write to {}: {e}", self.path.display());
-                self.len = self.file.metadata().map(|m| m.len()).unwrap_or(self.len);
+            Ok(()) => {
+                self.len += bytes.len() as u64;
+                Ok(())
+            }
+            Err(source) => {
+                let _ = self.file.set_len(self.len);
+                Err(RunError::Write {
+                    path: self.path.clone(),
+                    source,
+                })
             }
         }
     }
@@ -150,11 +158,13 @@ impl Sink {
             ));
         }
         let missing = &bytes[tail.len()..];
-        self.append(missing);
-        Some(format!(
-            "{name}: completed the last game's record ({} bytes were missing)",
-            missing.len()
-        ))
+        Some(match self.append(missing) {
+            Ok(()) => format!(
+                "{name}: completed the last game's record ({} bytes were missing)",
+                missing.len()
+            ),
+            Err(e) => e.to_string(),
+        })
     }
 }
 
@@ -203,7 +213,7 @@ impl Archive {
         out
     }
 
-    fn add(&mut self, r: &GameRecord) {
+    fn add(&mut self, r: &GameRecord) -> Result<(), RunError> {
         use crate::renlib::{file, stats, CodePage, GameMerge, LibGame};
         let game = match LibGame::from_record(r, &self.fingerprint) {
             Ok(g) => g,
@@ -213,18 +223,16 @@ impl Archive {
                 } else {
                     self.no_stones += 1;
                 }
-                return;
+                return Ok(());
             }
         };
         if let GameMerge::AlreadyPresent = self.lib.merge_game(&game, CodePage::default()) {
-            return;
+            return Ok(());
         }
         if self.stats {
             stats::refresh_stats(&mut self.lib);
         }
-        if let Err(e) = file::save_atomic(&self.path, &self.lib) {
-            eprintln!("warning: -renlib: {e}");
-        }
+        file::save_atomic(&self.path, &self.lib).map_err(|e| RunError::Renlib(e.to_string()))
     }
 }
 
@@ -245,9 +253,11 @@ impl RecordFiles {
         let samples = match &t.sample {
             Some(sc) => {
                 prepare_parent(&sc.file)?;
+                // Measured after opening: a new LZ4 file already holds its empty first frame.
+                let writer = SampleWriter::open(sc)?;
                 let base = std::fs::metadata(&sc.file).map(|m| m.len()).unwrap_or(0);
                 Some(Samples {
-                    writer: SampleWriter::open(sc)?,
+                    writer,
                     config: sc.clone(),
                     base,
                 })
@@ -302,31 +312,31 @@ impl RecordFiles {
         samples::samples_of(r, freq, &mut rng)
     }
 
-    /// Append one game to every file.
-    pub fn write(&mut self, r: &GameRecord) {
+    /// Append one game to every file; the first failure stops there and is returned (the run
+    /// then stops: `-resume` completes this game's records from the journal).
+    pub fn write(&mut self, r: &GameRecord) -> Result<(), RunError> {
         if let Some(s) = &mut self.pgn {
-            s.append(pgn::render(r, EVENT).as_bytes());
+            s.append(pgn::render(r, EVENT).as_bytes())?;
         }
         if let Some(s) = &mut self.sgf {
-            s.append(sgf::render(r, EVENT).as_bytes());
+            s.append(sgf::render(r, EVENT).as_bytes())?;
         }
         if let Some(s) = &mut self.msg {
-            s.append(msg::render(r).as_bytes());
+            s.append(msg::render(r).as_bytes())?;
         }
         if let Some(p) = &self.psq {
-            p.write(r);
+            p.write(r)?;
         }
         if let Some(a) = &mut self.renlib {
-            a.add(r);
+            a.add(r)?;
         }
         if let Some(freq) = self.samples.as_ref().map(|s| s.config.freq) {
             let batch = self.sample_batch(r, freq);
             if let Some(s) = &mut self.samples {
-                if let Err(e) = s.writer.write_game(&batch) {
-                    eprintln!("warning: game {}: {e}", r.game);
-                }
+                s.writer.write_game(&batch)?;
             }
         }
+        Ok(())
     }
 
     /// The samples writer's final flush, and what could not be archived.
@@ -363,7 +373,7 @@ pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<Strin
                 ..RecordTargets::default()
             };
             let mut files = RecordFiles::open(&only_renlib)?;
-            files.write(&r);
+            files.write(&r)?;
         }
     }
     let mut notes = Vec::new();
@@ -437,12 +447,12 @@ mod tests {
             by: crate::board::Color::White,
             text: "engine crashed (exit status 3)".into(),
         };
-        files.write(&failed);
+        files.write(&failed).unwrap();
         let mut small = sample_record();
         small.size = crate::board::BoardSize::new(9).unwrap();
         small.game = GameId(8);
-        files.write(&small);
-        files.write(&small);
+        files.write(&small).unwrap();
+        files.write(&small).unwrap();
         let warnings = files.renlib.as_ref().unwrap().warnings();
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].starts_with("2 games left out of "));
@@ -464,7 +474,7 @@ mod tests {
         };
         let r = sample_record();
         let mut files = RecordFiles::open(&targets).unwrap();
-        files.write(&r);
+        files.write(&r).unwrap();
         let path = t.path_of(r.game);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), psq::render(&r));
         let last = JournalEntry::from_record(&r, "f");

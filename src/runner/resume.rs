@@ -23,6 +23,33 @@ pub struct Resumed {
     /// The run was stopped before its header was written: the journal is empty and the header
     /// is still to be written.
     pub needs_header: bool,
+    /// The engines' names in the journal's header (none when it is still to be written).
+    pub names: Vec<String>,
+}
+
+impl Resumed {
+    /// The engines must carry the names they had: a renamed engine (`name=`, or another `ABOUT`)
+    /// would make its games of the two sessions look like two players' in every record.
+    pub fn check_names(&self, now: &[String]) -> Result<(), RunError> {
+        if self.names.is_empty() {
+            return Ok(());
+        }
+        let differences: Vec<String> = self
+            .names
+            .iter()
+            .zip(now)
+            .enumerate()
+            .filter(|(_, (was, is))| was != is)
+            .map(|(i, (was, is))| format!("engines[{i}].name: {was:?} in the journal, {is:?} now"))
+            .collect();
+        if differences.is_empty() {
+            return Ok(());
+        }
+        Err(RunError::ResumeMismatch {
+            path: self.journal.clone(),
+            differences: differences.join("\n  "),
+        })
+    }
 }
 
 /// The journal to resume: `-journal FILE`, or the newest timestamped journal next to where a
@@ -93,7 +120,7 @@ fn adopt_seed(config: &mut Config, h: &JournalHeader) {
 }
 
 /// Every setting that differs, as `name: journal value → command line value` (engine names
-/// left out: they come from the engines).
+/// left out: they come from the engines, and are compared once resolved, `Resumed::check_names`).
 pub fn differences(journal: &RunSettings, now: &RunSettings) -> Vec<String> {
     let strip = |s: &RunSettings| {
         let mut v = serde_json::to_value(s).unwrap_or_default();
@@ -160,6 +187,7 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
             journal: path,
             entries: vec![],
             needs_header: true,
+            names: vec![],
         });
     }
     let header = read.header.ok_or_else(|| {
@@ -169,6 +197,11 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
         ))
     })?;
     adopt_seed(config, &header);
+    // A journal from before the colour rule was recorded: its games gave the first engine black,
+    // and so do the rest of them.
+    if header.settings.colours.is_none() {
+        config.colours = crate::config::ColourRule::FirstBlack;
+    }
     let unnamed = vec![String::new(); config.engines.len()];
     let now = super::outputs::header(config, &unnamed, total);
     let diffs = differences(&header.settings, &now.settings);
@@ -201,5 +234,11 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
         entries: read.entries,
         notes,
         needs_header: false,
+        names: header
+            .settings
+            .engines
+            .iter()
+            .map(|e| e.name.clone())
+            .collect(),
     })
 }

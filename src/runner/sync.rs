@@ -31,6 +31,18 @@ pub struct StopMarker {
     pub written: String,
 }
 
+impl StopMarker {
+    /// The crossing the marker records.
+    pub fn crossing(&self) -> SprtCrossing {
+        SprtCrossing {
+            verdict: self.verdict,
+            llr: self.llr,
+            games: self.games,
+            game: self.game,
+        }
+    }
+}
+
 /// One shard's view of the others.
 pub struct ShardSync {
     rundir: PathBuf,
@@ -64,25 +76,43 @@ impl ShardSync {
         serde_json::from_str(&text).ok()
     }
 
-    /// Write the stop marker for `c` (atomically; a marker already there is kept).
-    pub fn write_marker(&self, c: &SprtCrossing) -> std::io::Result<()> {
-        let path = self.rundir.join(STOP_MARKER);
-        if path.exists() {
-            return Ok(());
-        }
-        let marker = StopMarker {
+    /// The marker this shard would write for `c` (what it reports when it cannot write one).
+    pub fn own_marker(&self, c: &SprtCrossing) -> StopMarker {
+        StopMarker {
             verdict: c.verdict,
             llr: c.llr,
             games: c.games,
             game: c.game,
             shard: self.shard.to_string(),
             written: chrono::Utc::now().to_rfc3339(),
-        };
-        let tmp = self
-            .rundir
-            .join(format!(".{STOP_MARKER}.{}.tmp", self.shard.tag()));
-        std::fs::write(&tmp, serde_json::to_string(&marker).unwrap_or_default())?;
-        std::fs::rename(&tmp, &path)
+        }
+    }
+
+    /// Write the stop marker for `c` unless one is there, and return the marker in place: the
+    /// run's verdict, which every shard reports. Two shards can decide at nearly the same time
+    /// (each with its own, slightly late, view of the others); the first marker stays and the
+    /// later shard adopts it.
+    pub fn write_marker(&self, c: &SprtCrossing) -> std::io::Result<StopMarker> {
+        let path = self.rundir.join(STOP_MARKER);
+        let marker = self.own_marker(c);
+        if !path.exists() {
+            let tmp = self
+                .rundir
+                .join(format!(".{STOP_MARKER}.{}.tmp", self.shard.tag()));
+            std::fs::write(&tmp, serde_json::to_string(&marker).unwrap_or_default())?;
+            // A hard link creates the name only if it is free, atomically (also on NFS), so a
+            // marker another shard wrote meanwhile is never replaced, as a rename would; where
+            // the filesystem has no hard links, a rename (then the last of two racing shards
+            // wins, and both read back the same marker below).
+            let placed = match std::fs::hard_link(&tmp, &path) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+                Err(_) => std::fs::rename(&tmp, &path),
+            };
+            let _ = std::fs::remove_file(&tmp);
+            placed?;
+        }
+        Ok(self.marker().unwrap_or(marker))
     }
 
     /// The games the other shards finished since the last call.
@@ -172,13 +202,28 @@ mod tests {
             games: 9,
             game: 4,
         };
-        sync.write_marker(&c).unwrap();
-        let m = ShardSync::new(dir.path(), other, vec![(0, 1)])
-            .marker()
-            .unwrap();
+        let written = sync.write_marker(&c).unwrap();
+        assert_eq!((written.crossing(), written.shard.as_str()), (c, "1/2"));
+        let theirs = ShardSync::new(dir.path(), other, vec![(0, 1)]);
+        let m = theirs.marker().unwrap();
         assert_eq!(
             (m.verdict, m.games, m.shard.as_str()),
             (Verdict::H0, 9, "1/2")
         );
+        // A shard deciding later keeps the first marker and gets it back: the run's verdict.
+        let late = SprtCrossing {
+            verdict: Verdict::H1,
+            llr: 3.1,
+            games: 12,
+            game: 14,
+        };
+        assert_eq!(theirs.write_marker(&late).unwrap(), m);
+        assert_eq!(theirs.marker().unwrap(), m);
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
     }
 }

@@ -184,25 +184,30 @@ impl SprtCalculation {
             "SPRT: {} model, elo0 {:.2}, elo1 {:.2}, alpha {}, beta {}",
             self.model, self.elo0, self.elo1, self.alpha, self.beta
         );
+        // Non-finite values read as in the run's results block (`nan`, `inf`), not Rust's `NaN`.
+        use super::report::fixed;
         let _ = writeln!(
             s,
-            "LLR: {:.2} ({:.1}%) ({:.2}, {:.2})",
-            self.llr,
-            llr_progress_percent(self.llr, self.lower, self.upper),
-            self.lower,
-            self.upper
+            "LLR: {} ({}%) ({}, {})",
+            fixed(self.llr, 2),
+            fixed(llr_progress_percent(self.llr, self.lower, self.upper), 1),
+            fixed(self.lower, 2),
+            fixed(self.upper, 2)
         );
         let _ = writeln!(
             s,
-            "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}",
-            self.elo, self.elo_error, self.nelo, self.nelo_error
+            "Elo: {} +/- {}, nElo: {} +/- {}",
+            fixed(self.elo, 2),
+            fixed(self.elo_error, 2),
+            fixed(self.nelo, 2),
+            fixed(self.nelo_error, 2)
         );
         let _ = writeln!(
             s,
-            "LOS: {:.2} %, DrawRatio: {:.2} %, Score: {:.2} %",
-            self.los * 100.0,
-            self.draw_ratio * 100.0,
-            self.score * 100.0
+            "LOS: {} %, DrawRatio: {} %, Score: {} %",
+            fixed(self.los * 100.0, 2),
+            fixed(self.draw_ratio * 100.0, 2),
+            fixed(self.score * 100.0, 2)
         );
         if let Some(c) = self.crossing {
             let _ = writeln!(s, "Verdict: {}", c.describe());
@@ -271,6 +276,10 @@ mod tests {
             assert!(v.get(key).is_some(), "missing {key}");
         }
         assert!(v["elo"].is_null(), "NaN serializes as null");
+        // The text reads non-finite values as the run's results block does.
+        let text = c.to_text();
+        assert!(text.contains("Elo: nan +/- nan"), "{text}");
+        assert!(!text.contains("NaN"), "{text}");
         assert!(v["verdict"].is_null());
         let c = sprt_calculator(
             Counts::Wld(Wld::new(3000, 2000, 5000)),

@@ -19,7 +19,8 @@ pub use elo::{
     fishtest_trinomial, score_to_elo, EloEstimate, Interval,
 };
 pub use report::{
-    crosstable, results_block, standings_table, MatchSummary, StandingRow, TournamentTally,
+    crosstable, elo_estimate, elo_text, results_block, standings_table, MatchSummary, StandingRow,
+    TournamentTally,
 };
 pub use sprt::{gsprt_llr, Sprt, SprtCrossing, SprtModel, Verdict};
 pub use tally::{pairs_ratio, PairTally, Pentanomial, Score, Wld};

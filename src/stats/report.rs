@@ -12,8 +12,8 @@ use super::tally::{PairTally, Pentanomial, Score, Wld};
 use super::StatsError;
 
 /// Formats like C++ `{fmt}` with `{:.Nf}`, which fastchess uses: `inf`, `-inf`, `nan` for
-/// non-finite values (Rust would print `NaN`).
-fn fixed(x: f64, decimals: usize) -> String {
+/// non-finite values (Rust would print `NaN`). The run's blocks and the calculator both use it.
+pub(crate) fn fixed(x: f64, decimals: usize) -> String {
     if x.is_nan() {
         "nan".to_string()
     } else if x.is_infinite() {
@@ -43,13 +43,27 @@ pub struct MatchSummary<'a> {
     pub crossing: Option<SprtCrossing>,
 }
 
+/// The Elo figures of a score, as every report shows them (the results block, the standings,
+/// `merge --json`, the HTML report): fastchess's pentanomial estimate when there are complete
+/// colour-swapped pairs, its trinomial one otherwise. One function, so no two places of a report
+/// can show different margins for the same games.
+pub fn elo_estimate(wld: &Wld, pairs: Option<&Pentanomial>) -> EloEstimate {
+    match pairs.filter(|p| p.pairs() > 0) {
+        Some(p) => fastchess_pentanomial(p),
+        None => fastchess_wdl(wld),
+    }
+}
+
+/// An Elo figure (value or ± margin) as every report prints it: two decimals, and fastchess's
+/// `inf`/`nan` for the values a one-sided score does not have.
+pub fn elo_text(x: f64) -> String {
+    fixed(x, 2)
+}
+
 impl MatchSummary<'_> {
     /// The Elo figures the block prints: fastchess's, pentanomial when paired.
     pub fn elo(&self) -> EloEstimate {
-        match &self.pairs {
-            Some(p) => fastchess_pentanomial(&p.pentanomial()),
-            None => fastchess_wdl(&self.wld),
-        }
+        elo_estimate(&self.wld, self.pairs.map(|p| p.pentanomial()).as_ref())
     }
 
     /// The LLR the block prints, pentanomial when paired.
@@ -98,10 +112,10 @@ pub fn results_block(m: &MatchSummary) -> String {
     let _ = writeln!(
         out,
         "Elo: {} +/- {}, nElo: {} +/- {}",
-        fixed(e.elo.value, 2),
-        fixed(e.elo.error, 2),
-        fixed(nelo.value, 2),
-        fixed(nelo.error, 2)
+        elo_text(e.elo.value),
+        elo_text(e.elo.error),
+        elo_text(nelo.value),
+        elo_text(nelo.error)
     );
     let _ = write!(
         out,
@@ -151,8 +165,11 @@ pub fn results_block(m: &MatchSummary) -> String {
             if games > c.games {
                 let _ = write!(
                     out,
-                    "; with the {} games counted after it: LLR {}",
-                    games - c.games,
+                    "; with the {} counted after it: LLR {}",
+                    match games - c.games {
+                        1 => "1 game".to_string(),
+                        n => format!("{n} games"),
+                    },
                     fixed(all_llr, 2)
                 );
             }
@@ -183,7 +200,8 @@ pub struct StandingRow {
     pub wld: Wld,
     /// Pairs against all opponents together, when the tournament was played in pairs.
     pub pairs: Option<Pentanomial>,
-    /// fastchess's Elo of the aggregated W/L/D against the field.
+    /// Elo against the field, as the results block computes it ([`elo_estimate`]): of the
+    /// aggregated pairs when paired, else of the aggregated W/L/D.
     pub elo: Interval,
     /// Mean score per game.
     pub score: f64,
@@ -289,16 +307,18 @@ impl TournamentTally {
         let mut rows: Vec<StandingRow> = (0..self.names.len())
             .map(|i| {
                 let wld = self.total(i);
-                let e = fastchess_wdl(&wld);
+                let pairs = self.paired.then(|| self.total_pairs(i));
+                // Score and draws are of the games; the Elo is the results block's.
+                let games = fastchess_wdl(&wld);
                 StandingRow {
                     rank: 0,
                     engine: i,
                     name: self.names[i].clone(),
                     wld,
-                    pairs: self.paired.then(|| self.total_pairs(i)),
-                    elo: e.elo,
-                    score: e.score,
-                    draw_ratio: e.draw_ratio,
+                    pairs,
+                    elo: elo_estimate(&wld, pairs.as_ref()).elo,
+                    score: games.score,
+                    draw_ratio: games.draw_ratio,
                 }
             })
             .collect();
@@ -371,8 +391,8 @@ pub fn standings_table(t: &TournamentTally) -> String {
         let mut line = vec![
             r.rank.to_string(),
             r.name.clone(),
-            fixed(r.elo.value, 2),
-            fixed(r.elo.error, 2),
+            elo_text(r.elo.value),
+            elo_text(r.elo.error),
             r.wld.games().to_string(),
             format!("{}%", fixed(r.score * 100.0, 2)),
             format!("{}%", fixed(r.draw_ratio * 100.0, 2)),

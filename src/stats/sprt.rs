@@ -4,7 +4,8 @@
 //! `Normalized` and `Logistic` compute the exact generalized LLR as fishtest does: the multinomial
 //! maximum-likelihood distributions under H0 and under H1 (each constrained to the hypothesis'
 //! expected score or t-value), on counts whose zero cells are replaced by 1e-3. `Gsprt` is the
-//! predecessor's closed-form approximation, kept for comparison.
+//! predecessor's closed-form approximation, kept for comparison; where its variance is zero (a
+//! one-sided score) it takes the regularised exact LLR instead, so it can stop there too.
 
 use std::f64::consts::SQRT_2;
 use std::fmt;
@@ -25,7 +26,8 @@ pub enum SprtModel {
     /// elo0/elo1 are logistic Elo; exact GLR.
     Logistic,
     /// elo0/elo1 are logistic Elo; c-gomoku-cli's trinomial approximation
-    /// `(s1−s0)(2s−s0−s1) / (2·var/n)`.
+    /// `(s1−s0)(2s−s0−s1) / (2·var/n)`, or, for a one-sided score (zero variance), the
+    /// regularised exact LLR of `Logistic`.
     Gsprt,
 }
 
@@ -165,6 +167,9 @@ impl Sprt {
     /// (not seen in practice; see [`mle_t_value`]).
     pub fn llr_trinomial(&self, t: &Wld) -> f64 {
         match self.model {
+            SprtModel::Gsprt if one_sided(&t.trinomial()) => {
+                llr_logistic(&regularize(t.trinomial()), self.elo0, self.elo1)
+            }
             SprtModel::Gsprt => gsprt_llr(t, self.elo0, self.elo1),
             SprtModel::Logistic => llr_logistic(&regularize(t.trinomial()), self.elo0, self.elo1),
             SprtModel::Normalized => {
@@ -175,10 +180,13 @@ impl Sprt {
     }
 
     /// LLR of game pairs (`N` = number of pairs). For `Gsprt` this extends the predecessor's
-    /// approximation to the pair-average distribution (fishtest's `LLR_alt2`), returning 0 unless
-    /// at least two cells are non-zero, like the trinomial version.
+    /// approximation to the pair-average distribution (fishtest's `LLR_alt2`); a one-sided
+    /// tally is decided as in the trinomial version.
     pub fn llr_pentanomial(&self, p: &Pentanomial) -> f64 {
         match self.model {
+            SprtModel::Gsprt if one_sided(&p.0) => {
+                llr_logistic(&regularize(p.0), self.elo0, self.elo1)
+            }
             SprtModel::Gsprt => gsprt_llr_pentanomial(p, self.elo0, self.elo1),
             SprtModel::Logistic => llr_logistic(&regularize(p.0), self.elo0, self.elo1),
             SprtModel::Normalized => {
@@ -361,6 +369,18 @@ fn llr_t_value(r: &[f64], t0: f64, t1: f64) -> f64 {
     }
 }
 
+/// Games played, all with the same outcome (all wins, all draws, all split pairs...): the
+/// approximation's variance is zero there, and c-gomoku-cli's formula returns 0 for ever, so a
+/// test of an engine that wins every game never stopped. fastchess and fishtest give such
+/// counts an LLR by regularising them: every empty cell counts 1e-3 (fastchess's `regularize` in
+/// `app/src/matchmaking/sprt/sprt.cpp`, fishtest's `LLRcalc.regularize`), then the exact
+/// generalized LLR. `Gsprt` does the same for these tallies only, so every other value stays
+/// c-gomoku-cli's, number for number. (The approximation itself on regularised counts would not
+/// do: its variance of about 1e-3/n makes a single win cross any bound.)
+fn one_sided(cells: &[u64]) -> bool {
+    cells.iter().filter(|&&c| c > 0).count() == 1
+}
+
 /// c-gomoku-cli's expected score for a logistic Elo, written as it does (exp of a natural log).
 fn gsprt_score(elo: f64) -> f64 {
     1.0 / (1.0 + (-elo * std::f64::consts::LN_10 / 400.0).exp())
@@ -456,11 +476,33 @@ mod tests {
     }
 
     #[test]
-    fn gsprt_is_zero_when_degenerate() {
+    fn gsprt_decides_one_sided_scores() {
         let s = sprt(SprtModel::Gsprt, 0.0, 5.0);
-        assert_eq!(s.llr_trinomial(&Wld::new(7, 0, 0)), 0.0);
-        assert_eq!(s.llr_trinomial(&Wld::new(0, 0, 9)), 0.0);
-        assert!(s.llr_trinomial(&Wld::new(7, 0, 3)) > 0.0);
+        let logistic = sprt(SprtModel::Logistic, 0.0, 5.0);
+        // No games: no evidence either way.
+        assert_eq!(s.llr_trinomial(&Wld::new(0, 0, 0)), 0.0);
+        assert_eq!(s.llr_pentanomial(&Pentanomial([0; 5])), 0.0);
+        // A one-sided score has no variance: the regularised exact LLR decides it.
+        for w in [Wld::new(7, 0, 0), Wld::new(0, 9, 0), Wld::new(0, 0, 9)] {
+            assert_eq!(s.llr_trinomial(&w), logistic.llr_trinomial(&w), "{w:?}");
+        }
+        assert_eq!(
+            s.decide(s.llr_trinomial(&Wld::new(500, 0, 0))),
+            Some(Verdict::H1)
+        );
+        assert_eq!(
+            s.decide(s.llr_trinomial(&Wld::new(0, 500, 0))),
+            Some(Verdict::H0)
+        );
+        let ww = Pentanomial([0, 0, 0, 0, 250]);
+        assert_eq!(s.decide(s.llr_pentanomial(&ww)), Some(Verdict::H1));
+        // All pairs split (a strong first-move advantage): an even score, H0 in the end.
+        let split = Pentanomial([0, 0, 2000, 0, 0]);
+        assert_eq!(s.decide(s.llr_pentanomial(&split)), Some(Verdict::H0));
+        // Two outcomes or more: c-gomoku-cli's approximation, unchanged.
+        let w = Wld::new(7, 0, 3);
+        assert_eq!(s.llr_trinomial(&w), gsprt_llr(&w, 0.0, 5.0));
+        assert!(s.llr_trinomial(&w) > 0.0);
     }
 
     #[test]

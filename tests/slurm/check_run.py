@@ -202,6 +202,18 @@ def main():
     elif a.sprt:
         c.note("no sprt-stop.json: the SPRT did not decide, every game must have been played")
     expected = VERDICT_CODE.get(verdict, 0)
+    # One verdict: a task that reports one (its decision line, its final results block) reports
+    # the marker's crossing, not the one its own, late, view of the other shards crossed at.
+    if stop is not None and a.logdir and all(k in stop for k in ("games", "game", "llr")):
+        want = (f"{verdict} accepted after {stop['games']} games "
+                f"(at game {stop['game']}, LLR {stop['llr']:.2f})")
+        for k in range(1, shards + 1):
+            for path in glob.glob(os.path.join(a.logdir, f"*_{k}.out")):
+                with open(path, errors="replace") as f:
+                    lines = [l for l in f.read().splitlines() if " accepted after " in l]
+                if lines:
+                    c.check(all(want in l for l in lines),
+                            f"task {k} reports the stop marker's crossing: {want}", lines[-3:])
 
     # --- journals --------------------------------------------------------------------------
     journals = sorted(glob.glob(os.path.join(rundir, "*.journal.jsonl")))

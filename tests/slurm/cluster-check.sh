@@ -23,7 +23,8 @@
 #    exactly 1..total or, after an SPRT stop, no game started after sprt-stop.json was written
 #    (its `written` time, 100 ms slack) and at most the games in flight ended after it;
 #    `gomoku-cli merge RUNDIR --json` equals `gomoku-cli sprt --json` over the same journals
-#    (llr within 1e-9, verdict, counts, crossing) and its verdict is the stop marker's.
+#    (llr within 1e-9, verdict, counts, crossing) and its verdict is the stop marker's; every
+#    task that prints a verdict prints the marker's crossing (games, game number, LLR).
 #
 # --dry-run (or CLUSTER_CHECK_DRY_RUN=1): the job script runs `true` instead of gomoku-cli
 # (GOMOKU_DRY_RUN=1), so only bring-up, submission, task markers and teardown are checked.

@@ -24,6 +24,7 @@ const USAGE: &str = "usage: pbrain-faulty [--seed N] [--fault PHASE:KIND]... [--
   [--garbage-at N] [--error-at-start] [--exit-between-moves-at N] [--ignore-end] [--banner]
   [--huge-line-at N] [--message-every-move] [--spawn-child] [--trailing-space] [--suggest]
   [--slow-info-ms M] [--alloc-at N --alloc-mb M] [--burn] [--move-ms M] [--report-cpus]
+  [--start-cpu-ms M]
   [--swap-unknown] [--swap-garbage] [--swap-occupied] [--swap-offboard] [--swap-wrong-count]
   [--swap-always] [--swap-two]
 
@@ -176,6 +177,8 @@ struct Faults {
     burn: bool,
     /// Sleep this long before every move (a slow opponent that takes no CPU).
     move_ms: u64,
+    /// Spin the CPU this long before answering `START`/`RESTART` (a hash table being filled).
+    start_cpu_ms: u64,
     /// Before every move, `MESSAGE cpus LIST`: the CPUs the process may run on.
     report_cpus: bool,
     /// How to answer `SWAP2BOARD` (default: the kit's policy).
@@ -284,10 +287,11 @@ fn fault_args(args: &[String]) -> Vec<&str> {
 }
 
 fn parse_args(args: &[String]) -> Result<Faults, String> {
-    const VALUED: [&str; 16] = [
+    const VALUED: [&str; 17] = [
         "--seed",
         "--fault",
         "--move-ms",
+        "--start-cpu-ms",
         "--slow-info-ms",
         "--alloc-at",
         "--alloc-mb",
@@ -403,6 +407,7 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         .find(|(name, _)| flag(name))
         .map_or(SwapFault::Policy, |(_, fault)| fault),
         move_ms: millis("--move-ms", 0)?,
+        start_cpu_ms: millis("--start-cpu-ms", 0)?,
         alloc_mb: match arg_value(args, "--alloc-mb") {
             None => 512,
             Some(v) => v
@@ -536,6 +541,9 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
             Command::End => Some(Phase::End),
             _ => None,
         };
+        if f.start_cpu_ms > 0 && matches!(phase, Some(Phase::Start | Phase::Restart)) {
+            spin(Duration::from_millis(f.start_cpu_ms));
+        }
         let action = state.handle(cmd);
         let phase = phase.or((action == Action::Think).then(|| Phase::Move(state.moves_asked())));
         let strike = phase.map(|p| f.at(p)).unwrap_or_default();
@@ -625,6 +633,27 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
         if strike.exit_after {
             io::stdout().flush()?;
             std::process::exit(0);
+        }
+    }
+}
+
+/// Use `d` of CPU time on this thread (measured on the thread's CPU clock, so a loaded machine
+/// stretches the wall time, not the CPU spent).
+fn spin(d: Duration) {
+    let cpu = || {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes into the local timespec it is given.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    };
+    let start = cpu();
+    let mut x = 0u64;
+    while cpu().saturating_sub(start) < d {
+        for _ in 0..10_000 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
         }
     }
 }

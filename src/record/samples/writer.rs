@@ -64,8 +64,28 @@ impl SampleWriter<File> {
                 name: name.clone(),
                 source,
             })?;
-        Ok(SampleWriter::new(config.format, file, name))
+        let mut writer = SampleWriter::new(config.format, file, name);
+        // A new LZ4 file starts with an empty frame, so that a run (or an export) with no
+        // sample yet leaves a valid LZ4 file rather than 0 bytes, which python-lz4's
+        // `lz4.frame` (what trainers open such files with) refuses with EOFError.
+        let empty = writer.out.metadata().map(|m| m.len() == 0).unwrap_or(false);
+        if config.format.compressed() && empty {
+            let frame = empty_lz4_frame();
+            writer
+                .out
+                .write_all(&frame)
+                .and_then(|()| writer.out.flush())
+                .map_err(|e| writer.io_err(e))?;
+        }
+        Ok(writer)
     }
+}
+
+/// A complete LZ4 frame holding no data: the header (magic, flags, block size, checksum) and
+/// the end mark, 11 bytes.
+pub fn empty_lz4_frame() -> Vec<u8> {
+    let enc = FrameEncoder::with_frame_info(FrameInfo::new(), Vec::new());
+    enc.finish().unwrap_or_default()
 }
 
 impl<W: Write> SampleWriter<W> {
