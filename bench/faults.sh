@@ -101,8 +101,10 @@ def expected(colour):
     n = int(phase[4:])
     if kind in ("crash", "abort", "silent-exit"):
         return ("crash", exited(kind), n - 1)
-    if kind in ("hang", "late", "error"):
+    if kind in ("hang", "late"):
         return ("time_forfeit", "loses on time", n - 1)
+    if kind == "error":
+        return ("engine_error", f'answered "ERROR pbrain-faulty: a fault at Move({n})" instead', n - 1)
     if kind == "garbage":
         return ("illegal_move", 'unparsable move "hello world"', n - 1)
     if kind == "huge-line":
@@ -258,7 +260,7 @@ cell() {
     case $phase:$kind in
     about:hang | about:late | start:hang | start:late | start:garbage | start:huge-line | \
         restart:hang | restart:late | restart:garbage | restart:huge-line) startup=2 ;;
-    move*:hang | move*:late | move*:error) tolerance=tolerance=1 ;;
+    move*:hang | move*:late) tolerance=tolerance=1 ;;
     esac
     local engines
     if [ "$first" = 1 ]; then

@@ -50,6 +50,8 @@ pub enum Failure {
     StartFailed { text: String },
     /// The engine's processes held more memory than its limit while it thought (it was killed).
     MemoryLimit { peak: u64, limit: u64 },
+    /// The engine answered the request with an `ERROR` line (`text`) instead of a move.
+    Refused { text: String },
 }
 
 /// A participant of a game. Implemented by engine sessions and by scripted test players.
@@ -194,6 +196,9 @@ pub enum Termination {
     /// The engine's processes held more memory than `max_memory` plus the tolerance while it
     /// thought; it was killed and loses. Bytes.
     MemoryLimit { by: Color, peak: u64, limit: u64 },
+    /// The engine answered a move request with an `ERROR` line (`text`, whole) instead of a
+    /// move; it loses at once, and is restarted before its next game.
+    EngineError { by: Color, text: String },
     /// The board filled up without a winner: a draw.
     FullBoard,
     /// `-drawafter`: the stones on the board (opening included) reached the limit: a draw.
@@ -224,6 +229,7 @@ impl Termination {
             Termination::Crash { .. } => "crash",
             Termination::FailedStart { .. } => "failed_start",
             Termination::MemoryLimit { .. } => "memory_limit",
+            Termination::EngineError { .. } => "engine_error",
             Termination::FullBoard => "full_board",
             Termination::DrawAfter { .. } => "draw_after",
             Termination::SwapIllegal { .. } => "swap_illegal",
@@ -240,6 +246,7 @@ impl Termination {
             | Termination::Crash { by, .. }
             | Termination::FailedStart { by, .. }
             | Termination::MemoryLimit { by, .. }
+            | Termination::EngineError { by, .. }
             | Termination::SwapIllegal { by, .. } => Some(*by),
             Termination::FullBoard | Termination::DrawAfter { .. } => None,
         }
@@ -253,14 +260,16 @@ impl Termination {
         }
     }
 
-    /// The colour whose engine misbehaved (timeout, crash, failed start): it is killed and
+    /// The colour whose engine misbehaved (timeout, crash, failed start, an `ERROR` instead of
+    /// a move): it is killed and
     /// restarted before its next game, and `-fatalerror` stops the run.
     pub fn faulty(&self) -> Option<Color> {
         match self {
             Termination::TimeForfeit { by, .. }
             | Termination::Crash { by, .. }
             | Termination::FailedStart { by, .. }
-            | Termination::MemoryLimit { by, .. } => Some(*by),
+            | Termination::MemoryLimit { by, .. }
+            | Termination::EngineError { by, .. } => Some(*by),
             _ => None,
         }
     }
@@ -287,6 +296,7 @@ impl Termination {
                 | Termination::Crash { .. }
                 | Termination::FailedStart { .. }
                 | Termination::MemoryLimit { .. }
+                | Termination::EngineError { .. }
                 | Termination::SwapIllegal { .. }
         )
     }
@@ -327,6 +337,9 @@ impl Termination {
                 peak >> 20,
                 limit >> 20
             ),
+            Termination::EngineError { by, text } => {
+                format!("{by} answered {text:?} instead of a move")
+            }
             Termination::FullBoard => "board full".into(),
             Termination::DrawAfter { stones } => format!("draw after {stones} stones"),
             Termination::SwapIllegal { by, answer, why } => {
@@ -467,6 +480,7 @@ impl Failure {
             (Failure::MemoryLimit { peak, limit }, _) => {
                 Termination::MemoryLimit { by, peak, limit }
             }
+            (Failure::Refused { text }, _) => Termination::EngineError { by, text },
             (Failure::Timeout { elapsed }, false) => Termination::TimeForfeit {
                 by,
                 elapsed,
@@ -709,6 +723,10 @@ mod tests {
         /// Answers to SWAP2BOARD, and the stones and times each was asked with.
         pub(super) swaps: VecDeque<Result<SwapReply, Failure>>,
         pub(super) swap_requests: Vec<(Vec<Pos>, Option<Duration>, Option<Duration>)>,
+        /// How many times it was asked to start a game (`new_game`).
+        pub(super) starts: usize,
+        /// The answer to every start after the first.
+        pub(super) restart: Result<(), Failure>,
     }
 
     pub(super) fn mv(x: i64, y: i64, ms: u64) -> Result<Reply, Failure> {
@@ -728,13 +746,19 @@ mod tests {
                 messages: vec![],
                 swaps: VecDeque::new(),
                 swap_requests: vec![],
+                starts: 0,
+                restart: Ok(()),
             }
         }
     }
 
     impl Player for Scripted {
         async fn new_game(&mut self, _: BoardSize, _: Rule) -> Result<(), Failure> {
-            self.start.clone()
+            self.starts += 1;
+            match self.starts {
+                1 => self.start.clone(),
+                _ => self.restart.clone(),
+            }
         }
         async fn request_move(
             &mut self,
@@ -781,6 +805,26 @@ mod tests {
 
     async fn run(s: &GameSetup, b: &mut Scripted, w: &mut Scripted) -> GameOutcome {
         play_game(s, b, w, &CancellationToken::new()).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_error_instead_of_a_move_loses_at_once_as_the_engines_fault() {
+        let s = setup(Rule::Freestyle, "");
+        let refused = Err(Failure::Refused {
+            text: "ERROR Board is not empty.".into(),
+        });
+        let mut b = Scripted::new(vec![refused]);
+        let mut w = Scripted::new(vec![]);
+        let o = run(&s, &mut b, &mut w).await;
+        assert_eq!(o.termination.code(), "engine_error");
+        assert_eq!(o.result(), GameResult::WhiteWins);
+        assert_eq!(o.termination.faulty(), Some(Color::Black));
+        assert!(!o.termination.yields_samples());
+        assert_eq!(
+            o.termination.reason(s.size),
+            "black answered \"ERROR Board is not empty.\" instead of a move"
+        );
+        assert!(w.requests.is_empty());
     }
 
     #[tokio::test]

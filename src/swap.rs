@@ -94,14 +94,40 @@ pub enum Answer {
     Unparsable,
 }
 
+/// How the stones of a `SWAP2BOARD` are written. Engines differ: the protocol page lists them
+/// as `x,y` lines, while Rapfi reads them like `BOARD`'s, `x,y,c` lines (c = 1 the engine's own
+/// stone, 2 the opponent's, the engine taken as the side to move) and answers the short form with
+/// `ERROR`. On the empty board both are the same two lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Swap2Form {
+    /// `x,y` lines, as the protocol page writes them.
+    Points,
+    /// `x,y,c` lines, as `BOARD` writes them.
+    Board,
+}
+
+impl Swap2Form {
+    /// `points` or `board`, as the journal and the log spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Swap2Form::Points => "points",
+            Swap2Form::Board => "board",
+        }
+    }
+}
+
 /// An engine's answer to `SWAP2BOARD` with its think time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SwapReply {
     /// The line as received, trimmed.
     pub raw: String,
     pub answer: Answer,
-    /// From the command to the answer, on the monotonic clock.
+    /// From the command to the answer, on the monotonic clock (when the engine was asked again
+    /// in the other form, from the first command).
     pub elapsed: Duration,
+    /// The form of the request this answers.
+    pub form: Swap2Form,
 }
 
 /// One decision of the phase.
@@ -113,6 +139,9 @@ pub struct Step {
     /// The stones placed, in order.
     pub stones: Vec<Pos>,
     pub time: Duration,
+    /// The form of the `SWAP2BOARD` it answered, when it was `BOARD`'s (`x,y,c` lines); `None`
+    /// for the protocol page's form (and on the empty board, where both are the same).
+    pub form: Option<Swap2Form>,
 }
 
 /// How the phase went: what the records show.
@@ -249,6 +278,7 @@ impl SwapPhase {
                     swap: true,
                     stones: Vec::new(),
                     time,
+                    form: None,
                 });
                 Ok(())
             }
@@ -267,6 +297,7 @@ impl SwapPhase {
                     swap: false,
                     stones: placed,
                     time,
+                    form: None,
                 });
                 // Three stones on the empty board or two on three: the choice passes on.
                 // Otherwise the engine stays with the colour to move when it answered.
@@ -327,6 +358,13 @@ impl SwapPhase {
         }
         self.referee = trial;
         Ok(placed)
+    }
+
+    /// Note that the last answer taken replied to `SWAP2BOARD` in `BOARD`'s form.
+    pub fn answered_in(&mut self, form: Swap2Form) {
+        if let Some(step) = self.steps.last_mut() {
+            step.form = (form == Swap2Form::Board).then_some(form);
+        }
     }
 
     fn decide(&mut self, answerer: Role, colour: Color) {

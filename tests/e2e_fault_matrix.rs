@@ -97,7 +97,7 @@ impl Cell {
         match (self.phase, self.kind) {
             ("about", "hang" | "late") => Some("startup"),
             ("start" | "restart", "hang" | "late" | "garbage" | "huge-line") => Some("startup"),
-            (phase, "hang" | "late" | "error") if phase.starts_with("move") => Some("move"),
+            (phase, "hang" | "late") if phase.starts_with("move") => Some("move"),
             _ => None,
         }
     }
@@ -181,8 +181,13 @@ fn expected(cell: &Cell, game: u64, colour: &str) -> Expect {
             let n = cell.move_number().expect("a move phase");
             match kind {
                 "crash" | "abort" | "silent-exit" => loses("crash", exited(kind), n - 1),
-                // An ERROR line is not a move: the engine is still asked for one.
-                "hang" | "late" | "error" => loses("time_forfeit", "loses on time", n - 1),
+                "hang" | "late" => loses("time_forfeit", "loses on time", n - 1),
+                // An ERROR line in place of a move ends the game at once, its text the reason.
+                "error" => loses(
+                    "engine_error",
+                    &format!("answered \"ERROR pbrain-faulty: a fault at Move({n})\" instead"),
+                    n - 1,
+                ),
                 "garbage" => loses("illegal_move", "unparsable move \"hello world\"", n - 1),
                 // The 1 MiB answer is quoted cut to 200 characters.
                 "huge-line" => loses(

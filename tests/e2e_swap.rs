@@ -361,3 +361,68 @@ fn three_stone_openings_stand_for_the_proposal_and_others_are_refused() {
     );
     assert!(run.lines_starting("Started").is_empty());
 }
+
+/// `pbrain-random` in pbrain-kit's strict mode: it reads `SWAP2BOARD` as Rapfi does (`x,y,c`
+/// lines, an `ERROR` per `x,y` line, a proposal kept on its board, `BEGIN` refused on stones).
+fn strict(seed: u32) -> String {
+    format!("{} --strict", random(seed))
+}
+
+#[test]
+fn an_engine_that_reads_swap2board_as_board_plays_both_rules_in_both_colour_orders() {
+    for (p, c) in [(random(1), strict(2)), (strict(1), strict(2))] {
+        for rule in ["-swap2", "-swap1"] {
+            let r = swap_run(&p, &c, "2", &[rule, "-repeat", "-log"]);
+            for g in &r.games {
+                assert!(g["swap"].get("unsupported").is_none(), "{rule}: {g}");
+                played_out(g);
+                // The strict engine's answers to stones came in BOARD's form.
+                for s in g["swap"]["steps"].as_array().unwrap() {
+                    let by = s["by"].as_str().unwrap();
+                    let engine = match (g["game"].as_u64(), by) {
+                        (Some(1), "proposer") | (Some(2), "chooser") => &p,
+                        _ => &c,
+                    };
+                    let asked_stones = by == "chooser" || g["swap"]["steps"][0] != *s;
+                    let board = engine.ends_with("--strict") && asked_stones;
+                    assert_eq!(s.get("form").is_some(), board, "{rule}: {s} in {g}");
+                }
+            }
+            let log = std::fs::read_to_string(r.dir.path().join("gomoku-cli.1.log")).unwrap();
+            assert!(
+                log.contains("takes SWAP2BOARD in the board form (x,y,c lines)"),
+                "{log}"
+            );
+            // Its ERROR lines for the x,y form were drained, never read as an answer.
+            assert!(
+                log.contains("late line after SWAP2BOARD (3 stones), ignored:"),
+                "{log}"
+            );
+        }
+    }
+}
+
+#[test]
+fn engines_asked_in_a_swap_that_failed_start_afresh_before_the_game() {
+    // The strict proposer keeps its three stones; the chooser answers UNKNOWN to the command and
+    // to each of its lines. Both are drained and restarted before the ordinary game, so the
+    // proposer's BEGIN meets an empty board and no stray UNKNOWN is read as an answer.
+    let r = swap_run(
+        &strict(1),
+        &faulty("--swap-unknown"),
+        "2",
+        &["-swap2", "-log"],
+    );
+    for g in &r.games {
+        // Game 1: P proposes and C refuses; game 2: C refuses to propose.
+        let (by, black) = match g["game"].as_u64() {
+            Some(1) => ("chooser", "P"),
+            _ => ("proposer", "C"),
+        };
+        assert_eq!(g["swap"]["unsupported"]["by"], by, "{g}");
+        assert_eq!(g["black"], black);
+        played_out(g);
+    }
+    let log = std::fs::read_to_string(r.dir.path().join("gomoku-cli.1.log")).unwrap();
+    assert!(!log.contains("Board is not empty"), "{log}");
+}

@@ -43,6 +43,9 @@ pub enum EngineError {
     /// The engine process exited or closed its output, or was already dead when asked to act.
     #[error("engine crashed ({status})")]
     Crashed { status: String },
+    /// The engine answered a request for a move with an `ERROR` line instead of a move.
+    #[error("engine answered {what} with {text}")]
+    Refused { what: String, text: String },
     /// The session cannot carry on as the protocol needs, e.g. RESTART was refused and there is no process to start again.
     #[error("engine protocol error: {text}")]
     Protocol { text: String },

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::board::Pos;
-use crate::swap::Answer;
+use crate::swap::{Answer, Swap2Form};
 
 /// Manager lines end with CR LF: the official judge insists on it and engines written for it
 /// may rely on it.
@@ -34,9 +34,10 @@ pub enum Command {
     End,
     /// `ABOUT`: describe yourself on one line.
     About,
-    /// `SWAP2BOARD`, one `x,y` line per stone in play order, `DONE`: choose in a swap opening
-    /// (see [`parse_swap_answer`]).
-    Swap2Board(Vec<Pos>),
+    /// `SWAP2BOARD`, one line per stone in play order, `DONE`: choose in a swap opening (see
+    /// [`parse_swap_answer`]). The protocol page's lines are `x,y`; in [`Swap2Form::Board`]
+    /// they are `x,y,c` as in `BOARD`, the engine taken as the side to move.
+    Swap2Board { stones: Vec<Pos>, form: Swap2Form },
 }
 
 impl Command {
@@ -68,10 +69,17 @@ impl Command {
             Command::Play(x, y) => vec![format!("PLAY {x},{y}")],
             Command::End => vec!["END".into()],
             Command::About => vec!["ABOUT".into()],
-            Command::Swap2Board(stones) => {
+            Command::Swap2Board { stones, form } => {
                 let mut lines = Vec::with_capacity(stones.len() + 2);
                 lines.push("SWAP2BOARD".to_string());
-                lines.extend(stones.iter().map(|p| format!("{},{}", p.x, p.y)));
+                // The side to move after the stones: its stones are the engine's own (1).
+                let to_move = stones.len() % 2;
+                lines.extend(stones.iter().enumerate().map(|(i, p)| match form {
+                    Swap2Form::Points => format!("{},{}", p.x, p.y),
+                    Swap2Form::Board => {
+                        format!("{},{},{}", p.x, p.y, if i % 2 == to_move { 1 } else { 2 })
+                    }
+                }));
                 lines.push("DONE".into());
                 lines
             }
@@ -351,13 +359,24 @@ mod tests {
             "BOARD\r\n7,7,1\r\n8,7,2\r\n0,31,1\r\nDONE\r\n"
         );
         assert_eq!(Command::Board(vec![]).encode(), "BOARD\r\nDONE\r\n");
+        let swap2 = |stones: Vec<Pos>, form| Command::Swap2Board { stones, form }.encode();
+        for form in [Swap2Form::Points, Swap2Form::Board] {
+            assert_eq!(swap2(vec![], form), "SWAP2BOARD\r\nDONE\r\n");
+        }
+        let three = vec![p(7, 7), p(8, 7), p(9, 9)];
         assert_eq!(
-            Command::Swap2Board(vec![]).encode(),
-            "SWAP2BOARD\r\nDONE\r\n"
-        );
-        assert_eq!(
-            Command::Swap2Board(vec![p(7, 7), p(8, 7), p(9, 9)]).encode(),
+            swap2(three.clone(), Swap2Form::Points),
             "SWAP2BOARD\r\n7,7\r\n8,7\r\n9,9\r\nDONE\r\n"
+        );
+        // As the protocol page's BOARD example after three stones: white (to move) is own.
+        assert_eq!(
+            swap2(three, Swap2Form::Board),
+            "SWAP2BOARD\r\n7,7,2\r\n8,7,1\r\n9,9,2\r\nDONE\r\n"
+        );
+        let five = vec![p(7, 7), p(8, 7), p(9, 9), p(8, 8), p(8, 6)];
+        assert_eq!(
+            swap2(five, Swap2Form::Board),
+            "SWAP2BOARD\r\n7,7,2\r\n8,7,1\r\n9,9,2\r\n8,8,1\r\n8,6,2\r\nDONE\r\n"
         );
     }
 

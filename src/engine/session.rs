@@ -18,7 +18,7 @@ use super::spec::EngineSpec;
 use super::{Direction, EngineError, LogSink};
 use crate::board::{BoardSize, Pos};
 use crate::rules::Rule;
-use crate::swap::SwapReply;
+use crate::swap::{Answer, Swap2Form, SwapReply};
 
 /// How long an engine may take to exit after END before its process group is killed. The
 /// protocol page suggests one second.
@@ -67,7 +67,8 @@ impl MoveRequest {
 /// Which answer a request waits for: the lines an engine may send before it differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Answering {
-    /// A move: `UNKNOWN`/`ERROR` lines are noise, `SUGGEST` is answered with `PLAY`.
+    /// A move: `UNKNOWN` lines are noise, `SUGGEST` is answered with `PLAY`; `ERROR` is the
+    /// answer (the engine refuses the request).
     Move,
     /// A `SWAP2BOARD` answer: `UNKNOWN`/`ERROR` is the answer (the command is not supported).
     Swap,
@@ -127,6 +128,16 @@ pub struct EngineSession {
     peak_rss: u64,
     /// `-suspend`: the process group is stopped (SIGSTOP) until the engine is next spoken to.
     suspended: bool,
+    /// The engine's answer to `ABOUT`, the last one that was not `ERROR`/`UNKNOWN`: the line
+    /// that ends a [`drain`](Self::drain). Kept across new processes (the same program).
+    about_line: Option<String>,
+    /// An exchange that ended on an `ERROR`/`UNKNOWN` answer, after which the engine may still
+    /// print lines of its own (Rapfi writes an `ERROR` per stone line it cannot read, then an
+    /// answer): they are drained before the next game, never read as the next answer.
+    unsettled: Option<String>,
+    /// The form of `SWAP2BOARD` this engine takes, once it answered one with stones; kept
+    /// across new processes.
+    swap_form: Option<Swap2Form>,
 }
 
 impl std::fmt::Debug for EngineSession {
@@ -181,6 +192,9 @@ impl EngineSession {
             grace: DEFAULT_END_GRACE,
             peak_rss: 0,
             suspended: false,
+            about_line: None,
+            unsettled: None,
+            swap_form: None,
         }
     }
 
@@ -248,6 +262,9 @@ impl EngineSession {
         })
         .await;
         let about = self.settle(outcome, "ABOUT", start).await?;
+        if let Some(a) = &about {
+            self.about_line = Some(a.raw.clone());
+        }
         let fallback = self.spec.program_name();
         let name = about
             .as_ref()
@@ -269,6 +286,9 @@ impl EngineSession {
         rule: Rule,
         startup_deadline: Duration,
     ) -> Result<(), EngineError> {
+        // What an engine still had to say after a refused request is not the answer to RESTART;
+        // when it cannot be drained the engine was killed, and starts afresh below.
+        let _ = self.drain(startup_deadline, true).await;
         if self.dead.is_some() {
             self.respawn().await?;
         }
@@ -301,6 +321,10 @@ impl EngineSession {
         // once it has taken in every INFO line, and the work they cause (a hash table sized from
         // `max_memory`, a network loaded) is done within the start-up deadline, before the first
         // move's clock starts, as the predecessor's ABOUT round trip did.
+        // An engine known to answer ABOUT with something else may print ERROR about an INFO
+        // line before it (Rapfi does for a small `max_memory`): that line is not the answer, and
+        // taking it so would leave the real answer to be read as the first move.
+        let answers_about = self.about_line.is_some();
         let outcome = timeout_at(deadline_at(start, startup_deadline), async {
             self.send_all(&infos).await?;
             self.send(&Command::About).await?;
@@ -309,13 +333,59 @@ impl EngineSession {
                 match parse_engine_line(&line) {
                     Some(EngineLine::Message(text)) => self.messages.push(text),
                     None | Some(EngineLine::Debug(_)) | Some(EngineLine::Ok) => {}
+                    Some(EngineLine::Error(_) | EngineLine::Unknown(_)) if answers_about => {}
                     // The answer, whatever it says (UNKNOWN and ERROR included).
-                    Some(_) => return Ok::<_, Broken>(()),
+                    Some(_) => return Ok::<_, Broken>(line.trim().to_string()),
                 }
             }
         })
         .await;
-        self.settle(outcome, "INFO and ABOUT", start).await
+        let answer = self.settle(outcome, "INFO and ABOUT", start).await?;
+        if !is_refusal(&answer) {
+            self.about_line = Some(answer);
+        }
+        Ok(())
+    }
+
+    /// Reads what the engine still prints after an exchange that ended on a refusal (see
+    /// `unsettled`), up to its answer to an `ABOUT` sent now: every line before it is late,
+    /// logged and never taken as an answer. Without a known `ABOUT` answer to wait for the
+    /// engine is killed when `or_kill` (a new process is the only clean slate), else left as it
+    /// is; with no answer within `deadline` it is killed and the error returned.
+    async fn drain(&mut self, deadline: Duration, or_kill: bool) -> Result<(), EngineError> {
+        let Some(what) = self.unsettled.take() else {
+            return Ok(());
+        };
+        if self.dead.is_some() {
+            return Ok(());
+        }
+        let Some(marker) = self.about_line.clone() else {
+            if or_kill {
+                self.kill(&format!(
+                    "what it prints after {what} cannot be told from its answers"
+                ));
+            } else {
+                self.unsettled = Some(what);
+            }
+            return Ok(());
+        };
+        let start = Instant::now();
+        let outcome = timeout_at(deadline_at(start, deadline), async {
+            self.send(&Command::About).await?;
+            loop {
+                let line = self.read_line().await?;
+                let line = line.trim();
+                if line == marker {
+                    return Ok::<_, Broken>(());
+                }
+                if !line.is_empty() {
+                    self.note(format!("late line after {what}, ignored: {line}"));
+                }
+            }
+        })
+        .await;
+        self.settle(outcome, &format!("ABOUT (after {what})"), start)
+            .await
     }
 
     /// Asks for a move: `INFO time_left` (unlimited = 2147483647), then the command, then reads
@@ -338,6 +408,14 @@ impl EngineSession {
                 req.describe()
             })
             .await?;
+        if let Some(EngineLine::Error(_)) = parse_engine_line(&raw) {
+            // It refuses the request: no move is coming, and it may say more.
+            self.unsettled = Some(req.describe());
+            return Err(EngineError::Refused {
+                what: req.describe(),
+                text: cut_text(raw, QUOTED_ANSWER_CHARS),
+            });
+        }
         Ok(MoveReply {
             coords: parse_coords(&raw),
             raw: cut_text(raw, QUOTED_ANSWER_CHARS),
@@ -349,23 +427,85 @@ impl EngineSession {
     /// [`request_move`](Self::request_move) asks for a move: `INFO time_left` first, the same
     /// deadline, kill and crash handling, MESSAGE lines kept. The first line that is not
     /// MESSAGE, DEBUG or OK is the answer; `UNKNOWN` and `ERROR` included (the engine does not
-    /// support the command, [`Answer::Unsupported`](crate::swap::Answer::Unsupported)).
+    /// support the command, [`Answer::Unsupported`]).
+    ///
+    /// The stones go in the protocol page's `x,y` lines, unless the engine is known to take
+    /// `BOARD`'s `x,y,c` ([`Swap2Form`]). An engine that answers the first with `ERROR` (as
+    /// Rapfi does) is drained of what it still prints for it and asked again in the second, as
+    /// the protocol lets a manager try again after `ERROR`; the form that got an answer is
+    /// remembered for its later requests. All of it is timed as one answer, on its clock.
     pub async fn swap2_request(
         &mut self,
         stones: &[Pos],
         time_left: Option<Duration>,
         deadline: Duration,
     ) -> Result<SwapReply, EngineError> {
-        let command = Command::Swap2Board(stones.to_vec());
+        // On the empty board both forms are the same two lines.
+        let form = match self.swap_form {
+            Some(form) if !stones.is_empty() => form,
+            _ => Swap2Form::Points,
+        };
+        let start = Instant::now();
+        let mut reply = self.swap2_once(stones, form, time_left, deadline).await?;
+        let refused = matches!(parse_engine_line(&reply.raw), Some(EngineLine::Error(_)));
+        if refused && form == Swap2Form::Points && !stones.is_empty() && self.swap_form.is_none() {
+            self.note(format!(
+                "SWAP2BOARD in x,y lines answered {:?}: asking again in BOARD's x,y,c lines",
+                reply.raw
+            ));
+            self.drain(deadline.saturating_sub(start.elapsed()), false)
+                .await?;
+            // No end to its late lines could be found: asking again would read them.
+            if self.unsettled.is_none() {
+                let spent = start.elapsed();
+                let left = time_left.map(|t| t.saturating_sub(spent));
+                let deadline = deadline.saturating_sub(spent);
+                reply = self
+                    .swap2_once(stones, Swap2Form::Board, left, deadline)
+                    .await?;
+                reply.elapsed = start.elapsed();
+            }
+        }
+        if reply.answer != Answer::Unsupported && !stones.is_empty() && self.swap_form.is_none() {
+            self.swap_form = Some(reply.form);
+            self.note(format!(
+                "takes SWAP2BOARD in the {} form ({} lines)",
+                reply.form.name(),
+                match reply.form {
+                    Swap2Form::Points => "x,y",
+                    Swap2Form::Board => "x,y,c",
+                }
+            ));
+        }
+        Ok(reply)
+    }
+
+    /// One `SWAP2BOARD` exchange in `form`; a refusal leaves the session unsettled.
+    async fn swap2_once(
+        &mut self,
+        stones: &[Pos],
+        form: Swap2Form,
+        time_left: Option<Duration>,
+        deadline: Duration,
+    ) -> Result<SwapReply, EngineError> {
+        let command = Command::Swap2Board {
+            stones: stones.to_vec(),
+            form,
+        };
         let (raw, elapsed) = self
             .request(command, Answering::Swap, time_left, deadline, || {
                 format!("SWAP2BOARD ({} stones)", stones.len())
             })
             .await?;
+        let answer = parse_swap_answer(&raw);
+        if answer == Answer::Unsupported {
+            self.unsettled = Some(format!("SWAP2BOARD ({} stones)", stones.len()));
+        }
         Ok(SwapReply {
-            answer: parse_swap_answer(&raw),
+            answer,
             raw: cut_text(raw, QUOTED_ANSWER_CHARS),
             elapsed,
+            form,
         })
     }
 
@@ -381,6 +521,9 @@ impl EngineSession {
         what: impl FnOnce() -> String,
     ) -> Result<(String, Duration), EngineError> {
         self.check_alive()?;
+        if self.unsettled.is_some() {
+            self.drain(deadline, false).await?;
+        }
         let time_left_ms = time_left.map_or(UNLIMITED_TIME_LEFT_MS, |d| {
             u64::try_from(d.as_millis())
                 .unwrap_or(u64::MAX)
@@ -450,6 +593,12 @@ impl EngineSession {
         time_left_ms: u64,
         answering: Answering,
     ) -> Result<(String, Duration), Broken> {
+        // `-suspend` stopped the engine just after its last answer, possibly before it finished
+        // its own bookkeeping, and it wakes as these lines arrive: Rapfi, stopped between
+        // printing its move and marking itself idle, drops `INFO` as a command sent while it
+        // thinks and refuses the rest of the line (`ERROR Unknown command: TIME_LEFT`), then
+        // answers the request. Its `ERROR` lines are noise then, as `UNKNOWN` ones are.
+        let woken = self.suspended;
         let sent = Instant::now();
         self.send_all(&[Command::info("time_left", time_left_ms), command])
             .await?;
@@ -457,14 +606,16 @@ impl EngineSession {
             let line = self.read_line().await?;
             match parse_engine_line(&line) {
                 None | Some(EngineLine::Debug(_)) | Some(EngineLine::Ok) => continue,
-                Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_))
-                    if answering == Answering::Move =>
-                {
+                Some(EngineLine::Unknown(_)) if answering == Answering::Move => {
                     tracing::debug!(
                         slot = self.slot + 1,
                         engine = %self.name,
                         "ignored while waiting for a move: {line}"
                     );
+                    continue;
+                }
+                Some(EngineLine::Error(_)) if answering == Answering::Move && woken => {
+                    self.note(format!("ignored on waking from -suspend: {line}"));
                     continue;
                 }
                 Some(EngineLine::Message(text)) => {
@@ -729,6 +880,14 @@ impl EngineSession {
             }
         }
     }
+}
+
+/// Whether an answer is `ERROR` or `UNKNOWN`: a refusal, not the answer asked for.
+fn is_refusal(line: &str) -> bool {
+    matches!(
+        parse_engine_line(line),
+        Some(EngineLine::Error(_) | EngineLine::Unknown(_))
+    )
 }
 
 /// Resolves when the engine process exits; never for in-process transports (or if waiting
@@ -1113,7 +1272,7 @@ mod tests {
             assert_eq!(e.recv().await, "INFO time_left 2147483647");
             assert_eq!(e.recv().await, "BEGIN");
             tokio::time::sleep(Duration::from_millis(1234)).await;
-            e.send("DEBUG thinking\r\nMESSAGE I will win\r\nERROR meh\nUNKNOWN x\nOK\n 7 , 7 \r\n")
+            e.send("DEBUG thinking\r\nMESSAGE I will win\r\nUNKNOWN x\nOK\n 7 , 7 \r\n")
                 .await;
             assert_eq!(e.recv().await, "INFO time_left 9876");
             assert_eq!(e.recv().await, "TURN 8,9");
@@ -1200,6 +1359,256 @@ mod tests {
         assert_eq!(answers[0].raw, "UNKNOWN SWAP2BOARD");
         assert_eq!(answers[1].answer, Answer::Unparsable);
         assert_eq!(answers[2].answer, Answer::Stones(vec![(8, 8), (8, 6)]));
+        engine.await.unwrap();
+    }
+
+    /// A session whose engine started a game (so its ABOUT answer, `name="fake"`, is known).
+    async fn started() -> (
+        EngineSession,
+        FakeEngine,
+        tokio::sync::mpsc::UnboundedReceiver<LogEvent>,
+    ) {
+        let (mut s, mut e, rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "START 15");
+            e.send("OK\r\n").await;
+            e.info_block().await;
+            e
+        });
+        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        (s, engine.await.unwrap(), rx)
+    }
+
+    /// The manager's lines up to and including `last`.
+    async fn recv_until(e: &mut FakeEngine, last: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = e.recv().await;
+            let done = line == last;
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_error_instead_of_a_move_is_a_refusal_at_once_not_a_wait_for_the_clock() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            e.recv().await;
+            assert_eq!(e.recv().await, "BEGIN");
+            e.send("MESSAGE hm\r\nERROR Board is not empty.\r\n").await;
+            e
+        });
+        let t = Instant::now();
+        match s
+            .request_move(MoveRequest::Begin, None, Duration::from_secs(5))
+            .await
+        {
+            Err(EngineError::Refused { what, text }) => {
+                assert_eq!(what, "BEGIN");
+                assert_eq!(text, "ERROR Board is not empty.");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(t.elapsed(), Duration::ZERO, "no wait for the deadline");
+        assert_eq!(s.take_messages(), vec!["hm"]);
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_error_from_an_engine_woken_from_suspend_is_noise_before_its_move() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            e.recv().await;
+            assert_eq!(e.recv().await, "TURN 1,2");
+            // Rapfi stopped before it marked itself idle: it drops INFO and refuses the rest.
+            e.send("ERROR Unknown command: TIME_LEFT\r\nERROR Unknown command: 8502\r\n3,4\r\n")
+                .await;
+            e
+        });
+        // As `suspend` leaves it (an in-process transport has no process group to stop).
+        s.suspended = true;
+        let r = s
+            .request_move(MoveRequest::Turn(Pos::new(1, 2)), None, SEC)
+            .await
+            .unwrap();
+        assert_eq!(r.coords, Some((3, 4)));
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn swap2board_refused_in_x_y_lines_is_asked_again_in_board_lines_and_remembered() {
+        let (mut s, mut e, mut rx) = started().await;
+        let three = [Pos::new(7, 7), Pos::new(8, 7), Pos::new(9, 9)];
+        let engine = tokio::spawn(async move {
+            // As Rapfi: an ERROR per stone line it cannot read, then a proposal for the board it
+            // was left with (the empty one).
+            assert_eq!(e.recv().await, "INFO time_left 10000");
+            let asked = recv_until(&mut e, "DONE").await;
+            assert_eq!(asked, ["SWAP2BOARD", "7,7", "8,7", "9,9", "DONE"]);
+            let bad = "ERROR Color is not a valid value, must be one of [1, 2, 3].\r\n";
+            e.send(&format!("{bad}{bad}{bad}")).await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            e.send("0,0 2,1 2,4\r\n").await;
+            // The drain: ABOUT, answered after the late lines.
+            assert_eq!(e.recv().await, "ABOUT");
+            e.send("name=\"fake\"\r\n").await;
+            let again = recv_until(&mut e, "DONE").await;
+            assert!(again[0].starts_with("INFO time_left "), "{again:?}");
+            assert_eq!(
+                again[1..],
+                ["SWAP2BOARD", "7,7,2", "8,7,1", "9,9,2", "DONE"]
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            e.send("SWAP\r\n").await;
+            // Later requests go straight to the form that was answered.
+            let next = recv_until(&mut e, "DONE").await;
+            assert_eq!(next[1..], ["SWAP2BOARD", "7,7,2", "8,7,1", "9,9,2", "DONE"]);
+            e.send("8,8\r\n").await;
+            e
+        });
+        let r = s
+            .swap2_request(&three, Some(Duration::from_secs(10)), SEC)
+            .await
+            .unwrap();
+        assert_eq!(r.answer, Answer::Swap);
+        assert_eq!(r.form, Swap2Form::Board);
+        // Timed as one answer, from the first request.
+        assert_eq!(r.elapsed, Duration::from_millis(120));
+        let r = s.swap2_request(&three, None, SEC).await.unwrap();
+        assert_eq!(r.answer, Answer::Stones(vec![(8, 8)]));
+        assert_eq!(r.form, Swap2Form::Board);
+        engine.await.unwrap();
+        let mut notes = Vec::new();
+        while let Ok(ev) = rx.try_recv() {
+            if ev.direction == Direction::Note {
+                notes.push(ev.text);
+            }
+        }
+        assert!(
+            notes
+                .iter()
+                .any(|n| n == "late line after SWAP2BOARD (3 stones), ignored: 0,0 2,1 2,4"),
+            "{notes:?}"
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("takes SWAP2BOARD in the board form")),
+            "{notes:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_engine_that_reads_x_y_lines_keeps_them_and_unknown_is_not_asked_again() {
+        let (mut s, mut e, _rx) = started().await;
+        let three = [Pos::new(7, 7), Pos::new(8, 7), Pos::new(9, 9)];
+        let engine = tokio::spawn(async move {
+            let first = recv_until(&mut e, "DONE").await;
+            assert_eq!(first[2], "7,7");
+            e.send("UNKNOWN SWAP2BOARD\r\n").await;
+            e
+        });
+        let r = s.swap2_request(&three, None, SEC).await.unwrap();
+        assert_eq!(r.answer, Answer::Unsupported);
+        assert_eq!(r.form, Swap2Form::Points);
+        drop(engine.await.unwrap());
+        let (mut s, mut e, _rx) = started().await;
+        let engine = tokio::spawn(async move {
+            recv_until(&mut e, "DONE").await;
+            e.send("SWAP\r\n").await;
+            let again = recv_until(&mut e, "DONE").await;
+            assert_eq!(again[2], "7,7", "{again:?}");
+            e.send("ERROR not now\r\n").await;
+            e
+        });
+        assert_eq!(
+            s.swap2_request(&three, None, SEC).await.unwrap().answer,
+            Answer::Swap
+        );
+        // An engine known to read x,y lines that refuses is not asked again in the other form.
+        let r = s.swap2_request(&three, None, SEC).await.unwrap();
+        assert_eq!(r.answer, Answer::Unsupported);
+        assert_eq!(r.raw, "ERROR not now");
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn late_lines_after_a_refused_swap2board_are_drained_before_restart() {
+        let (mut s, mut e, mut rx) = started().await;
+        let engine = tokio::spawn(async move {
+            recv_until(&mut e, "DONE").await;
+            // As old engines: UNKNOWN to the command and to each of its lines.
+            e.send("UNKNOWN SWAP2BOARD\r\n").await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            e.send("UNKNOWN 7,7\r\nUNKNOWN DONE\r\n").await;
+            assert_eq!(e.recv().await, "ABOUT");
+            e.send("name=\"fake\"\r\n").await;
+            assert_eq!(e.recv().await, "RESTART");
+            e.send("OK\r\n").await;
+            e.info_block().await;
+            e
+        });
+        let r = s.swap2_request(&[Pos::new(7, 7)], None, SEC).await.unwrap();
+        assert_eq!(r.answer, Answer::Unsupported);
+        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        engine.await.unwrap();
+        let late: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok())
+            .filter(|ev| ev.direction == Direction::Note)
+            .map(|ev| ev.text)
+            .filter(|t| t.starts_with("late line"))
+            .collect();
+        assert_eq!(
+            late,
+            [
+                "late line after SWAP2BOARD (1 stones), ignored: UNKNOWN 7,7",
+                "late line after SWAP2BOARD (1 stones), ignored: UNKNOWN DONE"
+            ]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn without_a_known_about_answer_a_refusing_engine_is_started_afresh() {
+        // An in-process transport cannot be respawned: the kill shows as a dead session.
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            recv_until(&mut e, "DONE").await;
+            e.send("UNKNOWN SWAP2BOARD\r\n").await;
+            e
+        });
+        let r = s.swap2_request(&[], None, SEC).await.unwrap();
+        assert_eq!(r.answer, Answer::Unsupported);
+        let _e = engine.await.unwrap();
+        let err = s
+            .new_game(size(15), Rule::Freestyle, SEC)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, EngineError::Protocol { .. }), "{err}");
+        assert!(!s.is_alive());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_error_about_an_info_line_is_not_taken_for_the_about_answer() {
+        let (mut s, mut e, _rx) = started().await;
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "RESTART");
+            e.send("OK\r\n").await;
+            recv_until(&mut e, "INFO max_memory 367001600").await;
+            // As Rapfi for a small max_memory: at once, before ABOUT's answer.
+            e.send("ERROR Max memory too small, might exceeds memory limits\r\n")
+                .await;
+            recv_until(&mut e, "ABOUT").await;
+            e.send("name=\"fake\"\r\n").await;
+            assert_eq!(e.recv().await, "INFO time_left 2147483647");
+            assert_eq!(e.recv().await, "BEGIN");
+            e.send("7,7\r\n").await;
+            e
+        });
+        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        let r = s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
+        assert_eq!(r.coords, Some((7, 7)));
         engine.await.unwrap();
     }
 

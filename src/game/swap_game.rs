@@ -36,7 +36,9 @@ enum PhaseEnd {
 /// then asked in turn; once the colours are chosen the game goes on from the phase's stones, the
 /// engine to move receiving them with `BOARD` (so does the other at its first move). An engine
 /// answering `UNKNOWN`/`ERROR` makes it an ordinary game from `setup.opening` with the scheduled
-/// colours, the clocks as the phase left them. An illegal answer loses.
+/// colours, the clocks as the phase left them, after every engine asked in the phase was
+/// started afresh (`new_game`: a proposer keeps the stones it placed, and a refusing engine may
+/// still be printing). An illegal answer loses.
 pub async fn play_swap_game<P: Player>(
     setup: &GameSetup,
     rule: SwapRule,
@@ -74,14 +76,32 @@ pub async fn play_swap_game<P: Player>(
         });
     };
     let mut said = Vec::new();
-    let end = ask_phase(
+    let mut asked = [false; 2];
+    let mut end = ask_phase(
         &mut phase,
         [&mut *proposer, &mut *chooser],
         &mut sides,
         cancel,
-        &mut said,
+        (&mut said, &mut asked),
     )
     .await?;
+    if let PhaseEnd::Unsupported(..) = end {
+        let players: [&mut P; 2] = [&mut *proposer, &mut *chooser];
+        for (role, player) in [Role::Proposer, Role::Chooser].into_iter().zip(players) {
+            if !asked[role as usize] {
+                continue;
+            }
+            let reset = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(Abandoned),
+                r = player.new_game(setup.size, setup.rule) => r,
+            };
+            if let Err(f) = reset {
+                end = PhaseEnd::Lost(f.termination(role.scheduled_colour(), None, true));
+                break;
+            }
+        }
+    }
     let (swap, opening) = match &end {
         PhaseEnd::Decided => (phase.record(None), phase.stones().to_vec()),
         PhaseEnd::Unsupported(role, text) => (
@@ -142,13 +162,13 @@ fn outcome(termination: Termination, played: Played) -> GameOutcome {
 
 /// Ask the engines in turn until the phase decides, an engine does not support it, or one
 /// loses. `players` and `sides` are in role order (proposer, chooser); `said` collects their
-/// `MESSAGE` lines.
+/// `MESSAGE` lines, `asked` which of them were asked.
 async fn ask_phase<P: Player>(
     phase: &mut SwapPhase,
     players: [&mut P; 2],
     sides: &mut [Side; 2],
     cancel: &CancellationToken,
-    said: &mut Vec<(Role, String)>,
+    (said, asked): (&mut Vec<(Role, String)>, &mut [bool; 2]),
 ) -> Result<PhaseEnd, Abandoned> {
     let [proposer, chooser] = players;
     loop {
@@ -160,6 +180,7 @@ async fn ask_phase<P: Player>(
             Role::Chooser => (&mut *chooser, &mut sides[1]),
         };
         let colour = role.scheduled_colour();
+        asked[role as usize] = true;
         let (time_left, limit, deadline) = side.budget();
         let reply = tokio::select! {
             biased;
@@ -186,6 +207,7 @@ async fn ask_phase<P: Player>(
                 why,
             }));
         }
+        phase.answered_in(reply.form);
         // `-suspend` and `-debug` as after a move.
         player.after_move(phase.board());
     }
@@ -199,13 +221,14 @@ mod tests {
     use super::super::{Clock, Failure, GameResult, Reply, Request};
     use super::*;
     use crate::rules::Rule;
-    use crate::swap::SwapReply;
+    use crate::swap::{Swap2Form, SwapReply};
 
     fn answer(raw: &str, answer: Answer, ms: u64) -> Result<SwapReply, Failure> {
         Ok(SwapReply {
             raw: raw.into(),
             answer,
             elapsed: Duration::from_millis(ms),
+            form: Swap2Form::Points,
         })
     }
 
@@ -368,6 +391,52 @@ mod tests {
         assert!(g.opening.is_empty(), "the proposer's stones are not played");
         assert_eq!(p.requests[0].0, Request::Begin);
         assert_eq!(g.outcome.result(), GameResult::WhiteWins);
+        // Both engines were asked, so both start the game afresh: the proposer still holds the
+        // three stones it placed, and the chooser may still be answering the stone lines.
+        assert_eq!((p.starts, c.starts), (2, 2));
+    }
+
+    #[tokio::test]
+    async fn only_the_engines_asked_are_started_again_and_a_failed_restart_loses() {
+        // With an opening, the proposer is never asked: only the chooser starts again.
+        let s = setup(Rule::Freestyle, "h8i8j10");
+        let mut p = player(vec![], vec![garbage()]);
+        let mut c = player(vec![answer("ERROR no", Answer::Unsupported, 1)], vec![]);
+        let cancel = CancellationToken::new();
+        let g = play_swap_game(&s, SwapRule::Swap2, &mut p, &mut c, &cancel)
+            .await
+            .unwrap();
+        assert_eq!((p.starts, c.starts), (1, 2));
+        assert_eq!(g.opening.len(), 3);
+        // White (the chooser) moves on the opening and has nothing more to say.
+        assert_eq!(g.outcome.result(), GameResult::BlackWins);
+        // A chooser that cannot start again loses as at the start of a game.
+        let mut p = player(vec![], vec![]);
+        let mut c = player(vec![answer("UNKNOWN", Answer::Unsupported, 1)], vec![]);
+        c.restart = Err(Failure::StartFailed {
+            text: "ERROR no".into(),
+        });
+        let g = play_swap_game(&s, SwapRule::Swap2, &mut p, &mut c, &cancel)
+            .await
+            .unwrap();
+        assert!(matches!(
+            &g.outcome.termination,
+            Termination::FailedStart { by: Color::White, text } if text == "ERROR no"
+        ));
+        assert!(p.requests.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_answer_in_the_board_form_is_recorded_with_its_step() {
+        let mut p = player(vec![stones(&THREE)], vec![garbage()]);
+        let mut board = stones(&[(8, 8)]);
+        if let Ok(r) = &mut board {
+            r.form = Swap2Form::Board;
+        }
+        let mut c = player(vec![board], vec![]);
+        let g = play(SwapRule::Swap2, &mut p, &mut c).await;
+        assert_eq!(g.swap.steps[0].form, None);
+        assert_eq!(g.swap.steps[1].form, Some(Swap2Form::Board));
     }
 
     #[tokio::test]

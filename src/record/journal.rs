@@ -9,7 +9,7 @@ use crate::board::{BoardSize, Color, Symmetry};
 use crate::game::{GameOutcome, PlayedMove, Termination};
 use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId};
-use crate::swap::{Role, Step, SwapRecord, SwapRule};
+use crate::swap::{Role, Step, Swap2Form, SwapRecord, SwapRule};
 
 /// One journal line. Field names are a public contract (documented in README.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,6 +109,10 @@ pub struct SwapStepEntry {
     pub stones: String,
     /// Think time, milliseconds (on the engine's clock).
     pub ms: u64,
+    /// `board` when the engine was asked in `BOARD`'s form (`x,y,c` lines), as Rapfi reads
+    /// `SWAP2BOARD`; absent for the protocol page's `x,y` lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<Swap2Form>,
 }
 
 /// The engine that did not support `SWAP2BOARD`.
@@ -134,6 +138,7 @@ impl SwapEntry {
                     swap: s.swap,
                     stones: moves_text(&s.stones, r.size),
                     ms: s.time.as_millis() as u64,
+                    form: s.form,
                 })
                 .collect(),
             unsupported: swap
@@ -165,6 +170,7 @@ impl SwapEntry {
                     swap: s.swap,
                     stones,
                     time: std::time::Duration::from_millis(s.ms),
+                    form: s.form,
                 })
             })
             .collect::<Result<_, RebuildError>>()?;
@@ -782,6 +788,17 @@ mod tests {
         assert_eq!(v["opening"], "h8i8j10i9g7");
         let e = parse(&line, "j").unwrap().entries.remove(0);
         assert_eq!(e.to_record().unwrap(), r);
+        // The form of SWAP2BOARD an answer replied to: only `BOARD`'s is written.
+        assert!(v["swap"]["steps"][1].get("form").is_none());
+        let mut board_form = r.clone();
+        if let Some(s) = &mut board_form.swap {
+            s.steps[1].form = Some(Swap2Form::Board);
+        }
+        let line = render_line(&board_form, "f");
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["swap"]["steps"][1]["form"], "board");
+        let e = parse(&line, "j").unwrap().entries.remove(0);
+        assert_eq!(e.to_record().unwrap(), board_form);
         let mut unsupported = r.clone();
         if let Some(s) = &mut unsupported.swap {
             s.unsupported = Some((Role::Chooser, "UNKNOWN SWAP2BOARD".into()));

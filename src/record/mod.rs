@@ -230,6 +230,7 @@ pub(crate) mod fixtures {
             swap,
             stones: stones(t),
             time: Duration::from_millis(ms),
+            form: None,
         };
         r.swap = Some(SwapRecord {
             rule: SwapRule::Swap2,

@@ -21,6 +21,7 @@ pub fn termination_value(t: &Termination) -> &'static str {
         Termination::Forbidden { .. }
         | Termination::IllegalMove { .. }
         | Termination::MemoryLimit { .. }
+        | Termination::EngineError { .. }
         | Termination::SwapIllegal { .. } => "rules infraction",
         Termination::Crash { .. } | Termination::FailedStart { .. } => "abandoned",
     }

@@ -17,7 +17,7 @@ use crate::stats::{
 use crate::tracker::{scored, Tracker};
 
 /// The termination codes the journal writes, with the words the report shows for them.
-pub const TERMINATIONS: [(&str, &str); 10] = [
+pub const TERMINATIONS: [(&str, &str); 11] = [
     ("five", "five"),
     ("forbidden", "forbidden move"),
     ("illegal_move", "illegal move"),
@@ -26,6 +26,7 @@ pub const TERMINATIONS: [(&str, &str); 10] = [
     ("crash", "crash"),
     ("failed_start", "failed start"),
     ("memory_limit", "memory"),
+    ("engine_error", "engine error"),
     ("full_board", "full board"),
     ("draw_after", "draw after"),
 ];

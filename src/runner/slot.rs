@@ -138,6 +138,7 @@ fn failure_of(e: EngineError) -> Failure {
         EngineError::Crashed { status } => Failure::Crashed { status },
         EngineError::StartFailed { text } => Failure::StartFailed { text },
         EngineError::MemoryLimit { peak, limit } => Failure::MemoryLimit { peak, limit },
+        EngineError::Refused { text, .. } => Failure::Refused { text },
         other => Failure::Crashed {
             status: other.to_string(),
         },

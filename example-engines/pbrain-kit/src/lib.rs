@@ -5,6 +5,13 @@
 //! colour and the announced limits, deciding the standard answer to every command. An engine only
 //! has to pick moves (`Brain`); engines that misbehave on purpose drive `GameState` themselves.
 //! `harness` is a tiny scripted manager used by the engines' integration tests.
+//!
+//! Strict mode ([`Options::strict`], `--strict` on the bundled engines) reads `SWAP2BOARD` the
+//! way Rapfi, the strongest public engine, does, so the manager is tested against both readings:
+//! its stones are `x,y,c` lines as in `BOARD` (the engine is the side to move), each `x,y` line is
+//! refused with an `ERROR` line of its own and left out, a proposal on the empty board stays on
+//! the engine's board, and `BEGIN` on a board with stones is refused (`ERROR Board is not
+//! empty.`).
 
 pub mod harness;
 
@@ -34,6 +41,12 @@ pub enum Command {
     /// The `x,y` lines between `SWAP2BOARD` and `DONE`: the stones of a swap opening in play
     /// order (black first).
     Swap2Board(Vec<(i64, i64)>),
+    /// Strict mode: the `x,y,f` lines between `SWAP2BOARD` and `DONE` as in `BOARD` (f = 1 own,
+    /// 2 the opponent's), and the lines that were not such (Rapfi refuses each with `ERROR`).
+    Swap2BoardFields {
+        stones: Vec<(i64, i64, u8)>,
+        refused: Vec<String>,
+    },
     Takeback(i64, i64),
     Play(i64, i64),
     About,
@@ -111,10 +124,28 @@ pub fn parse_command(line: &str) -> Command {
     }
 }
 
+/// How an engine built on the kit reads the protocol.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Read `SWAP2BOARD` as Rapfi does (see the crate's documentation).
+    pub strict: bool,
+}
+
+impl Options {
+    /// `--strict` on the command line.
+    pub fn from_args(args: &[String]) -> Options {
+        Options {
+            strict: args.iter().any(|a| a == "--strict"),
+        }
+    }
+}
+
 /// Line reader over the manager's commands.
 pub struct Input<R> {
     reader: R,
     pending: VecDeque<String>,
+    /// `SWAP2BOARD` stones as `BOARD`'s `x,y,f` lines (strict mode).
+    strict: bool,
 }
 
 impl<R: BufRead> Input<R> {
@@ -122,6 +153,15 @@ impl<R: BufRead> Input<R> {
         Input {
             reader,
             pending: VecDeque::new(),
+            strict: false,
+        }
+    }
+
+    /// A reader with `options` (strict mode reads `SWAP2BOARD` as `BOARD`).
+    pub fn with_options(reader: R, options: Options) -> Self {
+        Input {
+            strict: options.strict,
+            ..Input::new(reader)
         }
     }
 
@@ -156,6 +196,9 @@ impl<R: BufRead> Input<R> {
         if !board && cmd != Command::Swap2Board(Vec::new()) {
             return Ok(Some(cmd));
         }
+        if !board && self.strict {
+            return self.strict_swap2_lines();
+        }
         let Some((lines, bad)) = self.lines_to_done(|l| {
             if board {
                 parse_board_line(l)
@@ -172,6 +215,24 @@ impl<R: BufRead> Input<R> {
             (None, true) => Command::Board(lines),
             (None, false) => Command::Swap2Board(lines.iter().map(|s| (s.0, s.1)).collect()),
         }))
+    }
+
+    /// Strict mode's `SWAP2BOARD`: every line up to `DONE` as `BOARD` reads it, the others kept
+    /// to be refused one by one.
+    fn strict_swap2_lines(&mut self) -> io::Result<Option<Command>> {
+        let (mut stones, mut refused) = (Vec::new(), Vec::new());
+        loop {
+            let Some(l) = self.next_line()? else {
+                return Ok(None);
+            };
+            if l.eq_ignore_ascii_case("DONE") {
+                return Ok(Some(Command::Swap2BoardFields { stones, refused }));
+            }
+            match parse_board_line(&l).filter(|s| matches!(s.2, 1 | 2)) {
+                Some(s) => stones.push(s),
+                None => refused.push(l),
+            }
+        }
     }
 
     /// The lines up to `DONE` read by `parse`, and the first that did not parse; `None` at end
@@ -313,6 +374,10 @@ pub struct GameState {
     me: Color,
     moves_asked: u32,
     pub limits: Limits,
+    /// Strict mode (see the crate's documentation).
+    strict: bool,
+    /// Lines to send before the answer to the current command (strict mode's `ERROR`s).
+    before: Vec<String>,
 }
 
 impl Default for GameState {
@@ -329,6 +394,39 @@ impl GameState {
             me: Color::Black,
             moves_asked: 0,
             limits: Limits::default(),
+            strict: false,
+            before: Vec::new(),
+        }
+    }
+
+    /// A state with `options` (strict mode refuses `BEGIN` on a board with stones and keeps a
+    /// `SWAP2BOARD` proposal on its board).
+    pub fn with_options(options: Options) -> Self {
+        GameState {
+            strict: options.strict,
+            ..GameState::new()
+        }
+    }
+
+    /// The lines to send before the answer to the command just handled.
+    pub fn take_before(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.before)
+    }
+
+    /// After answering `SWAP2BOARD` with `answer`: in strict mode a proposal on the empty board
+    /// stays on the board, as Rapfi keeps the stones it placed.
+    pub fn after_swap2(&mut self, answer: &str) {
+        let Some(board) = self
+            .board
+            .as_mut()
+            .filter(|b| self.strict && b.stone_count() == 0)
+        else {
+            return;
+        };
+        for (i, point) in answer.split_whitespace().enumerate() {
+            if let Some(p) = parse_xy(point).and_then(|(x, y)| board.size().pos(x, y).ok()) {
+                board.put(p, Color::of_ply(i));
+            }
         }
     }
 
@@ -420,6 +518,9 @@ impl GameState {
                 Action::Silent
             }
             Command::Begin => match &self.board {
+                Some(b) if self.strict && b.stone_count() > 0 => {
+                    Action::Reply("ERROR Board is not empty.".into())
+                }
                 Some(b) => {
                     self.me = b.side_to_move();
                     self.moves_asked += 1;
@@ -443,6 +544,19 @@ impl GameState {
             }
             Command::Board(stones) => self.set_board(&stones),
             Command::Swap2Board(stones) => self.set_swap_board(&stones),
+            Command::Swap2BoardFields { stones, refused } => {
+                self.before.extend(refused.iter().map(|_| {
+                    "ERROR Color is not a valid value, must be one of [1, 2, 3].".to_string()
+                }));
+                match self.set_board(&stones) {
+                    Action::Think => {
+                        // set_board counted a move request; this is none.
+                        self.moves_asked -= 1;
+                        Action::Swap2
+                    }
+                    refusal => refusal,
+                }
+            }
             Command::Takeback(x, y) => match self.checked_pos(x, y) {
                 Ok(p) => {
                     if let Some(b) = &mut self.board {
@@ -612,9 +726,19 @@ pub fn swap2_answer(state: &GameState, choose: impl FnOnce(&GameState) -> Option
 
 /// Serve the protocol until `END` or end of input.
 pub fn run<B: Brain, R: BufRead, W: Write>(brain: &mut B, input: R, output: W) -> io::Result<()> {
-    let mut input = Input::new(input);
+    run_with(brain, input, output, Options::default())
+}
+
+/// [`run`] with `options` (strict mode).
+pub fn run_with<B: Brain, R: BufRead, W: Write>(
+    brain: &mut B,
+    input: R,
+    output: W,
+    options: Options,
+) -> io::Result<()> {
+    let mut input = Input::with_options(input, options);
     let mut out = Output::new(output);
-    let mut state = GameState::new();
+    let mut state = GameState::with_options(options);
     while let Some(cmd) = input.next_command()? {
         let info = match &cmd {
             Command::Info { key, value } => Some((key.clone(), value.clone())),
@@ -623,6 +747,9 @@ pub fn run<B: Brain, R: BufRead, W: Write>(brain: &mut B, input: R, output: W) -
         let action = state.handle(cmd);
         if let Some((key, value)) = info {
             brain.info(&key, &value);
+        }
+        for line in state.take_before() {
+            out.line(&line)?;
         }
         match action {
             Action::Reply(line) => out.line(&line)?,
@@ -634,7 +761,11 @@ pub fn run<B: Brain, R: BufRead, W: Write>(brain: &mut B, input: R, output: W) -
                 None => out.line("ERROR no legal move left")?,
             },
             Action::About => out.line(&brain.about())?,
-            Action::Swap2 => out.line(&brain.swap2(&state))?,
+            Action::Swap2 => {
+                let answer = brain.swap2(&state);
+                state.after_swap2(&answer);
+                out.line(&answer)?
+            }
             Action::Quit => return Ok(()),
             Action::Silent => {}
         }
@@ -767,6 +898,54 @@ mod tests {
             s.handle(Command::Swap2Board(vec![(7, 7)])),
             Action::Reply(r) if r.starts_with("ERROR")
         ));
+    }
+
+    #[test]
+    fn strict_mode_reads_swap2board_as_rapfi_does() {
+        let text = "START 15\r\nSWAP2BOARD\r\n7,7\r\n8,7\r\n9,8\r\nDONE\r\nBEGIN\r\n\
+                    SWAP2BOARD\r\n7,7,2\r\n8,7,1\r\n9,9,2\r\nDONE\r\n\
+                    SWAP2BOARD\r\n7,7,2\r\n8,7,1\r\n9,9,2\r\n8,8,1\r\n8,6,2\r\nDONE\r\n\
+                    RESTART\r\nBEGIN\r\n";
+        let mut out = Vec::new();
+        struct Fixed;
+        impl Brain for Fixed {
+            fn about(&self) -> String {
+                "name=\"fixed\"".into()
+            }
+            fn choose(&mut self, s: &GameState) -> Option<Pos> {
+                s.legal_moves().into_iter().next()
+            }
+        }
+        let strict = Options { strict: true };
+        run_with(&mut Fixed, text.as_bytes(), &mut out, strict).unwrap();
+        let bad = "ERROR Color is not a valid value, must be one of [1, 2, 3].";
+        let lines: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "OK",
+                // Each x,y line refused, then a proposal for the empty board it was left with...
+                bad,
+                bad,
+                bad,
+                "7,7 8,7 9,8",
+                // ...which stays on its board.
+                "ERROR Board is not empty.",
+                // x,y,c lines: white to move after three, black has no touching pair: it stays.
+                "0,0",
+                // After five, white to move again; the count is even, so it stays too.
+                "0,0",
+                "OK",
+                "0,0",
+            ]
+        );
+        // Without strict mode the x,y lines are the stones (white stays), and BEGIN is answered
+        // on any board.
+        let mut out = Vec::new();
+        let text = "START 15\r\nSWAP2BOARD\r\n7,7\r\n8,7\r\n9,8\r\nDONE\r\nBEGIN\r\n";
+        run(&mut Fixed, text.as_bytes(), &mut out).unwrap();
+        let lines: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
+        assert_eq!(lines, ["OK", "0,0", "0,0"]);
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! pbrain-random: answers every move instantly with a random legal point (near the stones when it
-//! can), for every rule and board size 5..=32. `--seed N` makes it reproducible.
+//! can), for every rule and board size 5..=32. `--seed N` makes it reproducible; `--strict` reads
+//! `SWAP2BOARD` as Rapfi does (pbrain-kit's strict mode).
 
 use std::io;
 
 use gomoku_cli::board::Pos;
-use pbrain_kit::{about_line, random_legal_move, run, seed_from_args, Brain, GameState};
+use pbrain_kit::{
+    about_line, random_legal_move, run_with, seed_from_args, Brain, GameState, Options,
+};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -30,7 +33,7 @@ impl Brain for RandomBrain {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: pbrain-random [--seed N]");
+        println!("usage: pbrain-random [--seed N] [--strict]");
         return;
     }
     let seed = match seed_from_args(&args) {
@@ -43,7 +46,8 @@ fn main() {
     let mut brain = RandomBrain {
         rng: ChaCha8Rng::seed_from_u64(seed),
     };
-    if let Err(e) = run(&mut brain, io::stdin().lock(), io::stdout().lock()) {
+    let options = Options::from_args(&args);
+    if let Err(e) = run_with(&mut brain, io::stdin().lock(), io::stdout().lock(), options) {
         // A closed pipe just means the manager went away.
         if e.kind() != io::ErrorKind::BrokenPipe {
             eprintln!("pbrain-random: {e}");

@@ -5,6 +5,7 @@
 //! them. `--time-ms N` is the per-move budget when the manager announces no time limit;
 //! `--verbose` prints a `DEBUG best .. score .. depth .. nodes ..` line before each move.
 //! `INFO max_memory N` allocates (and fills) a hash table of N/16 bytes for move ordering.
+//! `--strict` reads `SWAP2BOARD` as Rapfi does (pbrain-kit's strict mode).
 
 mod hash;
 mod pattern;
@@ -14,14 +15,15 @@ use std::io;
 use std::time::Duration;
 
 use gomoku_cli::board::Pos;
-use pbrain_kit::{about_line, arg_value, random_legal_move, run, Brain, GameState};
+use pbrain_kit::{about_line, arg_value, random_legal_move, run_with, Brain, GameState, Options};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use hash::HashTable;
 use search::{limits_for, Scout, Tables};
 
-const USAGE: &str = "usage: pbrain-scout [--depth N] [--nodes N] [--time-ms N] [--verbose]";
+const USAGE: &str = "usage: pbrain-scout [--depth N] [--nodes N] [--time-ms N] [--verbose]
+                     [--strict]";
 
 struct ScoutBrain {
     tables: Tables,
@@ -118,7 +120,8 @@ fn main() {
         time: Duration::from_millis(time_ms),
         verbose: args.iter().any(|a| a == "--verbose"),
     };
-    if let Err(e) = run(&mut brain, io::stdin().lock(), io::stdout().lock()) {
+    let options = Options::from_args(&args);
+    if let Err(e) = run_with(&mut brain, io::stdin().lock(), io::stdout().lock(), options) {
         if e.kind() != io::ErrorKind::BrokenPipe {
             eprintln!("pbrain-scout: {e}");
             std::process::exit(1);
