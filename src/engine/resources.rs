@@ -2,6 +2,12 @@
 //! children included) and resident memory of the engine's process and every process it started
 //! (followed through `/proc/PID/task/TID/children`, a few reads for a typical engine rather than
 //! a scan of every process on the machine). Parsing is pure and tested on fixed texts.
+//!
+//! The runner reads this once per engine and game (and while a move is long), so a read is kept
+//! to the fewest system calls: each file is opened, read once into a stack buffer and closed
+//! (no `statx` for a size hint, no second read to see the end: a short read of a `/proc` file is
+//! its end), and a single-threaded process's children are read from its one task without
+//! listing the task directory.
 
 use std::time::Duration;
 
@@ -21,22 +27,28 @@ pub struct ProcStat {
     pub cpu_ticks: u64,
     /// Resident set, pages.
     pub rss_pages: u64,
+    /// Threads of the process (its tasks under `/proc/PID/task`).
+    pub threads: u64,
 }
 
 /// Parse `/proc/PID/stat`. The command name (field 2) is in parentheses and may hold spaces and
 /// parentheses, so the fields are counted after its last `)`.
 pub fn parse_stat(text: &str) -> Option<ProcStat> {
     let rest = &text[text.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    // rest starts at field 3 (state): field k is f[k - 3].
-    let num = |k: usize| f.get(k - 3)?.parse::<i64>().ok();
-    let ticks = [14, 15, 16, 17]
-        .iter()
-        .map(|&k| num(k).map(|v| v.max(0) as u64))
-        .sum::<Option<u64>>()?;
+    // rest starts at field 3 (state): field k is the (k - 3)th. Fields 14-17 are the CPU
+    // times, 20 the threads, 24 the resident set; read in one pass without collecting.
+    let mut f = rest.split_whitespace().skip(14 - 3);
+    let mut next = |skip: usize| -> Option<u64> {
+        let v = f.nth(skip)?.parse::<i64>().ok()?;
+        Some(v.max(0) as u64)
+    };
+    let ticks = next(0)? + next(0)? + next(0)? + next(0)?;
+    let threads = next(2)?;
+    let rss_pages = next(3)?;
     Some(ProcStat {
         cpu_ticks: ticks,
-        rss_pages: num(24)?.max(0) as u64,
+        rss_pages,
+        threads,
     })
 }
 
@@ -72,18 +84,31 @@ pub fn tree_usage(pid: u32) -> Usage {
     let mut pages = 0u64;
     let mut todo = vec![pid];
     let mut seen = 0usize;
+    let mut buf = [0u8; 4096];
+    let mut path = String::with_capacity(48);
     while let Some(p) = todo.pop() {
         seen += 1;
         // A fork bomb must not make the runner loop for ever.
         if seen > 4096 {
             break;
         }
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+        let Some(stat) = read_proc(&mut path, format_args!("/proc/{p}/stat"), &mut buf)
+            .and_then(|text| parse_stat(&String::from_utf8_lossy(text)))
+        else {
             continue;
         };
-        if let Some(s) = parse_stat(&stat) {
-            ticks += s.cpu_ticks;
-            pages += s.rss_pages;
+        ticks += stat.cpu_ticks;
+        pages += stat.rss_pages;
+        if stat.threads == 1 {
+            // The common case: the leader is the only task, whose id is the process's.
+            if let Some(c) = read_proc(
+                &mut path,
+                format_args!("/proc/{p}/task/{p}/children"),
+                &mut buf,
+            ) {
+                todo.extend(parse_children(&String::from_utf8_lossy(c)));
+            }
+            continue;
         }
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
             continue;
@@ -101,6 +126,25 @@ pub fn tree_usage(pid: u32) -> Usage {
     }
 }
 
+/// The text of a small `/proc` file in three system calls (open, one read, close), or `None`
+/// when it cannot be read or does not fit in `buf` (a stat line is about 300 bytes; children
+/// beyond a few hundred are not followed, as a fork bomb's would not be).
+fn read_proc<'b>(
+    path: &mut String,
+    name: std::fmt::Arguments<'_>,
+    buf: &'b mut [u8],
+) -> Option<&'b [u8]> {
+    use std::fmt::Write as _;
+    use std::io::Read as _;
+    path.clear();
+    path.write_fmt(name).ok()?;
+    let mut file = std::fs::File::open(&*path).ok()?;
+    // A `/proc` file is generated whole on each read: a read that does not fill the buffer
+    // returned all of it.
+    let n = file.read(buf).ok()?;
+    (n < buf.len()).then(|| &buf[..n])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,12 +157,47 @@ mod tests {
             parse_stat(text),
             Some(ProcStat {
                 cpu_ticks: 310,
-                rss_pages: 1234
+                rss_pages: 1234,
+                threads: 4
             })
         );
         assert_eq!(parse_stat("garbage"), None);
         assert_eq!(parse_stat("1 (x) S 1 2"), None);
         assert_eq!(parse_children("12 13 \n").collect::<Vec<_>>(), vec![12, 13]);
+    }
+
+    #[test]
+    fn a_single_threaded_process_s_children_are_counted() {
+        // sh is single-threaded: its children are read from its one task, without listing
+        // /proc/PID/task. The tree's memory is sh's and its two children's.
+        let mut sh = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 & sleep 30 & wait"])
+            .spawn()
+            .unwrap();
+        let pid = sh.id();
+        let children = format!("/proc/{pid}/task/{pid}/children");
+        let t = std::time::Instant::now();
+        while std::fs::read_to_string(&children).map_or(0, |c| parse_children(&c).count()) < 2
+            && t.elapsed() < Duration::from_secs(60)
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let own =
+            parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap()).unwrap();
+        assert_eq!(own.threads, 1);
+        let tree = tree_usage(pid);
+        // SAFETY: signalling the group of the children we started (sh's own group is ours).
+        let kids: Vec<u32> = parse_children(&std::fs::read_to_string(&children).unwrap()).collect();
+        for k in &kids {
+            unsafe { libc::kill(*k as i32, libc::SIGKILL) };
+        }
+        sh.kill().unwrap();
+        sh.wait().unwrap();
+        assert_eq!(kids.len(), 2);
+        assert!(
+            tree.rss > own.rss_pages * page_size(),
+            "{tree:?} vs sh alone {own:?}"
+        );
     }
 
     #[test]

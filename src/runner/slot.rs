@@ -16,7 +16,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::board::{BoardSize, Color, Pos, Symmetry};
 use crate::config::{Config, LogLevel};
-use crate::engine::resources::Usage;
 use crate::engine::{Direction, EngineError, EngineSession, LogSink, MoveRequest};
 use crate::game::{self, Abandoned, Failure, GameSetup, Player, Reply, Request, Termination};
 use crate::opening::{OpeningBook, OpeningSequence};
@@ -216,11 +215,11 @@ impl Player for SessionPlayer<'_> {
     }
 }
 
-/// What a session's processes used since `before` (CPU), and their peak memory in the game.
-fn engine_use(s: &mut EngineSession, before: Usage) -> EngineUse {
-    let now = s.usage();
+/// What a session's processes used in the game just played: CPU time, and their peak memory.
+fn engine_use(s: &mut EngineSession) -> EngineUse {
+    let now = s.game_usage();
     EngineUse {
-        cpu_ms: now.cpu.saturating_sub(before.cpu).as_millis() as u64,
+        cpu_ms: now.cpu.as_millis() as u64,
         peak_memory: s.take_peak_memory().max(now.rss),
     }
 }
@@ -308,7 +307,6 @@ impl Engines {
         };
         let board_log = (shared.config.log == LogLevel::Debug).then_some((&shared.log, self.slot));
         let startup = shared.config.startup_timeout;
-        let before = (b.usage(), w.usage());
         b.take_peak_memory();
         w.take_peak_memory();
         let result = {
@@ -339,7 +337,7 @@ impl Engines {
         // The session scheduled black played white when the swap gave the proposer white.
         let swapped = matches!(&result, Ok((_, Some(s), _)) if s.proposer == Color::White);
         // Read before a faulty engine is killed below.
-        let (bu, wu) = (engine_use(&mut b, before.0), engine_use(&mut w, before.1));
+        let (bu, wu) = (engine_use(&mut b), engine_use(&mut w));
         let usage = match swapped {
             false => GameUse {
                 black: bu,
