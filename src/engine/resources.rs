@@ -80,6 +80,44 @@ fn page_size() -> u64 {
 /// The usage of process `pid` and all its descendants; zero for a process that is gone (or
 /// where `/proc` cannot be read).
 pub fn tree_usage(pid: u32) -> Usage {
+    usage_from(pid, None)
+}
+
+/// The `/proc` files of one engine's leader, kept open: each reading is then one `pread` per
+/// file instead of an open, a read and a close (measured: 5.7 against 17 µs for the two files).
+/// A descriptor stays bound to its process, so a reused pid is never read by mistake: once the
+/// process is gone its reads fail and it counts as zero, as [`tree_usage`] does.
+#[derive(Debug)]
+pub struct ProcWatch {
+    pid: u32,
+    stat: Option<std::fs::File>,
+    /// The children of its main task (all of them while it has one thread).
+    children: Option<std::fs::File>,
+}
+
+impl ProcWatch {
+    /// Opens the files of `pid` (two descriptors while the watch lives).
+    pub fn open(pid: u32) -> Self {
+        let open = |name: String| std::fs::File::open(name).ok();
+        ProcWatch {
+            pid,
+            stat: open(format!("/proc/{pid}/stat")),
+            children: open(format!("/proc/{pid}/task/{pid}/children")),
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// [`tree_usage`] of the process, its own files read through the open descriptors.
+    pub fn usage(&self) -> Usage {
+        usage_from(self.pid, Some(self))
+    }
+}
+
+/// [`tree_usage`], reading the root's files through `watch` when given.
+fn usage_from(pid: u32, watch: Option<&ProcWatch>) -> Usage {
     let mut ticks = 0u64;
     let mut pages = 0u64;
     let mut todo = vec![pid];
@@ -92,20 +130,27 @@ pub fn tree_usage(pid: u32) -> Usage {
         if seen > 4096 {
             break;
         }
-        let Some(stat) = read_proc(&mut path, format_args!("/proc/{p}/stat"), &mut buf)
-            .and_then(|text| parse_stat(&String::from_utf8_lossy(text)))
-        else {
+        let root = watch.filter(|w| w.pid == p);
+        let stat = match root {
+            Some(w) => read_open(w.stat.as_ref(), &mut buf),
+            None => read_proc(&mut path, format_args!("/proc/{p}/stat"), &mut buf),
+        };
+        let Some(stat) = stat.and_then(|text| parse_stat(&String::from_utf8_lossy(text))) else {
             continue;
         };
         ticks += stat.cpu_ticks;
         pages += stat.rss_pages;
         if stat.threads == 1 {
             // The common case: the leader is the only task, whose id is the process's.
-            if let Some(c) = read_proc(
-                &mut path,
-                format_args!("/proc/{p}/task/{p}/children"),
-                &mut buf,
-            ) {
+            let children = match root {
+                Some(w) => read_open(w.children.as_ref(), &mut buf),
+                None => read_proc(
+                    &mut path,
+                    format_args!("/proc/{p}/task/{p}/children"),
+                    &mut buf,
+                ),
+            };
+            if let Some(c) = children {
                 todo.extend(parse_children(&String::from_utf8_lossy(c)));
             }
             continue;
@@ -124,6 +169,14 @@ pub fn tree_usage(pid: u32) -> Usage {
         cpu: Duration::from_millis(ticks * 1000 / hz),
         rss: pages * page_size(),
     }
+}
+
+/// The text of an open `/proc` file, read again from its start (one `pread`), or `None` as
+/// [`read_proc`] gives it.
+fn read_open<'b>(file: Option<&std::fs::File>, buf: &'b mut [u8]) -> Option<&'b [u8]> {
+    use std::os::unix::fs::FileExt as _;
+    let n = file?.read_at(buf, 0).ok()?;
+    (n < buf.len()).then(|| &buf[..n])
 }
 
 /// The text of a small `/proc` file in three system calls (open, one read, close), or `None`
@@ -198,6 +251,30 @@ mod tests {
             tree.rss > own.rss_pages * page_size(),
             "{tree:?} vs sh alone {own:?}"
         );
+    }
+
+    #[test]
+    fn a_watch_reads_its_process_through_open_files_until_it_is_gone() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let watch = ProcWatch::open(child.id());
+        assert_eq!(watch.pid(), child.id());
+        // A process just started may show no resident pages yet (the kernel folds its counters
+        // in later): wait until it does.
+        let t = std::time::Instant::now();
+        while tree_usage(child.id()).rss == 0 && t.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let live = watch.usage();
+        assert!(live.rss > 0, "{live:?}");
+        // Read again from the start each time: the same process, the same kind of figure.
+        assert!(watch.usage().rss > 0);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // Reaped: its descriptors read nothing, whoever gets the pid next.
+        assert_eq!(watch.usage(), Usage::default());
     }
 
     #[test]

@@ -14,6 +14,7 @@ use super::protocol::{
     cut_text, parse_about, parse_coords, parse_engine_line, parse_swap_answer, About, Command,
     EngineLine, ABOUT_NAME_CHARS, EOL, QUOTED_ANSWER_CHARS, UNLIMITED_TIME_LEFT_MS,
 };
+use super::resources::ProcWatch;
 use super::spec::EngineSpec;
 use super::{Direction, EngineError, LogSink};
 use crate::board::{BoardSize, Pos};
@@ -131,6 +132,8 @@ pub struct EngineSession {
     /// read from: the next game's time is counted from there, so a game costs one read of
     /// `/proc` per engine, not two.
     cpu_mark: Option<(u32, Duration)>,
+    /// The engine process's `/proc` files, open from its first move or game end to its end.
+    proc_watch: Option<ProcWatch>,
 }
 
 impl std::fmt::Debug for EngineSession {
@@ -186,6 +189,7 @@ impl EngineSession {
             peak_rss: 0,
             suspended: false,
             cpu_mark: None,
+            proc_watch: None,
         }
     }
 
@@ -410,7 +414,8 @@ impl EngineSession {
         // its limit it is killed and loses, as the protocol's `max_memory` promises. One timer
         // serves both the deadline and the samples: it fires at the earlier of the two, and an
         // engine that answers within the first period costs no read and no second timer.
-        let watched = self.process.as_ref().and_then(|p| p.pid());
+        let watch = self.take_watch();
+        let watched = watch.as_ref().map(ProcWatch::pid);
         let limit = self.spec.memory_limit();
         let mut peak = 0u64;
         let sample_after = |now: Instant| match watched {
@@ -431,8 +436,8 @@ impl EngineSession {
                         if now >= deadline {
                             break None;
                         }
-                        if let Some(pid) = watched {
-                            let rss = super::resources::tree_usage(pid).rss;
+                        if let Some(w) = &watch {
+                            let rss = w.usage().rss;
                             peak = peak.max(rss);
                             if let Some(limit) = limit.filter(|&l| rss > l) {
                                 let over = EngineError::MemoryLimit { peak: rss, limit };
@@ -445,6 +450,7 @@ impl EngineSession {
             }
         };
         self.peak_rss = self.peak_rss.max(peak);
+        self.proc_watch = watch;
         match outcome {
             // The hot path: no description of the request to build.
             Some(Ok(reply)) => Ok(reply),
@@ -463,10 +469,11 @@ impl EngineSession {
     /// game is counted from the end of the previous one (an engine's idle time between games is
     /// nothing, and a game costs one read of `/proc` per engine). Zero without a process.
     pub fn game_usage(&mut self) -> super::resources::Usage {
-        let Some(pid) = self.process.as_ref().and_then(|p| p.pid()) else {
+        let Some(watch) = self.take_watch() else {
             return super::resources::Usage::default();
         };
-        let now = super::resources::tree_usage(pid);
+        let (pid, now) = (watch.pid(), watch.usage());
+        self.proc_watch = Some(watch);
         // A new process (respawned since the mark) used nothing before it started.
         let since = match self.cpu_mark {
             Some((marked, cpu)) if marked == pid => cpu,
@@ -476,6 +483,16 @@ impl EngineSession {
         super::resources::Usage {
             cpu: now.cpu.saturating_sub(since),
             rss: now.rss,
+        }
+    }
+
+    /// The open `/proc` files of the current process, taken out of the session (put them back
+    /// after use): opened on first use, and again for a new process after a respawn.
+    fn take_watch(&mut self) -> Option<ProcWatch> {
+        let pid = self.process.as_ref().and_then(|p| p.pid())?;
+        match self.proc_watch.take() {
+            Some(w) if w.pid() == pid => Some(w),
+            _ => Some(ProcWatch::open(pid)),
         }
     }
 
@@ -570,6 +587,7 @@ impl EngineSession {
             });
         }
         self.end_process().await;
+        self.proc_watch = None;
         let spawned = EngineProcess::spawn(&self.spec, self.slot, &self.name, &self.log)?;
         self.reader = LineReader::new(Box::new(spawned.stdout));
         self.writer = Box::new(spawned.stdin);
