@@ -37,7 +37,7 @@ short=$(git rev-parse --short "$sha")
 scratch="${TMPDIR:-/tmp}/gomoku-regress-$short"
 old_bin="$root/target/regress/gomoku-cli-$short"
 if [ -z "${NO_BUILD:-}" ]; then
-    cargo build --release --bin gomoku-cli -p gomoku-cli -p pbrain-random --examples >&2
+    cargo build --release -p gomoku-cli -p pbrain-random --bins --example pingpong >&2
     if [ ! -x "$old_bin" ]; then
         if [ ! -d "$scratch" ]; then git worktree add --detach "$scratch" "$sha" >&2; fi
         (cd "$scratch" && cargo build --release --bin gomoku-cli --target-dir "$root/target/regress") >&2
