@@ -89,12 +89,90 @@ impl Command {
     /// The bytes to write: every line followed by CR LF.
     pub fn encode(&self) -> String {
         let mut out = String::new();
-        for line in self.lines() {
-            out.push_str(&line);
-            out.push_str(EOL);
-        }
+        self.encode_into(&mut out);
         out
     }
+
+    /// Appends [`encode`](Self::encode)'s bytes to `out`. A move request is encoded on every
+    /// move, so numbers are written by hand, with no line vector and no formatting machinery.
+    pub fn encode_into(&self, out: &mut String) {
+        fn line(out: &mut String, parts: &[&str]) {
+            for p in parts {
+                out.push_str(p);
+            }
+            out.push_str(EOL);
+        }
+        fn xy(out: &mut String, x: i64, y: i64) {
+            push_int(out, x);
+            out.push(',');
+            push_int(out, y);
+        }
+        match self {
+            Command::Start(n) => {
+                out.push_str("START ");
+                push_int(out, i64::from(*n));
+                out.push_str(EOL);
+            }
+            Command::Restart => line(out, &["RESTART"]),
+            Command::Info { key, value } => line(out, &["INFO ", key, " ", value]),
+            Command::Begin => line(out, &["BEGIN"]),
+            Command::Turn(p) => {
+                out.push_str("TURN ");
+                xy(out, i64::from(p.x), i64::from(p.y));
+                out.push_str(EOL);
+            }
+            Command::Board(stones) => {
+                line(out, &["BOARD"]);
+                for (p, own) in stones {
+                    xy(out, i64::from(p.x), i64::from(p.y));
+                    line(out, &[if *own { ",1" } else { ",2" }]);
+                }
+                line(out, &["DONE"]);
+            }
+            Command::Play(x, y) => {
+                out.push_str("PLAY ");
+                xy(out, *x, *y);
+                out.push_str(EOL);
+            }
+            Command::End => line(out, &["END"]),
+            Command::About => line(out, &["ABOUT"]),
+            Command::Swap2Board { stones, form } => {
+                line(out, &["SWAP2BOARD"]);
+                // The side to move after the stones: its stones are the engine's own (1).
+                let to_move = stones.len() % 2;
+                for (i, p) in stones.iter().enumerate() {
+                    xy(out, i64::from(p.x), i64::from(p.y));
+                    match form {
+                        Swap2Form::Points => out.push_str(EOL),
+                        Swap2Form::Board => {
+                            line(out, &[if i % 2 == to_move { ",1" } else { ",2" }])
+                        }
+                    }
+                }
+                line(out, &["DONE"]);
+            }
+        }
+    }
+}
+
+/// Appends the decimal digits of `n` to `out`.
+pub fn push_int(out: &mut String, n: i64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
 }
 
 /// One non-empty line from an engine, classified.
@@ -339,6 +417,36 @@ mod tests {
             cut(&huge, QUOTED_ANSWER_CHARS).chars().count(),
             QUOTED_ANSWER_CHARS + 1
         );
+    }
+
+    #[test]
+    fn encoding_by_hand_matches_the_lines() {
+        let commands = [
+            Command::Start(20),
+            Command::Turn(p(0, 31)),
+            Command::Play(-3, 1_000_000_007),
+            Command::Play(i64::MIN, 0),
+            Command::info("time_left", 2_147_483_647u64),
+            Command::Board(vec![(p(7, 7), true), (p(12, 0), false)]),
+            Command::Swap2Board {
+                stones: vec![p(10, 9)],
+                form: Swap2Form::Points,
+            },
+            Command::Swap2Board {
+                stones: vec![p(10, 9), p(3, 4), p(0, 0)],
+                form: Swap2Form::Board,
+            },
+        ];
+        for c in commands {
+            let joined: String = c.lines().iter().map(|l| format!("{l}{EOL}")).collect();
+            assert_eq!(c.encode(), joined, "{c:?}");
+        }
+        let mut out = String::new();
+        for n in [0, 9, 10, -1, i64::MAX, i64::MIN] {
+            out.clear();
+            push_int(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
     }
 
     #[test]

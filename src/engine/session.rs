@@ -14,6 +14,7 @@ use super::protocol::{
     cut_text, parse_about, parse_coords, parse_engine_line, parse_swap_answer, About, Command,
     EngineLine, ABOUT_NAME_CHARS, EOL, QUOTED_ANSWER_CHARS, UNLIMITED_TIME_LEFT_MS,
 };
+use super::resources::ProcWatch;
 use super::spec::EngineSpec;
 use super::{Direction, EngineError, LogSink};
 use crate::board::{BoardSize, Pos};
@@ -138,6 +139,27 @@ pub struct EngineSession {
     /// The form of `SWAP2BOARD` this engine takes, once it answered one with stones; kept
     /// across new processes.
     swap_form: Option<Swap2Form>,
+    /// The engine's CPU time at the last [`game_usage`](Self::game_usage), with the pid it was
+    /// read from: the next game's time is counted from there, so a game costs one read of
+    /// `/proc` per engine, not two.
+    cpu_mark: Option<(u32, Duration)>,
+    /// The engine's CPU time when it had answered the game's `START`/`RESTART` (and the INFO
+    /// block's `ABOUT`), with the pid: what it used before that is the game's start-up, apart
+    /// from its thinking.
+    start_mark: Option<(u32, Duration)>,
+    /// The engine process's `/proc` files, open from its first move or game end to its end.
+    proc_watch: Option<ProcWatch>,
+}
+
+/// What an engine's processes used in one game.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GameUsage {
+    /// CPU time of its start-up for the game (`START`/`RESTART` and the INFO block).
+    pub startup_cpu: Duration,
+    /// CPU time from then to the end of the game: thinking, and pondering if it ponders.
+    pub cpu: Duration,
+    /// Resident memory at the end, bytes.
+    pub rss: u64,
 }
 
 impl std::fmt::Debug for EngineSession {
@@ -195,6 +217,9 @@ impl EngineSession {
             about_line: None,
             unsettled: None,
             swap_form: None,
+            cpu_mark: None,
+            start_mark: None,
+            proc_watch: None,
         }
     }
 
@@ -261,7 +286,7 @@ impl EngineSession {
             }
         })
         .await;
-        let about = self.settle(outcome, "ABOUT", start).await?;
+        let about = self.settle(outcome.ok(), "ABOUT", start).await?;
         if let Some(a) = &about {
             self.about_line = Some(a.raw.clone());
         }
@@ -292,12 +317,25 @@ impl EngineSession {
         if self.dead.is_some() {
             self.respawn().await?;
         }
+        let mut infos = game_infos(&self.spec, rule);
+        infos.push(Command::About);
+        // Whether the INFO block and ABOUT already went out with RESTART.
+        let mut sent = false;
         if self.started == Some(size) {
-            match self.handshake(Command::Restart, startup_deadline).await {
-                Ok(()) => {}
+            // RESTART, the INFO block and ABOUT in one write: the engine reads them in order, so
+            // this is the same conversation in one round trip instead of two (per game, at every
+            // concurrency). Should it refuse RESTART, the lines after it go to a process that is
+            // ended; should it not answer, it is killed.
+            match self
+                .handshake(Command::Restart, &infos, startup_deadline)
+                .await
+            {
+                Ok(()) => sent = true,
                 Err(EngineError::StartFailed { text }) => {
                     self.note(format!("RESTART refused ({text}); restarting the process"));
                     if self.process.is_none() {
+                        // The INFO block and ABOUT sent after RESTART would be answered next.
+                        self.kill("refused RESTART");
                         return Err(EngineError::Protocol {
                             text: format!(
                                 "engine refused RESTART ({text}) and cannot be respawned"
@@ -305,17 +343,16 @@ impl EngineSession {
                         });
                     }
                     self.respawn().await?;
-                    self.handshake(Command::Start(size.get()), startup_deadline)
+                    self.handshake(Command::Start(size.get()), &[], startup_deadline)
                         .await?;
                 }
                 Err(e) => return Err(e),
             }
         } else {
-            self.handshake(Command::Start(size.get()), startup_deadline)
+            self.handshake(Command::Start(size.get()), &[], startup_deadline)
                 .await?;
         }
         self.started = Some(size);
-        let infos = game_infos(&self.spec, rule);
         let start = Instant::now();
         // The INFO block, then ABOUT: an engine reads commands in order, so its answer comes
         // once it has taken in every INFO line, and the work they cause (a hash table sized from
@@ -326,8 +363,9 @@ impl EngineSession {
         // taking it so would leave the real answer to be read as the first move.
         let answers_about = self.about_line.is_some();
         let outcome = timeout_at(deadline_at(start, startup_deadline), async {
-            self.send_all(&infos).await?;
-            self.send(&Command::About).await?;
+            if !sent {
+                self.send_all(&infos).await?;
+            }
             loop {
                 let line = self.read_line().await?;
                 match parse_engine_line(&line) {
@@ -340,7 +378,7 @@ impl EngineSession {
             }
         })
         .await;
-        let answer = self.settle(outcome, "INFO and ABOUT", start).await?;
+        let answer = self.settle(outcome.ok(), "INFO and ABOUT", start).await?;
         if !is_refusal(&answer) {
             self.about_line = Some(answer);
         }
@@ -384,7 +422,7 @@ impl EngineSession {
             }
         })
         .await;
-        self.settle(outcome, &format!("ABOUT (after {what})"), start)
+        self.settle(outcome.ok(), &format!("ABOUT (after {what})"), start)
             .await
     }
 
@@ -530,42 +568,51 @@ impl EngineSession {
                 .min(UNLIMITED_TIME_LEFT_MS)
         });
         let start = Instant::now();
+        let deadline = deadline_at(start, deadline);
         // The engine's memory is sampled while it thinks (its peak is kept for the record); over
-        // its limit it is killed and loses, as the protocol's `max_memory` promises.
-        let watched = self.process.as_ref().and_then(|p| p.pid());
+        // its limit it is killed and loses, as the protocol's `max_memory` promises. One timer
+        // serves both the deadline and the samples: it fires at the earlier of the two, and an
+        // engine that answers within the first period costs no read and no second timer.
+        let watch = self.take_watch();
+        let watched = watch.as_ref().map(ProcWatch::pid);
         let limit = self.spec.memory_limit();
         let mut peak = 0u64;
-        let watch = async {
-            let Some(pid) = watched else {
-                return std::future::pending().await;
-            };
-            // The first read after one period: an engine that answers at once costs no read.
-            let mut tick = tokio::time::interval_at(
-                tokio::time::Instant::now() + MEMORY_SAMPLE,
-                MEMORY_SAMPLE,
-            );
+        let sample_after = |now: Instant| match watched {
+            Some(_) => deadline.min(now + MEMORY_SAMPLE),
+            None => deadline,
+        };
+        let outcome = {
+            let answer = self.read_answer(command, time_left_ms, answering);
+            tokio::pin!(answer);
+            let timer = tokio::time::sleep_until(sample_after(start));
+            tokio::pin!(timer);
             loop {
-                tick.tick().await;
-                let rss = super::resources::tree_usage(pid).rss;
-                peak = peak.max(rss);
-                if let Some(limit) = limit.filter(|&l| rss > l) {
-                    return Broken::Error(EngineError::MemoryLimit { peak: rss, limit });
+                tokio::select! {
+                    biased;
+                    r = &mut answer => break Some(r),
+                    () = &mut timer => {
+                        let now = Instant::now();
+                        if now >= deadline {
+                            break None;
+                        }
+                        if let Some(w) = &watch {
+                            let rss = w.usage().rss;
+                            peak = peak.max(rss);
+                            if let Some(limit) = limit.filter(|&l| rss > l) {
+                                let over = EngineError::MemoryLimit { peak: rss, limit };
+                                break Some(Err(Broken::Error(over)));
+                            }
+                        }
+                        timer.as_mut().reset(sample_after(now));
+                    }
                 }
             }
         };
-        let outcome = timeout_at(deadline_at(start, deadline), async {
-            let answer = self.read_answer(command, time_left_ms, answering);
-            tokio::select! {
-                biased;
-                r = answer => r,
-                over = watch => Err(over),
-            }
-        })
-        .await;
         self.peak_rss = self.peak_rss.max(peak);
+        self.proc_watch = watch;
         match outcome {
             // The hot path: no description of the request to build.
-            Ok(Ok(reply)) => Ok(reply),
+            Some(Ok(reply)) => Ok(reply),
             other => self.settle(other, &what(), start).await,
         }
     }
@@ -576,13 +623,54 @@ impl EngineSession {
         std::mem::take(&mut self.peak_rss)
     }
 
-    /// CPU time and memory of the engine's processes now (zero without a process).
-    pub fn usage(&self) -> super::resources::Usage {
-        self.process
-            .as_ref()
-            .and_then(|p| p.pid())
-            .map(super::resources::tree_usage)
-            .unwrap_or_default()
+    /// What the engine's processes used since the last call (or since the process started):
+    /// CPU time, and resident memory now. Called at the end of each game, so the CPU time of a
+    /// game is counted from the end of the previous one (an engine's idle time between games is
+    /// nothing, and a game costs one read of `/proc` per engine). Zero without a process.
+    pub fn game_usage(&mut self) -> GameUsage {
+        let Some(watch) = self.take_watch() else {
+            return GameUsage::default();
+        };
+        let (pid, now) = (watch.pid(), watch.usage());
+        self.proc_watch = Some(watch);
+        // A new process (respawned since the mark) used nothing before it started.
+        let since = match self.cpu_mark {
+            Some((marked, cpu)) if marked == pid => cpu,
+            _ => Duration::ZERO,
+        };
+        // Without a start mark of this process (no START answered this game) it is all thinking.
+        let started = match self.start_mark.take() {
+            Some((marked, cpu)) if marked == pid => cpu.clamp(since, now.cpu.max(since)),
+            _ => since,
+        };
+        self.cpu_mark = Some((pid, now.cpu));
+        GameUsage {
+            startup_cpu: started.saturating_sub(since),
+            cpu: now.cpu.saturating_sub(started),
+            rss: now.rss,
+        }
+    }
+
+    /// Note the CPU time the engine has used once it answered the game's start (`START` or
+    /// `RESTART` and the INFO block): one more read of its open `/proc` files a game, so that
+    /// [`game_usage`](Self::game_usage) tells start-up (a hash table filled, a network loaded)
+    /// from thinking.
+    pub fn mark_started(&mut self) {
+        let Some(watch) = self.take_watch() else {
+            return;
+        };
+        self.start_mark = Some((watch.pid(), watch.usage().cpu));
+        self.proc_watch = Some(watch);
+    }
+
+    /// The open `/proc` files of the current process, taken out of the session (put them back
+    /// after use): opened on first use, and again for a new process after a respawn.
+    fn take_watch(&mut self) -> Option<ProcWatch> {
+        let pid = self.process.as_ref().and_then(|p| p.pid())?;
+        match self.proc_watch.take() {
+            Some(w) if w.pid() == pid => Some(w),
+            _ => Some(ProcWatch::open(pid)),
+        }
     }
 
     /// Send `INFO time_left` and the request, then read until the answer line (trimmed) and
@@ -599,9 +687,18 @@ impl EngineSession {
         // thinks and refuses the rest of the line (`ERROR Unknown command: TIME_LEFT`), then
         // answers the request. Its `ERROR` lines are noise then, as `UNKNOWN` ones are.
         let woken = self.suspended;
+        // `INFO time_left` is written by hand: this runs on every move.
+        let mut bytes = String::with_capacity(64);
+        if time_left_ms == UNLIMITED_TIME_LEFT_MS {
+            bytes.push_str("INFO time_left 2147483647\r\n");
+        } else {
+            bytes.push_str("INFO time_left ");
+            super::protocol::push_int(&mut bytes, i64::try_from(time_left_ms).unwrap_or(i64::MAX));
+            bytes.push_str(EOL);
+        }
+        command.encode_into(&mut bytes);
         let sent = Instant::now();
-        self.send_all(&[Command::info("time_left", time_left_ms), command])
-            .await?;
+        self.send_bytes(&bytes).await?;
         loop {
             let line = self.read_line().await?;
             match parse_engine_line(&line) {
@@ -675,6 +772,7 @@ impl EngineSession {
             });
         }
         self.end_process().await;
+        self.proc_watch = None;
         let spawned = EngineProcess::spawn(&self.spec, self.slot, &self.name, &self.log)?;
         self.reader = LineReader::new(Box::new(spawned.stdout));
         self.writer = Box::new(spawned.stdin);
@@ -724,14 +822,14 @@ impl EngineSession {
     /// the engine; a closed pipe or exit becomes `Crashed` with the exit status.
     async fn settle<T>(
         &mut self,
-        outcome: Result<Result<T, Broken>, tokio::time::error::Elapsed>,
+        outcome: Option<Result<T, Broken>>,
         what: &str,
         start: Instant,
     ) -> Result<T, EngineError> {
         match outcome {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(broken)) => Err(self.broken(broken).await),
-            Err(_) => {
+            Some(Ok(value)) => Ok(value),
+            Some(Err(broken)) => Err(self.broken(broken).await),
+            None => {
                 let elapsed = start.elapsed();
                 self.kill(&format!(
                     "no answer to {what} within {:.3} s",
@@ -781,11 +879,20 @@ impl EngineSession {
     }
 
     /// Sends a command and waits for `OK`; ERROR or UNKNOWN give `StartFailed` with the line.
-    async fn handshake(&mut self, command: Command, deadline: Duration) -> Result<(), EngineError> {
-        let what = command.lines().join(" ");
+    /// `then` goes out in the same write as `command`, to be answered after it.
+    async fn handshake(
+        &mut self,
+        command: Command,
+        then: &[Command],
+        deadline: Duration,
+    ) -> Result<(), EngineError> {
         let start = Instant::now();
         let outcome = timeout_at(deadline_at(start, deadline), async {
-            self.send(&command).await?;
+            let mut bytes = command.encode();
+            for c in then {
+                c.encode_into(&mut bytes);
+            }
+            self.send_bytes(&bytes).await?;
             loop {
                 let line = self.read_line().await?;
                 match parse_engine_line(&line) {
@@ -802,7 +909,14 @@ impl EngineSession {
             }
         })
         .await;
-        self.settle(outcome, &what, start).await
+        match outcome {
+            Ok(Ok(())) => Ok(()),
+            // Described only when it failed: this runs before every game.
+            other => {
+                let what = command.lines().join(" ");
+                self.settle(other.ok(), &what, start).await
+            }
+        }
     }
 
     /// A runner's remark about the engine: to the protocol log, and to `-verbose` diagnostics.
@@ -819,12 +933,19 @@ impl EngineSession {
     /// (`INFO time_left` and the move request, the INFO block): a separate write per line can
     /// cost the engine a wake-up each, and per move the runner's cost is mostly such wake-ups.
     async fn send_all(&mut self, commands: &[Command]) -> Result<(), Broken> {
-        self.wake();
         let mut bytes = String::with_capacity(64);
         for command in commands {
-            for line in command.lines() {
-                bytes.push_str(&line);
-                bytes.push_str(EOL);
+            command.encode_into(&mut bytes);
+        }
+        self.send_bytes(&bytes).await
+    }
+
+    /// Writes encoded commands (lines ended by CR LF), logging each line when a protocol log
+    /// is kept: the lines are split out again only then, so the hot path allocates nothing.
+    async fn send_bytes(&mut self, bytes: &str) -> Result<(), Broken> {
+        self.wake();
+        if self.log.is_enabled() {
+            for line in bytes.split_terminator(EOL) {
                 self.log
                     .emit(self.slot, &self.name, Direction::ToEngine, line);
             }
@@ -970,6 +1091,14 @@ mod tests {
 
         async fn send(&mut self, raw: &str) {
             self.out.write_all(raw.as_bytes()).await.unwrap();
+        }
+
+        /// A first game's `START 15` (answered), its INFO block, then the second's `RESTART`.
+        async fn first_game_then_restart(&mut self) {
+            assert_eq!(self.recv().await, "START 15");
+            self.send("OK\n").await;
+            self.info_block().await;
+            assert_eq!(self.recv().await, "RESTART");
         }
 
         /// The INFO lines of a game's start, up to the ABOUT that closes them (answered).
@@ -1162,13 +1291,43 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn restart_sends_the_info_block_and_about_before_its_ok() {
+        // RESTART, the INFO block and ABOUT come in one write: the engine reads them all before
+        // it answers OK (a runner that waited for OK first would leave it waiting here, and the
+        // paused clock would run the timeout out).
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            e.first_game_then_restart().await;
+            let mut ahead = Vec::new();
+            while ahead.last().map(String::as_str) != Some("ABOUT") {
+                let line = tokio::time::timeout(SEC, e.recv()).await;
+                ahead.push(line.expect("the INFO block and ABOUT before OK"));
+            }
+            e.send("OK\nname=\"fake\"\n").await;
+            ahead
+        });
+        s.new_game(size(15), Rule::Freestyle, 10 * SEC)
+            .await
+            .unwrap();
+        s.new_game(size(15), Rule::Freestyle, 10 * SEC)
+            .await
+            .unwrap();
+        let ahead = engine.await.unwrap();
+        assert!(
+            ahead[..ahead.len() - 1]
+                .iter()
+                .all(|l| l.starts_with("INFO ")),
+            "{ahead:?}"
+        );
+        assert!(ahead.contains(&"INFO rule 0".to_string()), "{ahead:?}");
+        assert!(s.is_alive());
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn restart_refused_without_process_is_a_protocol_error() {
         let (mut s, mut e, _rx) = session();
         let engine = tokio::spawn(async move {
-            assert_eq!(e.recv().await, "START 15");
-            e.send("OK\n").await;
-            e.info_block().await;
-            assert_eq!(e.recv().await, "RESTART");
+            e.first_game_then_restart().await;
             e.send("UNKNOWN RESTART\n").await;
             e
         });

@@ -372,10 +372,11 @@ async fn event_loop(
 }
 
 /// Open files a run needs: per game slot its runtime's (epoll, wake-up and signal descriptors),
-/// three pipes for each of its two engines and the transient ones of a spawn (measured: about 12
-/// a slot at -concurrency 32), plus the outputs, logs and the main runtime's own.
+/// three pipes for each of its two engines, two `/proc` files for each engine's CPU and memory
+/// readings and the transient ones of a spawn (measured: about 12 a slot at -concurrency 32
+/// before the `/proc` files), plus the outputs, logs and the main runtime's own.
 pub fn files_needed(concurrency: usize) -> u64 {
-    concurrency as u64 * 16 + 64
+    concurrency as u64 * 20 + 64
 }
 
 /// Raise the soft open-file limit to what `-concurrency` needs (up to the hard limit), so a run

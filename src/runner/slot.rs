@@ -16,7 +16,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::board::{BoardSize, Color, Pos, Symmetry};
 use crate::config::{Config, LogLevel};
-use crate::engine::resources::Usage;
 use crate::engine::{Direction, EngineError, EngineSession, LogSink, MoveRequest};
 use crate::game::{self, Abandoned, Failure, GameSetup, Player, Reply, Request, Termination};
 use crate::opening::{OpeningBook, OpeningSequence};
@@ -128,8 +127,6 @@ struct SessionPlayer<'a> {
     board_log: Option<(&'a LogSink, usize)>,
     /// `-suspend`: stopped after its START and after each of its moves, continued when spoken to.
     suspend: bool,
-    /// Its processes' use once `START` was answered: CPU before it is start-up, not thinking.
-    after_start: Option<Usage>,
 }
 
 fn failure_of(e: EngineError) -> Failure {
@@ -156,7 +153,8 @@ impl Player for SessionPlayer<'_> {
                     text: other.to_string(),
                 },
             })?;
-        self.after_start = Some(self.session.usage());
+        // CPU before this point is start-up, not thinking.
+        self.session.mark_started();
         if self.suspend {
             self.session.suspend();
         }
@@ -220,14 +218,13 @@ impl Player for SessionPlayer<'_> {
     }
 }
 
-/// What a session's processes used since `before` (CPU: start-up until `after_start`, the rest
-/// thinking), and their peak memory in the game.
-fn engine_use(s: &mut EngineSession, before: Usage, after_start: Option<Usage>) -> EngineUse {
-    let now = s.usage();
-    let started = after_start.map_or(before.cpu, |u| u.cpu.max(before.cpu));
+/// What a session's processes used in the game just played: CPU time (start-up apart from
+/// thinking), and their peak memory.
+fn engine_use(s: &mut EngineSession) -> EngineUse {
+    let now = s.game_usage();
     EngineUse {
-        cpu_ms: now.cpu.saturating_sub(started).as_millis() as u64,
-        startup_cpu_ms: started.saturating_sub(before.cpu).as_millis() as u64,
+        cpu_ms: now.cpu.as_millis() as u64,
+        startup_cpu_ms: now.startup_cpu.as_millis() as u64,
         peak_memory: s.take_peak_memory().max(now.rss),
     }
 }
@@ -315,27 +312,24 @@ impl Engines {
         };
         let board_log = (shared.config.log == LogLevel::Debug).then_some((&shared.log, self.slot));
         let startup = shared.config.startup_timeout;
-        let before = (b.usage(), w.usage());
         b.take_peak_memory();
         w.take_peak_memory();
-        let (result, started) = {
+        let result = {
             let suspend = shared.config.suspend;
             let mut bp = SessionPlayer {
                 session: &mut b,
                 startup,
                 board_log,
                 suspend,
-                after_start: None,
             };
             let mut wp = SessionPlayer {
                 session: &mut w,
                 startup,
                 board_log,
                 suspend,
-                after_start: None,
             };
             let cancel = &shared.cancel_games;
-            let result = match shared.config.swap {
+            match shared.config.swap {
                 None => game::play_game(setup, &mut bp, &mut wp, cancel)
                     .await
                     .map(|o| (o, None, setup.opening.clone())),
@@ -343,16 +337,12 @@ impl Engines {
                 Some(rule) => game::play_swap_game(setup, rule, &mut bp, &mut wp, cancel)
                     .await
                     .map(|g| (g.outcome, Some(g.swap), g.opening)),
-            };
-            (result, (bp.after_start, wp.after_start))
+            }
         };
         // The session scheduled black played white when the swap gave the proposer white.
         let swapped = matches!(&result, Ok((_, Some(s), _)) if s.proposer == Color::White);
         // Read before a faulty engine is killed below.
-        let (bu, wu) = (
-            engine_use(&mut b, before.0, started.0),
-            engine_use(&mut w, before.1, started.1),
-        );
+        let (bu, wu) = (engine_use(&mut b), engine_use(&mut w));
         let usage = match swapped {
             false => GameUse {
                 black: bu,

@@ -1,6 +1,9 @@
 //! pbrain-random: answers every move instantly with a random legal point (near the stones when it
 //! can), for every rule and board size 5..=32. `--seed N` makes it reproducible; `--strict` reads
-//! `SWAP2BOARD` as Rapfi does (pbrain-kit's strict mode).
+//! `SWAP2BOARD` as Rapfi does (pbrain-kit's strict mode). With `--first-empty` it plays the first
+//! legal point in reading order instead: every game the same, the cheapest possible answer, for
+//! benchmarks that pair two runners on identical games (on 15×15 freestyle, black makes five on
+//! the anti-diagonal at move 61).
 
 use std::io;
 
@@ -13,6 +16,8 @@ use rand_chacha::ChaCha8Rng;
 
 struct RandomBrain {
     rng: ChaCha8Rng,
+    /// `--first-empty`: the first legal point in reading order, no randomness.
+    first_empty: bool,
 }
 
 impl Brain for RandomBrain {
@@ -26,6 +31,10 @@ impl Brain for RandomBrain {
     }
 
     fn choose(&mut self, state: &GameState) -> Option<Pos> {
+        if self.first_empty {
+            let board = state.board()?;
+            return board.size().all().find(|&p| state.is_legal(p));
+        }
         random_legal_move(state, &mut self.rng)
     }
 }
@@ -33,7 +42,7 @@ impl Brain for RandomBrain {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: pbrain-random [--seed N] [--strict]");
+        println!("usage: pbrain-random [--seed N] [--strict] [--first-empty]");
         return;
     }
     let seed = match seed_from_args(&args) {
@@ -45,6 +54,7 @@ fn main() {
     };
     let mut brain = RandomBrain {
         rng: ChaCha8Rng::seed_from_u64(seed),
+        first_empty: args.iter().any(|a| a == "--first-empty"),
     };
     let options = Options::from_args(&args);
     if let Err(e) = run_with(&mut brain, io::stdin().lock(), io::stdout().lock(), options) {
