@@ -202,6 +202,12 @@ struct Checker {
     peak: u64,
     log: LogSink,
     events: tokio::sync::mpsc::UnboundedReceiver<LogEvent>,
+    /// The log events read so far.
+    seen: Vec<LogEvent>,
+    /// Whether the unknown INFO key is still sent (not after the engine answered it).
+    unknown_key: bool,
+    /// Answers to the INFO block seen.
+    info_faults: Vec<String>,
     end_faults: Vec<String>,
     end_notes: Vec<String>,
     leftovers: Vec<String>,
@@ -223,6 +229,9 @@ pub async fn run_check(opts: CheckOptions) -> CheckReport {
         peak: 0,
         log,
         events,
+        seen: Vec::new(),
+        unknown_key: true,
+        info_faults: Vec::new(),
         end_faults: Vec::new(),
         end_notes: Vec::new(),
         leftovers: Vec::new(),
@@ -273,8 +282,10 @@ impl Checker {
         let folder = self.opts.folder.to_string_lossy().into_owned();
         spec.options.push(("folder".into(), folder));
         // An INFO key no judge sends: the protocol says an engine ignores keys it does not know.
-        spec.options
-            .push(("gomoku_cli_check_unknown_key".into(), "1".into()));
+        if self.unknown_key {
+            spec.options
+                .push(("gomoku_cli_check_unknown_key".into(), "1".into()));
+        }
         spec
     }
 
@@ -309,6 +320,9 @@ impl Checker {
             self.check_play(&mut session, size, rule).await;
         }
         self.check_positions(&mut session, size).await;
+        if self.opts.rules.contains(&Rule::Renju) && size.get() == 15 {
+            self.check_forbidden(&mut session, size).await;
+        }
         self.peak = self.peak.max(session.take_peak_memory());
         self.finish(session).await;
         self.check_short(size).await;
@@ -357,43 +371,112 @@ impl Checker {
         }
     }
 
-    /// START at each size; returns the first size accepted.
+    /// START at each size; returns the first size accepted. An engine that answers the INFO
+    /// block puts the session out of step (its answer is taken for ABOUT's): it is started
+    /// again, without the unknown key, and the `info` item fails.
     async fn check_starts(&mut self, session: &mut EngineSession) -> Option<BoardSize> {
         let mut first = None;
         for size in self.opts.sizes.clone() {
             let name = format!("start {}", size.get());
-            let started = std::time::Instant::now();
-            match session
-                .new_game(size, Rule::Freestyle, self.opts.startup)
-                .await
-            {
-                Ok(()) => {
-                    let ms = started.elapsed().as_millis();
-                    self.push(
-                        name,
-                        Status::Pass,
-                        format!("OK and INFO block answered in {ms} ms"),
-                    );
-                    first.get_or_insert(size);
+            for attempt in 0..2 {
+                let started = std::time::Instant::now();
+                match session
+                    .new_game(size, Rule::Freestyle, self.opts.startup)
+                    .await
+                {
+                    Ok(()) => {
+                        if let Some(line) = self.info_answer(session) {
+                            let block = if self.unknown_key {
+                                "the INFO block with an unknown key (to be ignored)"
+                            } else {
+                                "the judge's INFO block"
+                            };
+                            self.info_faults
+                                .push(format!("answered {block} with {line:?}"));
+                            self.unknown_key = false;
+                            if !self.replace_session(session).await {
+                                return None;
+                            }
+                            if attempt == 0 {
+                                continue;
+                            }
+                            self.push(name.clone(), Status::Fail, "INFO answered (see info)");
+                            break;
+                        }
+                        let ms = started.elapsed().as_millis();
+                        self.push(
+                            name.clone(),
+                            Status::Pass,
+                            format!("OK and INFO block answered in {ms} ms"),
+                        );
+                        first.get_or_insert(size);
+                    }
+                    Err(EngineError::StartFailed { text }) => {
+                        let detail = format!("size not supported ({text})");
+                        self.push(name.clone(), Status::Pass, detail);
+                    }
+                    Err(e) => self.engine_error(&name, &e, "fast"),
                 }
-                Err(EngineError::StartFailed { text }) => {
-                    self.push(name, Status::Pass, format!("size not supported ({text})"));
-                }
-                Err(e) => self.engine_error(&name, &e, "fast"),
+                break;
             }
         }
-        match first {
-            Some(size) => {
-                self.push(
-                    "info",
-                    Status::Pass,
-                    "timeout_turn, timeout_match, max_memory, game_type, rule, folder, an unknown key and time_left taken",
-                );
-                Some(size)
+        if let Some(fault) = self.info_faults.first().cloned() {
+            self.push("info", Status::Fail, fault);
+        } else if first.is_some() {
+            self.push(
+                "info",
+                Status::Pass,
+                "timeout_turn, timeout_match, max_memory, game_type, rule, folder, an unknown key and time_left taken",
+            );
+        }
+        if first.is_none() {
+            self.push("board size", Status::Fail, "no board size was accepted");
+        }
+        first
+    }
+
+    /// Moves the session's log events into `seen`.
+    fn drain(&mut self) {
+        while let Ok(ev) = self.events.try_recv() {
+            self.seen.push(ev);
+        }
+    }
+
+    /// The ERROR or UNKNOWN line the session took for the answer to ABOUT after the INFO
+    /// block, when the engine does answer ABOUT (the about item): an answer to INFO.
+    fn info_answer(&mut self, session: &EngineSession) -> Option<String> {
+        self.drain();
+        session.about_info()?;
+        let last_sent = self
+            .seen
+            .iter()
+            .rposition(|e| e.direction == Direction::ToEngine)?;
+        let line = self.seen[last_sent..]
+            .iter()
+            .rev()
+            .find(|e| e.direction == Direction::FromEngine)?;
+        matches!(
+            parse_engine_line(&line.text),
+            Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_))
+        )
+        .then(|| line.text.clone())
+    }
+
+    /// Ends a session that is out of step and puts a fresh one in its place; `false` (and a
+    /// failed `spawn` item) when it cannot start.
+    async fn replace_session(&mut self, session: &mut EngineSession) -> bool {
+        session.kill("out of step after answering INFO");
+        let spec = self.spec_with(self.opts.fast);
+        match EngineSession::spawn(&spec, 0, self.log.clone()) {
+            Ok(mut fresh) => {
+                fresh.set_end_grace(self.opts.end_grace);
+                let old = std::mem::replace(session, fresh);
+                self.end(old).await;
+                true
             }
-            None => {
-                self.push("board size", Status::Fail, "no board size was accepted");
-                None
+            Err(e) => {
+                self.push("spawn", Status::Fail, e.to_string());
+                false
             }
         }
     }
@@ -536,6 +619,22 @@ impl Checker {
                 "many stones",
                 outcome,
                 &format!("a legal move after an opening of {n} stones"),
+            );
+        }
+    }
+
+    /// Renju: black to move next to a double-three point it must not take, with the rest of
+    /// the board free.
+    async fn check_forbidden(&mut self, session: &mut EngineSession, size: BoardSize) {
+        let name = "renju forbidden";
+        if self.new_game(session, size, Rule::Renju, name).await {
+            let outcome = self
+                .ask_board(session, size, Rule::Renju, forbidden_setup(size))
+                .await;
+            self.verdict(
+                name,
+                outcome,
+                "black kept off the double-three point 7,7 (another move existed)",
             );
         }
     }
@@ -725,7 +824,8 @@ impl Checker {
         // after either that is not MESSAGE/DEBUG is that answer, not noise.
         let mut about_asked = false;
         let mut swap_asked = false;
-        while let Ok(ev) = self.events.try_recv() {
+        self.drain();
+        for ev in &self.seen {
             match ev.direction {
                 Direction::Stderr => stderr += 1,
                 Direction::ToEngine => {
@@ -977,6 +1077,22 @@ fn interleave(cells: impl Iterator<Item = Pos>) -> Vec<Pos> {
         .collect()
 }
 
+/// Black 7,5 7,6 5,7 6,7 (7,7 would make two open threes: forbidden) and white far off in a
+/// corner, black to move, in play order. Meant for 15x15.
+fn forbidden_setup(size: BoardSize) -> Vec<Pos> {
+    let at = |x, y| size.pos(x, y).expect("on a 15x15 board");
+    vec![
+        at(7, 5),
+        at(0, 0),
+        at(7, 6),
+        at(0, 2),
+        at(5, 7),
+        at(2, 0),
+        at(6, 7),
+        at(2, 2),
+    ]
+}
+
 /// Child processes of `pid` (all its threads').
 fn child_pids(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
@@ -1025,6 +1141,20 @@ mod tests {
             }
             assert!(size.cells() - full_board(size).len() >= 4);
         }
+    }
+
+    #[test]
+    fn the_renju_setup_has_its_forbidden_point() {
+        let size = BoardSize::new(15).unwrap();
+        let mut referee = Referee::new(Rule::Renju, size);
+        for p in forbidden_setup(size) {
+            assert_eq!(referee.play(p), MoveOutcome::Continue);
+        }
+        assert_eq!(referee.side_to_move(), Color::Black);
+        assert!(matches!(
+            referee.play(size.pos(7, 7).unwrap()),
+            MoveOutcome::Forbidden(_)
+        ));
     }
 
     #[test]

@@ -81,6 +81,7 @@ fn bundled_engines_pass_everything_they_support() {
             "play renju",
             "full board",
             "many stones",
+            "renju forbidden",
             "time 5s/120s",
             "time 1s/20s",
             "memory",
