@@ -183,3 +183,44 @@ fn bad_lists_are_refused_with_the_value() {
     assert_eq!(run.code(), Some(2));
     assert!(run.stderr.contains("exactly one -engine"), "{}", run.stderr);
 }
+
+/// A script engine that answers the unknown INFO key with ERROR (as Rapfi does) and plays
+/// nothing useful: the first failure is `info`, and the session is not left out of step (the
+/// START items pass on the fresh process).
+#[test]
+fn an_answer_to_info_fails_info_and_the_start_items_stay_in_step() {
+    let dir = tempfile_dir();
+    let script = dir.join("pbrain-answers-info");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\n\
+         while read -r line; do\n\
+           case \"$line\" in\n\
+             START*|RESTART*) echo OK;;\n\
+             \"INFO gomoku_cli_check_unknown_key\"*) echo 'ERROR unknown key';;\n\
+             INFO*) ;;\n\
+             ABOUT*) echo 'name=\"x\", version=\"1\", author=\"a\", country=\"c\"';;\n\
+             END*) exit 0;;\n\
+             BEGIN*|TURN*|DONE*) echo 'not a move';;\n\
+           esac\n\
+         done\n",
+    )
+    .expect("script");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let (code, items) = check(&script.to_string_lossy(), &[]);
+    assert_eq!(code, Some(1));
+    let failed = with_status(&items, "fail");
+    assert_eq!(failed.first(), Some(&"info"), "{items:?}");
+    let info = items.iter().find(|i| i.0 == "info").expect("info item");
+    assert!(
+        info.2.contains("unknown key") && info.2.contains("ERROR unknown key"),
+        "{info:?}"
+    );
+    for start in ["start 15", "start 20"] {
+        assert!(
+            items.iter().any(|i| i.0 == start && i.1 == "pass"),
+            "{start}: {items:?}"
+        );
+    }
+}
