@@ -210,6 +210,8 @@ struct Checker {
     info_faults: Vec<String>,
     end_faults: Vec<String>,
     end_notes: Vec<String>,
+    /// Exits after END with a status other than 0 (a crash on the way out).
+    end_odd: Vec<String>,
     leftovers: Vec<String>,
 }
 
@@ -234,6 +236,7 @@ pub async fn run_check(opts: CheckOptions) -> CheckReport {
         info_faults: Vec::new(),
         end_faults: Vec::new(),
         end_notes: Vec::new(),
+        end_odd: Vec::new(),
         leftovers: Vec::new(),
     };
     c.run().await;
@@ -494,12 +497,20 @@ impl Checker {
         }
 
         let pid_before = session.process().and_then(|p| p.pid());
+        let alive_before = session.is_alive();
         if self
             .new_game(session, size, Rule::Freestyle, "restart")
             .await
         {
             let pid_after = session.process().and_then(|p| p.pid());
-            if pid_before.is_some() && pid_before != pid_after {
+            if !alive_before {
+                // A fault ended the last process: this game was a START on a fresh one.
+                self.push(
+                    "restart",
+                    Status::Skip,
+                    "not reached: the engine was started again after a fault",
+                );
+            } else if pid_before.is_some() && pid_before != pid_after {
                 self.push(
                     "restart",
                     Status::Warn,
@@ -714,6 +725,9 @@ impl Checker {
                 "did not exit within {} ms of END ({s})",
                 self.opts.end_grace.as_millis()
             )),
+            Some(s) if s != "exit status 0" => self
+                .end_odd
+                .push(format!("{s} {ms} ms after END (not status 0)")),
             Some(s) => self.end_notes.push(format!("{s} {ms} ms after END")),
             None => self.end_notes.push(format!("ended {ms} ms after END")),
         }
@@ -897,6 +911,8 @@ impl Checker {
     fn report_end(&mut self) {
         if let Some(f) = self.end_faults.first().cloned() {
             self.push("end", Status::Fail, f);
+        } else if let Some(n) = self.end_odd.first().cloned() {
+            self.push("end", Status::Warn, n);
         } else if let Some(n) = self.end_notes.first().cloned() {
             self.push("end", Status::Pass, n);
         } else {

@@ -106,7 +106,13 @@ const FAULTS: &[(&str, &str)] = &[
     ("--fault start:crash", "start 15"),
     ("--fault start:hang", "start 15"),
     ("--fault start:error", "board size"),
+    ("--fault about:hang", "about"),
+    ("--fault start:silent-exit", "start 15"),
     ("--fault move1:crash", "begin"),
+    ("--fault move1:abort", "begin"),
+    ("--fault move1:huge-line", "begin"),
+    ("--fault move1:exit-after", "restart"),
+    ("--fault restart:hang", "restart"),
     ("--fault move1:illegal", "begin"),
     ("--fault move1:garbage", "begin"),
     ("--fault move1:offboard", "begin"),
@@ -138,6 +144,8 @@ fn warnings_do_not_fail_the_check() {
     for (fault, item) in [
         ("--fault restart:error", "restart"),
         ("--fault move1:huge-message", "messages"),
+        ("--fault about:garbage", "about"),
+        ("--fault end:crash", "end"),
     ] {
         let cmd = format!("{faulty} --seed 1 {fault}");
         let (code, items) = check(&cmd, &[]);
