@@ -192,30 +192,58 @@ fn bad_lists_are_refused_with_the_value() {
     assert!(run.stderr.contains("exactly one -engine"), "{}", run.stderr);
 }
 
+/// A shell-script engine named `name`: OK to START/RESTART, an ABOUT line, `extra` case arms
+/// first, INFO ignored, `answer` to every move request.
+fn script_engine(name: &str, extra: &str, answer: &str) -> std::path::PathBuf {
+    let dir = tempfile_dir();
+    let script = dir.join(name);
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n\
+             while read -r line; do\n\
+               case \"$line\" in\n\
+                 {extra}\n\
+                 START*|RESTART*) echo OK;;\n\
+                 INFO*) ;;\n\
+                 ABOUT*) echo 'name=\"x\", version=\"1\", author=\"a\", country=\"c\"';;\n\
+                 END*) exit 0;;\n\
+                 BEGIN*|TURN*|DONE*) echo '{answer}';;\n\
+               esac\n\
+             done\n"
+        ),
+    )
+    .expect("script");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    script
+}
+
+/// An engine that always answers 7,7 takes the double-three point of the renju item as black:
+/// that item fails and says so.
+#[test]
+fn black_on_a_forbidden_point_fails_the_renju_item() {
+    let script = script_engine("pbrain-center", "", "7,7");
+    let (code, items) = check(&script.to_string_lossy(), &["-rule", "4"]);
+    assert_eq!(code, Some(1));
+    let item = items
+        .iter()
+        .find(|i| i.0 == "renju forbidden")
+        .expect("renju item");
+    assert_eq!(item.1, "fail", "{items:?}");
+    assert!(item.2.contains("7,7: forbidden point"), "{item:?}");
+}
+
 /// A script engine that answers the unknown INFO key with ERROR (as Rapfi does) and plays
 /// nothing useful: the first failure is `info`, and the session is not left out of step (the
 /// START items pass on the fresh process).
 #[test]
 fn an_answer_to_info_fails_info_and_the_start_items_stay_in_step() {
-    let dir = tempfile_dir();
-    let script = dir.join("pbrain-answers-info");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\n\
-         while read -r line; do\n\
-           case \"$line\" in\n\
-             START*|RESTART*) echo OK;;\n\
-             \"INFO gomoku_cli_check_unknown_key\"*) echo 'ERROR unknown key';;\n\
-             INFO*) ;;\n\
-             ABOUT*) echo 'name=\"x\", version=\"1\", author=\"a\", country=\"c\"';;\n\
-             END*) exit 0;;\n\
-             BEGIN*|TURN*|DONE*) echo 'not a move';;\n\
-           esac\n\
-         done\n",
-    )
-    .expect("script");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let script = script_engine(
+        "pbrain-answers-info",
+        "\"INFO gomoku_cli_check_unknown_key\"*) echo 'ERROR unknown key';;",
+        "not a move",
+    );
     let (code, items) = check(&script.to_string_lossy(), &[]);
     assert_eq!(code, Some(1));
     let failed = with_status(&items, "fail");
