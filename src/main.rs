@@ -192,6 +192,10 @@ fn help_exit(code: u8) -> ExitCode {
 fn help_on(topic: &[String]) -> ExitCode {
     match topic.first().map(String::as_str) {
         None => help_exit(exit::OK),
+        Some("check") => {
+            say(&format!("{}\n", commands::check::USAGE));
+            ExitCode::from(exit::OK)
+        }
         // clap's `help` subcommand prints what `SUBCOMMAND --help` prints (and takes
         // `help samples stats` too); its "error" is the help text, exit code 0.
         Some(first) if SUBCOMMANDS.contains(&first) => {

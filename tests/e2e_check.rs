@@ -190,6 +190,13 @@ fn bad_lists_are_refused_with_the_value() {
     let run = run_in(&dir, &["check", "-engine", &random, "-engine", &random]);
     assert_eq!(run.code(), Some(2));
     assert!(run.stderr.contains("exactly one -engine"), "{}", run.stderr);
+    let run = run_in(&dir, &["help", "check"]);
+    assert_eq!(run.code(), Some(0));
+    assert!(
+        run.stdout.starts_with("usage: gomoku-cli check"),
+        "{}",
+        run.stdout
+    );
 }
 
 /// A shell-script engine named `name`: OK to START/RESTART, an ABOUT line, `extra` case arms
