@@ -5,6 +5,7 @@
 
 pub mod atomic_file;
 pub mod board;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod engine;

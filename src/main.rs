@@ -64,6 +64,8 @@ gomoku-cli — tournament runner for gomoku/renju engines speaking the Gomocup (
 
 USAGE:
   gomoku-cli [-each OPTIONS] -engine OPTIONS -engine OPTIONS ... [options]
+  gomoku-cli check -engine OPTIONS [-rule R,...] [-boardsize N,...] [--json]
+                                what the Gomocup judge will see of an engine: pass/warn/fail items
   gomoku-cli judge [--rule R] [--boardsize N] [--to-move black|white] [--strict] [FILE...]
   gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
   gomoku-cli samples stats FILE [--format csv|bin|bin_lz4|binpack|binpack_lz4]
@@ -147,6 +149,8 @@ fn main() -> ExitCode {
             say(&format!("gomoku-cli {}\n", env!("CARGO_PKG_VERSION")));
             return ExitCode::from(exit::OK);
         }
+        // `check` takes the match runner's single-dash engine options, so it is parsed there.
+        Some("check") => commands::check::run(&args[1..]),
         Some(first) if SUBCOMMANDS.contains(&first) => match parse_tools(&args) {
             Ok(Tool::Judge(a)) => commands::judge::run(a),
             Ok(Tool::Sprt(a)) => commands::sprt::run(a),
@@ -188,6 +192,10 @@ fn help_exit(code: u8) -> ExitCode {
 fn help_on(topic: &[String]) -> ExitCode {
     match topic.first().map(String::as_str) {
         None => help_exit(exit::OK),
+        Some("check") => {
+            say(&format!("{}\n", commands::check::USAGE));
+            ExitCode::from(exit::OK)
+        }
         // clap's `help` subcommand prints what `SUBCOMMAND --help` prints (and takes
         // `help samples stats` too); its "error" is the help text, exit code 0.
         Some(first) if SUBCOMMANDS.contains(&first) => {

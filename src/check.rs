@@ -1,0 +1,1184 @@
+//! `gomoku-cli check`: runs one engine through a scripted series of short sessions (start-up,
+//! every protocol command the judge sends, legal play per rule, time, memory, exit) and reports
+//! what the Gomocup judge would see, one item per line: pass, warn, fail or skip.
+//!
+//! Everything goes through [`EngineSession`], the runner's own conversation and fault handling:
+//! there is no second protocol implementation here, and the engine runs under the same process
+//! group guarantees (one engine at a time, its group killed when a session ends).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::board::{Board, BoardSize, Color, Pos};
+use crate::engine::protocol::{parse_engine_line, EngineLine};
+use crate::engine::resources::parse_children;
+use crate::engine::{
+    Direction, EngineError, EngineSession, EngineSpec, LogEvent, LogSink, MoveRequest, TimeControl,
+};
+use crate::rules::{MoveOutcome, Referee, Rule};
+use crate::swap::Answer;
+
+/// The judge's tolerance past a move's time limit.
+const JUDGE_TOLERANCE: Duration = Duration::from_millis(1000);
+/// The judge's limit on the saved-files folder.
+const FOLDER_LIMIT: u64 = 70 * 1024 * 1024;
+/// Moves the engine makes in each rule's game: enough to leave the opening, short enough that
+/// a whole check takes about a minute.
+const PLAY_MOVES: usize = 12;
+/// Moves asked under the short time control.
+const SHORT_MOVES: usize = 4;
+/// More MESSAGE lines per move than this, on average, is spam in the judge's log.
+const MESSAGES_PER_MOVE: usize = 3;
+/// A MESSAGE longer than this is cut or clutters the judge's log.
+const MESSAGE_CHARS: usize = 1000;
+
+/// What a check item found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Warn,
+    Fail,
+    /// Not checked (the feature is not built, or an earlier failure left nothing to check).
+    Skip,
+}
+
+impl Status {
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
+            Status::Skip => "skip",
+        }
+    }
+}
+
+/// One line of the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Item {
+    /// Short stable name (`start 15`, `begin`, `play renju`, `time 1s`...).
+    pub name: String,
+    pub status: Status,
+    /// What was seen.
+    pub detail: String,
+}
+
+/// What to check and how.
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    /// The engine as given (`cmd=`, `maxmemory=`, `option.K=`...); its `tc` is replaced by the
+    /// check's time controls.
+    pub spec: EngineSpec,
+    /// Board sizes to START (the first one the engine accepts is used for the rest).
+    pub sizes: Vec<BoardSize>,
+    /// Rules to play a game in.
+    pub rules: Vec<Rule>,
+    /// Time to answer START/RESTART and the INFO block.
+    pub startup: Duration,
+    /// The time control of the protocol and play items (the judge's fast control).
+    pub fast: TimeControl,
+    /// The short time control.
+    pub short: TimeControl,
+    /// Time between END and SIGKILL.
+    pub end_grace: Duration,
+    /// The folder given with `INFO folder` (created if missing).
+    pub folder: PathBuf,
+}
+
+impl CheckOptions {
+    /// Defaults: sizes 15 and 20, freestyle, 5 s/120 s and 1 s/20 s, 10 s to start.
+    pub fn new(spec: EngineSpec, folder: PathBuf) -> Self {
+        let tc = |turn: u64, game: u64| TimeControl {
+            match_time: Some(Duration::from_secs(game)),
+            turn_time: Some(Duration::from_secs(turn)),
+            increment: Duration::ZERO,
+        };
+        CheckOptions {
+            spec,
+            sizes: vec![
+                BoardSize::new(15).expect("15"),
+                BoardSize::new(20).expect("20"),
+            ],
+            rules: vec![Rule::Freestyle],
+            startup: Duration::from_secs(10),
+            fast: tc(5, 120),
+            short: tc(1, 20),
+            end_grace: Duration::from_secs(1),
+            folder,
+        }
+    }
+}
+
+/// The items, in the order they were checked.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CheckReport {
+    pub engine: String,
+    pub items: Vec<Item>,
+}
+
+impl CheckReport {
+    pub fn failures(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|i| i.status == Status::Fail)
+            .count()
+    }
+
+    /// The item of this name, if checked.
+    pub fn item(&self, name: &str) -> Option<&Item> {
+        self.items.iter().find(|i| i.name == name)
+    }
+
+    /// The table: `STATUS  ITEM  DETAIL`, then a count line.
+    pub fn table(&self) -> String {
+        let width = self.items.iter().map(|i| i.name.len()).max().unwrap_or(0);
+        let mut out = format!("check of {}\n", self.engine);
+        for i in &self.items {
+            out.push_str(&format!(
+                "{:<4}  {:<width$}  {}\n",
+                i.status.label(),
+                i.name,
+                i.detail
+            ));
+        }
+        let count = |s: Status| self.items.iter().filter(|i| i.status == s).count();
+        out.push_str(&format!(
+            "{} pass, {} warn, {} fail, {} skip\n",
+            count(Status::Pass),
+            count(Status::Warn),
+            count(Status::Fail),
+            count(Status::Skip)
+        ));
+        out
+    }
+}
+
+/// Times and outcome of the moves of one check game.
+#[derive(Debug, Default)]
+struct Timing {
+    moves: usize,
+    slowest: Duration,
+    /// The smallest `min(turn, time left) - elapsed`, in signed milliseconds.
+    margin_ms: Option<i64>,
+}
+
+impl Timing {
+    fn add(&mut self, elapsed: Duration, limit: Duration) {
+        self.moves += 1;
+        self.slowest = self.slowest.max(elapsed);
+        let margin = limit.as_millis() as i64 - elapsed.as_millis() as i64;
+        self.margin_ms = Some(self.margin_ms.map_or(margin, |m| m.min(margin)));
+    }
+
+    fn merge(&mut self, other: &Timing) {
+        self.moves += other.moves;
+        self.slowest = self.slowest.max(other.slowest);
+        if let Some(m) = other.margin_ms {
+            self.margin_ms = Some(self.margin_ms.map_or(m, |n| n.min(m)));
+        }
+    }
+}
+
+/// Why a check game stopped before its end.
+enum Stop {
+    /// The engine broke (crash, timeout, memory): the item fails, unless it was memory.
+    Engine(EngineError),
+    /// The engine's answer is not a legal move here.
+    Illegal(String),
+}
+
+/// The running check: the report so far and what later items need.
+struct Checker {
+    opts: CheckOptions,
+    report: CheckReport,
+    timing: Timing,
+    short_timing: Timing,
+    /// Time faults seen (a move killed for time), by time control label.
+    time_faults: Vec<String>,
+    memory_fault: Option<String>,
+    peak: u64,
+    log: LogSink,
+    events: tokio::sync::mpsc::UnboundedReceiver<LogEvent>,
+    /// The log events read so far.
+    seen: Vec<LogEvent>,
+    /// Whether the unknown INFO key is still sent (not after the engine answered it).
+    unknown_key: bool,
+    /// Answers to the INFO block seen.
+    info_faults: Vec<String>,
+    end_faults: Vec<String>,
+    end_notes: Vec<String>,
+    /// Exits after END with a status other than 0 (a crash on the way out).
+    end_odd: Vec<String>,
+    leftovers: Vec<String>,
+}
+
+/// Runs the whole check. Must be called inside a tokio runtime.
+pub async fn run_check(opts: CheckOptions) -> CheckReport {
+    let (log, events) = LogSink::channel();
+    let mut c = Checker {
+        report: CheckReport {
+            engine: opts.spec.cmd.clone(),
+            items: Vec::new(),
+        },
+        opts,
+        timing: Timing::default(),
+        short_timing: Timing::default(),
+        time_faults: Vec::new(),
+        memory_fault: None,
+        peak: 0,
+        log,
+        events,
+        seen: Vec::new(),
+        unknown_key: true,
+        info_faults: Vec::new(),
+        end_faults: Vec::new(),
+        end_notes: Vec::new(),
+        end_odd: Vec::new(),
+        leftovers: Vec::new(),
+    };
+    c.run().await;
+    c.report
+}
+
+impl Checker {
+    fn push(&mut self, name: impl Into<String>, status: Status, detail: impl Into<String>) {
+        self.report.items.push(Item {
+            name: name.into(),
+            status,
+            detail: detail.into(),
+        });
+    }
+
+    /// An engine error in item `name`: a memory fault belongs to the memory item and a killed
+    /// late move to the time item, so each fault is reported once, where it is meant.
+    fn engine_error(&mut self, name: &str, e: &EngineError, time_label: &str) {
+        match e {
+            EngineError::MemoryLimit { .. } => {
+                self.memory_fault
+                    .get_or_insert_with(|| format!("{e} (in {name})"));
+                self.push(
+                    name,
+                    Status::Warn,
+                    "stopped by the memory limit (see memory)",
+                );
+            }
+            EngineError::Timeout { what, .. }
+                if what.starts_with("BEGIN")
+                    || what.starts_with("TURN")
+                    || what.starts_with("BOARD") =>
+            {
+                self.time_faults
+                    .push(format!("{time_label}: {e} (in {name})"));
+                self.push(name, Status::Warn, format!("stopped: {e} (see time)"));
+            }
+            _ => self.push(name, Status::Fail, e.to_string()),
+        }
+    }
+
+    fn spec_with(&self, tc: TimeControl) -> EngineSpec {
+        let mut spec = self.opts.spec.clone();
+        spec.tc = tc;
+        spec.tolerance = JUDGE_TOLERANCE;
+        let folder = self.opts.folder.to_string_lossy().into_owned();
+        spec.options.push(("folder".into(), folder));
+        // An INFO key no judge sends: the protocol says an engine ignores keys it does not know.
+        if self.unknown_key {
+            spec.options
+                .push(("gomoku_cli_check_unknown_key".into(), "1".into()));
+        }
+        spec
+    }
+
+    async fn run(&mut self) {
+        let spec = self.spec_with(self.opts.fast);
+        let program = spec.program_name();
+        if program.starts_with("pbrain-") {
+            self.push("prefix", Status::Pass, format!("file name {program}"));
+        } else {
+            self.push(
+                "prefix",
+                Status::Fail,
+                format!("file name {program} lacks the pbrain- prefix the judge requires"),
+            );
+        }
+        let _ = std::fs::create_dir_all(&self.opts.folder);
+        let mut session = match EngineSession::spawn(&spec, 0, self.log.clone()) {
+            Ok(s) => s,
+            Err(e) => {
+                self.push("spawn", Status::Fail, e.to_string());
+                return;
+            }
+        };
+        session.set_end_grace(self.opts.end_grace);
+        self.check_about(&mut session).await;
+        let Some(size) = self.check_starts(&mut session).await else {
+            self.finish(session).await;
+            return;
+        };
+        self.check_protocol(&mut session, size).await;
+        for rule in self.opts.rules.clone() {
+            self.check_play(&mut session, size, rule).await;
+        }
+        self.check_positions(&mut session, size).await;
+        if self.opts.rules.contains(&Rule::Renju) && size.get() == 15 {
+            self.check_forbidden(&mut session, size).await;
+        }
+        self.peak = self.peak.max(session.take_peak_memory());
+        self.finish(session).await;
+        self.check_short(size).await;
+        self.report_time();
+        self.report_memory();
+        self.report_folder();
+        self.report_output();
+        self.report_end();
+    }
+
+    async fn finish(&mut self, session: EngineSession) {
+        self.end(session).await;
+    }
+
+    async fn check_about(&mut self, session: &mut EngineSession) {
+        match session.about(self.opts.startup).await {
+            Ok(_) => {
+                let about = session.about_info().cloned().unwrap_or_default();
+                let fields = [
+                    ("name", about.name()),
+                    ("version", about.version()),
+                    ("author", about.author()),
+                    ("country", about.country()),
+                ];
+                let missing: Vec<&str> = fields
+                    .iter()
+                    .filter(|(_, v)| v.is_none_or(|v| v.trim().is_empty()))
+                    .map(|(k, _)| *k)
+                    .collect();
+                let shown = if about.raw.is_empty() {
+                    "(no answer)".to_string()
+                } else {
+                    about.raw.clone()
+                };
+                if missing.is_empty() {
+                    self.push("about", Status::Pass, shown);
+                } else {
+                    self.push(
+                        "about",
+                        Status::Warn,
+                        format!("missing {}: {shown}", missing.join(", ")),
+                    );
+                }
+            }
+            Err(e) => self.engine_error("about", &e, "fast"),
+        }
+    }
+
+    /// START at each size; returns the first size accepted. An engine that answers the INFO
+    /// block puts the session out of step (its answer is taken for ABOUT's): it is started
+    /// again, without the unknown key, and the `info` item fails.
+    async fn check_starts(&mut self, session: &mut EngineSession) -> Option<BoardSize> {
+        let mut first = None;
+        for size in self.opts.sizes.clone() {
+            let name = format!("start {}", size.get());
+            for attempt in 0..2 {
+                let started = std::time::Instant::now();
+                match session
+                    .new_game(size, Rule::Freestyle, self.opts.startup)
+                    .await
+                {
+                    Ok(()) => {
+                        if let Some(line) = self.info_answer(session) {
+                            let block = if self.unknown_key {
+                                "the INFO block with an unknown key (to be ignored)"
+                            } else {
+                                "the judge's INFO block"
+                            };
+                            self.info_faults
+                                .push(format!("answered {block} with {line:?}"));
+                            self.unknown_key = false;
+                            if !self.replace_session(session).await {
+                                return None;
+                            }
+                            if attempt == 0 {
+                                continue;
+                            }
+                            self.push(name.clone(), Status::Fail, "INFO answered (see info)");
+                            break;
+                        }
+                        let ms = started.elapsed().as_millis();
+                        self.push(
+                            name.clone(),
+                            Status::Pass,
+                            format!("OK and INFO block answered in {ms} ms"),
+                        );
+                        first.get_or_insert(size);
+                    }
+                    Err(EngineError::StartFailed { text }) => {
+                        let detail = format!("size not supported ({text})");
+                        self.push(name.clone(), Status::Pass, detail);
+                    }
+                    Err(e) => self.engine_error(&name, &e, "fast"),
+                }
+                break;
+            }
+        }
+        if let Some(fault) = self.info_faults.first().cloned() {
+            self.push("info", Status::Fail, fault);
+        } else if first.is_some() {
+            self.push(
+                "info",
+                Status::Pass,
+                "timeout_turn, timeout_match, max_memory, game_type, rule, folder, an unknown key and time_left taken",
+            );
+        }
+        if first.is_none() {
+            self.push("board size", Status::Fail, "no board size was accepted");
+        }
+        first
+    }
+
+    /// Moves the session's log events into `seen`.
+    fn drain(&mut self) {
+        while let Ok(ev) = self.events.try_recv() {
+            self.seen.push(ev);
+        }
+    }
+
+    /// The ERROR or UNKNOWN line the session took for the answer to ABOUT after the INFO
+    /// block, when the engine does answer ABOUT (the about item): an answer to INFO.
+    fn info_answer(&mut self, session: &EngineSession) -> Option<String> {
+        self.drain();
+        session.about_info()?;
+        let last_sent = self
+            .seen
+            .iter()
+            .rposition(|e| e.direction == Direction::ToEngine)?;
+        let line = self.seen[last_sent..]
+            .iter()
+            .rev()
+            .find(|e| e.direction == Direction::FromEngine)?;
+        matches!(
+            parse_engine_line(&line.text),
+            Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_))
+        )
+        .then(|| line.text.clone())
+    }
+
+    /// Ends a session that is out of step and puts a fresh one in its place; `false` (and a
+    /// failed `spawn` item) when it cannot start.
+    async fn replace_session(&mut self, session: &mut EngineSession) -> bool {
+        session.kill("out of step after answering INFO");
+        let spec = self.spec_with(self.opts.fast);
+        match EngineSession::spawn(&spec, 0, self.log.clone()) {
+            Ok(mut fresh) => {
+                fresh.set_end_grace(self.opts.end_grace);
+                let old = std::mem::replace(session, fresh);
+                self.end(old).await;
+                true
+            }
+            Err(e) => {
+                self.push("spawn", Status::Fail, e.to_string());
+                false
+            }
+        }
+    }
+
+    /// BEGIN, TURN, BOARD, RESTART and SWAP2BOARD, each in a short game of its own.
+    async fn check_protocol(&mut self, session: &mut EngineSession, size: BoardSize) {
+        // BEGIN, in a game started at the size used from here on (START again when the last
+        // size tried was another), so that the next game is a RESTART.
+        if self.new_game(session, size, Rule::Freestyle, "begin").await {
+            let mut referee = Referee::new(Rule::Freestyle, size);
+            let outcome = self
+                .ask(session, &mut referee, MoveRequest::Begin, None)
+                .await;
+            self.verdict("begin", outcome, "a legal first move");
+        }
+
+        let pid_before = session.process().and_then(|p| p.pid());
+        let alive_before = session.is_alive();
+        if self
+            .new_game(session, size, Rule::Freestyle, "restart")
+            .await
+        {
+            let pid_after = session.process().and_then(|p| p.pid());
+            if !alive_before {
+                // A fault ended the last process: this game was a START on a fresh one.
+                self.push(
+                    "restart",
+                    Status::Skip,
+                    "not reached: the engine was started again after a fault",
+                );
+            } else if pid_before.is_some() && pid_before != pid_after {
+                self.push(
+                    "restart",
+                    Status::Warn,
+                    "RESTART refused: the process was ended and started again",
+                );
+            } else {
+                self.push("restart", Status::Pass, "OK");
+            }
+            let mut referee = Referee::new(Rule::Freestyle, size);
+            let center = size.center();
+            referee.play(center);
+            let outcome = self
+                .ask(session, &mut referee, MoveRequest::Turn(center), None)
+                .await;
+            self.verdict("turn", outcome, "a legal answer to TURN");
+        }
+
+        if self.new_game(session, size, Rule::Freestyle, "board").await {
+            let stones = opening_stones(size, 2);
+            let outcome = self.ask_board(session, size, Rule::Freestyle, stones).await;
+            self.verdict(
+                "board",
+                outcome,
+                "a legal answer to BOARD (own and opponent stones)",
+            );
+        }
+
+        if self
+            .new_game(session, size, Rule::Freestyle, "swap2board")
+            .await
+        {
+            match session
+                .swap2_request(&[], self.opts.fast.match_time, self.deadline(&self.opts.fast, self.opts.fast.match_time))
+                .await
+            {
+                Ok(reply) => match reply.answer {
+                    Answer::Unsupported => self.push(
+                        "swap2board",
+                        Status::Warn,
+                        format!("not supported ({}); optional", reply.raw),
+                    ),
+                    Answer::Stones(stones) if valid_opening(&stones, size) => {
+                        self.push("swap2board", Status::Pass, format!("proposed {}", reply.raw))
+                    }
+                    _ => self.push(
+                        "swap2board",
+                        Status::Fail,
+                        format!(
+                            "answer {:?} to SWAP2BOARD on an empty board is not 3 distinct points on the board",
+                            reply.raw
+                        ),
+                    ),
+                },
+                Err(e) => self.engine_error("swap2board", &e, "fast"),
+            }
+        }
+    }
+
+    /// One game per rule: the engine black against the check's own plain mover.
+    async fn check_play(&mut self, session: &mut EngineSession, size: BoardSize, rule: Rule) {
+        let name = format!("play {}", rule.name());
+        if !self.new_game(session, size, rule, &name).await {
+            return;
+        }
+        let mut referee = Referee::new(rule, size);
+        let mut request = MoveRequest::Begin;
+        let mut moves = 0;
+        let mut left = self.opts.fast.match_time;
+        let result = loop {
+            let reply = match self.ask(session, &mut referee, request, left).await {
+                Ok((outcome, elapsed)) => {
+                    moves += 1;
+                    left = left.map(|l| l.saturating_sub(elapsed));
+                    outcome
+                }
+                Err(stop) => break Err(stop),
+            };
+            if !matches!(reply, MoveOutcome::Continue) || moves >= PLAY_MOVES {
+                break Ok(());
+            }
+            match reply_move(&mut referee) {
+                Some((p, MoveOutcome::Continue)) => request = MoveRequest::Turn(p),
+                _ => break Ok(()),
+            }
+        };
+        let what = format!("{moves} legal moves as black");
+        self.verdict(
+            &name,
+            result.map(|()| (MoveOutcome::Continue, Duration::ZERO)),
+            &what,
+        );
+    }
+
+    /// A board a few cells from full, and an opening of many stones, both sent with BOARD.
+    async fn check_positions(&mut self, session: &mut EngineSession, size: BoardSize) {
+        if self
+            .new_game(session, size, Rule::Freestyle, "full board")
+            .await
+        {
+            let stones = full_board(size);
+            let empty = size.cells() - stones.len();
+            let outcome = self.ask_board(session, size, Rule::Freestyle, stones).await;
+            self.verdict(
+                "full board",
+                outcome,
+                &format!("a legal move with {empty} empty points"),
+            );
+        }
+        if self
+            .new_game(session, size, Rule::Freestyle, "many stones")
+            .await
+        {
+            let stones = opening_stones(size, 3);
+            let n = stones.len();
+            let outcome = self.ask_board(session, size, Rule::Freestyle, stones).await;
+            self.verdict(
+                "many stones",
+                outcome,
+                &format!("a legal move after an opening of {n} stones"),
+            );
+        }
+    }
+
+    /// Renju: black to move next to a double-three point it must not take, with the rest of
+    /// the board free.
+    async fn check_forbidden(&mut self, session: &mut EngineSession, size: BoardSize) {
+        let name = "renju forbidden";
+        if self.new_game(session, size, Rule::Renju, name).await {
+            let outcome = self
+                .ask_board(session, size, Rule::Renju, forbidden_setup(size))
+                .await;
+            self.verdict(
+                name,
+                outcome,
+                "black kept off the double-three point 7,7 (another move existed)",
+            );
+        }
+    }
+
+    /// A few moves under the short time control, in a session of its own (the time control is
+    /// part of the spec).
+    async fn check_short(&mut self, size: BoardSize) {
+        let spec = self.spec_with(self.opts.short);
+        let mut session = match EngineSession::spawn(&spec, 0, self.log.clone()) {
+            Ok(s) => s,
+            Err(e) => {
+                self.push("short session", Status::Fail, e.to_string());
+                return;
+            }
+        };
+        session.set_end_grace(self.opts.end_grace);
+        let label = short_label(&self.opts.short);
+        if let Err(e) = session
+            .new_game(size, Rule::Freestyle, self.opts.startup)
+            .await
+        {
+            self.engine_error("short session", &e, &label);
+            self.end(session).await;
+            return;
+        }
+        let mut referee = Referee::new(Rule::Freestyle, size);
+        let mut request = MoveRequest::Begin;
+        let mut left = self.opts.short.match_time;
+        let mut timing = Timing::default();
+        for _ in 0..SHORT_MOVES {
+            let deadline = spec.move_deadline(left).unwrap_or(Duration::MAX);
+            match session.request_move(request.clone(), left, deadline).await {
+                Ok(reply) => {
+                    timing.add(reply.elapsed, limit_of(&self.opts.short, left));
+                    left = left.map(|l| l.saturating_sub(reply.elapsed));
+                    let Some((x, y)) = reply.coords else { break };
+                    if !matches!(referee.play_xy(x, y), MoveOutcome::Continue) {
+                        break;
+                    }
+                    match reply_move(&mut referee) {
+                        Some((p, MoveOutcome::Continue)) => request = MoveRequest::Turn(p),
+                        _ => break,
+                    }
+                }
+                Err(e @ EngineError::Timeout { .. }) => {
+                    self.time_faults.push(format!("{label}: {e}"));
+                    break;
+                }
+                Err(e @ EngineError::MemoryLimit { .. }) => {
+                    self.memory_fault.get_or_insert_with(|| e.to_string());
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        self.short_timing = timing;
+        self.peak = self.peak.max(session.take_peak_memory());
+        self.end(session).await;
+    }
+
+    /// Ends a session: END, the exit status within the grace, and what it left running.
+    async fn end(&mut self, session: EngineSession) {
+        let children = session
+            .process()
+            .and_then(|p| p.pid())
+            .map(child_pids)
+            .unwrap_or_default();
+        let started = std::time::Instant::now();
+        let alive = session.is_alive();
+        let status = session.shutdown().await;
+        let ms = started.elapsed().as_millis();
+        if !alive {
+            return;
+        }
+        match status {
+            Some(s) if s.contains("SIGKILL") => self.end_faults.push(format!(
+                "did not exit within {} ms of END ({s})",
+                self.opts.end_grace.as_millis()
+            )),
+            Some(s) if s != "exit status 0" => self
+                .end_odd
+                .push(format!("{s} {ms} ms after END (not status 0)")),
+            Some(s) => self.end_notes.push(format!("{s} {ms} ms after END")),
+            None => self.end_notes.push(format!("ended {ms} ms after END")),
+        }
+        if !children.is_empty() {
+            self.leftovers.push(format!(
+                "{} child process(es) running at END (pids {children:?}); the runner kills its group, the judge may not",
+                children.len()
+            ));
+        }
+    }
+
+    fn report_time(&mut self) {
+        let mut all = Timing::default();
+        all.merge(&self.timing);
+        let rows = [
+            (
+                format!("time {}", short_label(&self.opts.fast)),
+                "fast",
+                &self.timing,
+            ),
+            (
+                format!("time {}", short_label(&self.opts.short)),
+                "short",
+                &self.short_timing,
+            ),
+        ];
+        let mut items = Vec::new();
+        for (name, _, timing) in rows {
+            let label = name.trim_start_matches("time ").to_string();
+            let faults: Vec<&String> = self
+                .time_faults
+                .iter()
+                .filter(|f| f.starts_with(&format!("{label}:")))
+                .collect();
+            let seen = format!(
+                "{} moves, slowest {} ms, smallest margin {} ms",
+                timing.moves,
+                timing.slowest.as_millis(),
+                timing.margin_ms.map_or("-".into(), |m| m.to_string())
+            );
+            let item = if !faults.is_empty() {
+                (name, Status::Fail, format!("{}; {seen}", faults[0]))
+            } else if timing.moves == 0 {
+                (name, Status::Skip, "no move was played".to_string())
+            } else if timing.margin_ms.is_some_and(|m| m < 0) {
+                (
+                    name,
+                    Status::Warn,
+                    format!("over the limit, within the judge's tolerance: {seen}"),
+                )
+            } else {
+                (name, Status::Pass, seen)
+            };
+            items.push(item);
+        }
+        for (n, s, d) in items {
+            self.push(n, s, d);
+        }
+    }
+
+    fn report_memory(&mut self) {
+        let max = self.opts.spec.max_memory;
+        let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+        if let Some(fault) = self.memory_fault.clone() {
+            self.push("memory", Status::Fail, fault);
+        } else if max > 0 && self.peak > max {
+            self.push(
+                "memory",
+                Status::Fail,
+                format!(
+                    "peak {:.1} MiB over max_memory {:.1} MiB",
+                    mib(self.peak),
+                    mib(max)
+                ),
+            );
+        } else {
+            self.push(
+                "memory",
+                Status::Pass,
+                format!(
+                    "peak of the process tree {:.1} MiB (max_memory {:.1} MiB)",
+                    mib(self.peak),
+                    mib(max)
+                ),
+            );
+        }
+    }
+
+    fn report_folder(&mut self) {
+        let size = dir_size(&self.opts.folder);
+        let mib = size as f64 / (1024.0 * 1024.0);
+        if size > FOLDER_LIMIT {
+            self.push(
+                "folder",
+                Status::Fail,
+                format!("{mib:.1} MiB saved, over the judge's 70 MiB"),
+            );
+        } else {
+            self.push("folder", Status::Pass, format!("{mib:.1} MiB saved"));
+        }
+    }
+
+    /// MESSAGE spam, stderr and lines that are not protocol, from the session's log events.
+    fn report_output(&mut self) {
+        let (mut messages, mut long, mut stderr, mut noise) = (0usize, 0usize, 0usize, 0usize);
+        let mut first_noise = None;
+        // The answers to ABOUT and SWAP2BOARD are free text to the line parser: the first line
+        // after either that is not MESSAGE/DEBUG is that answer, not noise.
+        let mut about_asked = false;
+        let mut swap_asked = false;
+        self.drain();
+        for ev in &self.seen {
+            match ev.direction {
+                Direction::Stderr => stderr += 1,
+                Direction::ToEngine => {
+                    about_asked = ev.text == "ABOUT" || ev.text == "DONE" && swap_asked;
+                    swap_asked = ev.text == "SWAP2BOARD" || swap_asked && ev.text != "DONE";
+                }
+                Direction::FromEngine if about_asked => {
+                    // Banners before the answer are part of it; the answer ends the wait.
+                    about_asked = matches!(
+                        parse_engine_line(&ev.text),
+                        None | Some(EngineLine::Message(_)) | Some(EngineLine::Debug(_))
+                    );
+                }
+                Direction::FromEngine => match parse_engine_line(&ev.text) {
+                    Some(EngineLine::Message(text)) => {
+                        messages += 1;
+                        if text.chars().count() > MESSAGE_CHARS {
+                            long += 1;
+                        }
+                    }
+                    Some(EngineLine::Unrecognised(text)) => {
+                        noise += 1;
+                        first_noise.get_or_insert_with(|| cut(&text, 60));
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        let moves = (self.timing.moves + self.short_timing.moves).max(1);
+        if long > 0 || messages > MESSAGES_PER_MOVE * moves {
+            self.push(
+                "messages",
+                Status::Warn,
+                format!("{messages} MESSAGE lines in {moves} moves, {long} over {MESSAGE_CHARS} characters"),
+            );
+        } else {
+            self.push(
+                "messages",
+                Status::Pass,
+                format!("{messages} MESSAGE lines in {moves} moves"),
+            );
+        }
+        if stderr > 0 {
+            self.push("stderr", Status::Warn, format!("{stderr} lines on stderr"));
+        } else {
+            self.push("stderr", Status::Pass, "nothing on stderr");
+        }
+        match first_noise {
+            Some(first) => self.push(
+                "noise",
+                Status::Warn,
+                format!("{noise} lines that are not protocol, first: {first:?}"),
+            ),
+            None => self.push("noise", Status::Pass, "every line is protocol"),
+        }
+        self.push(
+            "search output",
+            Status::Skip,
+            "not checked yet (the engine-output channel is not built)",
+        );
+        self.push(
+            "takeback",
+            Status::Skip,
+            "not checked yet (the engine session has no TAKEBACK)",
+        );
+    }
+
+    fn report_end(&mut self) {
+        if let Some(f) = self.end_faults.first().cloned() {
+            self.push("end", Status::Fail, f);
+        } else if let Some(n) = self.end_odd.first().cloned() {
+            self.push("end", Status::Warn, n);
+        } else if let Some(n) = self.end_notes.first().cloned() {
+            self.push("end", Status::Pass, n);
+        } else {
+            self.push("end", Status::Skip, "no session reached END alive");
+        }
+        match self.leftovers.first().cloned() {
+            Some(l) => self.push("leftover", Status::Fail, l),
+            None => self.push("leftover", Status::Pass, "nothing left running at END"),
+        }
+    }
+
+    /// A new game for item `name`; on failure the item is reported and `false` returned.
+    async fn new_game(
+        &mut self,
+        session: &mut EngineSession,
+        size: BoardSize,
+        rule: Rule,
+        name: &str,
+    ) -> bool {
+        match session.new_game(size, rule, self.opts.startup).await {
+            Ok(()) => true,
+            Err(e) => {
+                self.engine_error(name, &e, "fast");
+                false
+            }
+        }
+    }
+
+    /// The kill deadline of a move under `tc` with `left` on the clock: the judge's limit plus
+    /// its tolerance, as the runner computes it.
+    fn deadline(&self, tc: &TimeControl, left: Option<Duration>) -> Duration {
+        self.spec_with(*tc)
+            .move_deadline(left)
+            .unwrap_or(Duration::MAX)
+    }
+
+    /// Asks one move under the fast control with `left` on the match clock, and plays it.
+    async fn ask(
+        &mut self,
+        session: &mut EngineSession,
+        referee: &mut Referee,
+        request: MoveRequest,
+        left: Option<Duration>,
+    ) -> Result<(MoveOutcome, Duration), Stop> {
+        let left = left.or(self.opts.fast.match_time);
+        let deadline = self.deadline(&self.opts.fast, left);
+        let reply = session
+            .request_move(request, left, deadline)
+            .await
+            .map_err(Stop::Engine)?;
+        // The session samples memory only while a move takes over a tenth of a second; a
+        // reading after each answer catches the fast movers' resident size too.
+        self.peak = self.peak.max(session.usage().rss);
+        self.timing
+            .add(reply.elapsed, limit_of(&self.opts.fast, left));
+        let Some((x, y)) = reply.coords else {
+            return Err(Stop::Illegal(format!(
+                "answer {:?} is not a move",
+                reply.raw
+            )));
+        };
+        match referee.play_xy(x, y) {
+            MoveOutcome::Illegal(kind) => Err(Stop::Illegal(format!("{x},{y}: {kind:?}"))),
+            MoveOutcome::Forbidden(kind) => Err(Stop::Illegal(format!(
+                "{x},{y}: forbidden point ({kind:?})"
+            ))),
+            outcome => Ok((outcome, reply.elapsed)),
+        }
+    }
+
+    async fn ask_board(
+        &mut self,
+        session: &mut EngineSession,
+        size: BoardSize,
+        rule: Rule,
+        stones: Vec<Pos>,
+    ) -> Result<(MoveOutcome, Duration), Stop> {
+        let mut referee = Referee::new(rule, size);
+        let mut board = Board::new(size);
+        for &p in &stones {
+            board.put(p, board.side_to_move());
+            referee.play(p);
+        }
+        // Black is to move (an even number of stones): the engine's stones are the black ones.
+        let request = MoveRequest::Board(
+            stones
+                .iter()
+                .map(|&p| (p, board.at(p.x as i64, p.y as i64) == Some(Color::Black)))
+                .collect(),
+        );
+        self.ask(session, &mut referee, request, None).await
+    }
+
+    fn verdict(&mut self, name: &str, outcome: Result<(MoveOutcome, Duration), Stop>, what: &str) {
+        match outcome {
+            Ok(_) => self.push(name, Status::Pass, what),
+            Err(Stop::Illegal(why)) => self.push(name, Status::Fail, format!("illegal move {why}")),
+            Err(Stop::Engine(e)) => self.engine_error(name, &e, &short_label(&self.opts.fast)),
+        }
+    }
+}
+
+/// The first SWAP2BOARD answer: three distinct points on the board.
+fn valid_opening(stones: &[(i64, i64)], size: BoardSize) -> bool {
+    let mut seen = stones.to_vec();
+    seen.sort_unstable();
+    seen.dedup();
+    stones.len() == 3 && seen.len() == 3 && stones.iter().all(|&(x, y)| size.contains(x, y))
+}
+
+/// `5s/120s` for a time control.
+fn short_label(tc: &TimeControl) -> String {
+    let secs = |d: Option<Duration>| d.map_or("-".into(), |d| format!("{}s", d.as_secs_f64()));
+    format!("{}/{}", secs(tc.turn_time), secs(tc.match_time))
+}
+
+/// The time a move may take by the judge's rule: min(turn, time left).
+fn limit_of(tc: &TimeControl, left: Option<Duration>) -> Duration {
+    match (tc.turn_time, left) {
+        (Some(t), Some(l)) => t.min(l),
+        (Some(t), None) => t,
+        (None, Some(l)) => l,
+        (None, None) => Duration::MAX,
+    }
+}
+
+/// The check's own move: the first point in a fixed spiral order from the center that is legal
+/// for the side to move, played on `referee`.
+fn reply_move(referee: &mut Referee) -> Option<(Pos, MoveOutcome)> {
+    let size = referee.board().size();
+    let mut cells: Vec<Pos> = size.all().collect();
+    let c = size.center();
+    let dist = |p: &Pos| {
+        let dx = (p.x as i64 - c.x as i64).abs();
+        let dy = (p.y as i64 - c.y as i64).abs();
+        (dx.max(dy), dx + dy, p.y, p.x)
+    };
+    cells.sort_by_key(dist);
+    for p in cells {
+        match referee.play(p) {
+            MoveOutcome::Illegal(_) | MoveOutcome::Forbidden(_) => continue,
+            outcome => return Some((p, outcome)),
+        }
+    }
+    None
+}
+
+/// The colour of a cell in a filling with no five in any direction: runs of two along rows,
+/// alternation along columns, and at most two alike along either diagonal.
+fn filler_black(p: Pos) -> bool {
+    (p.x as usize / 2 + p.y as usize) % 2 == 0
+}
+
+/// Stones of the filling within `radius` of the center, in an alternating order (black first,
+/// as many of each colour).
+fn opening_stones(size: BoardSize, radius: i64) -> Vec<Pos> {
+    let c = size.center();
+    interleave(size.all().filter(|p| {
+        (p.x as i64 - c.x as i64).abs() <= radius && (p.y as i64 - c.y as i64).abs() <= radius
+    }))
+}
+
+/// The whole filling but for a few points, alternating black first.
+fn full_board(size: BoardSize) -> Vec<Pos> {
+    let mut stones = interleave(size.all());
+    // Leave a few points so that the engine has a choice (and the board is not full).
+    stones.truncate(stones.len().saturating_sub(4));
+    stones
+}
+
+/// Black and white cells of the filling, alternating, as many of each.
+fn interleave(cells: impl Iterator<Item = Pos>) -> Vec<Pos> {
+    let (black, white): (Vec<Pos>, Vec<Pos>) = cells.partition(|&p| filler_black(p));
+    black
+        .into_iter()
+        .zip(white)
+        .flat_map(|(b, w)| [b, w])
+        .collect()
+}
+
+/// Black 7,5 7,6 5,7 6,7 (7,7 would make two open threes: forbidden) and white far off in a
+/// corner, black to move, in play order. Meant for 15x15.
+fn forbidden_setup(size: BoardSize) -> Vec<Pos> {
+    let at = |x, y| size.pos(x, y).expect("on a 15x15 board");
+    vec![
+        at(7, 5),
+        at(0, 0),
+        at(7, 6),
+        at(0, 2),
+        at(5, 7),
+        at(2, 0),
+        at(6, 7),
+        at(2, 2),
+    ]
+}
+
+/// Child processes of `pid` (all its threads').
+fn child_pids(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in tasks.flatten() {
+            if let Ok(c) = std::fs::read_to_string(t.path().join("children")) {
+                out.extend(parse_children(&c));
+            }
+        }
+    }
+    out
+}
+
+/// Bytes in the files under `dir` (0 when it is missing).
+fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_size(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+fn cut(text: &str, n: usize) -> String {
+    text.chars().take(n).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::standing_winner;
+
+    #[test]
+    fn the_filling_has_no_five_and_balanced_colours() {
+        for n in [15, 20] {
+            let size = BoardSize::new(n).unwrap();
+            for stones in [full_board(size), opening_stones(size, 3)] {
+                let board = Board::from_moves(size, &stones).expect("legal stones");
+                assert_eq!(standing_winner(&board, Rule::Freestyle), None, "size {n}");
+                assert_eq!(board.side_to_move(), Color::Black);
+            }
+            assert!(size.cells() - full_board(size).len() >= 4);
+        }
+    }
+
+    #[test]
+    fn the_renju_setup_has_its_forbidden_point() {
+        let size = BoardSize::new(15).unwrap();
+        let mut referee = Referee::new(Rule::Renju, size);
+        for p in forbidden_setup(size) {
+            assert_eq!(referee.play(p), MoveOutcome::Continue);
+        }
+        assert_eq!(referee.side_to_move(), Color::Black);
+        assert!(matches!(
+            referee.play(size.pos(7, 7).unwrap()),
+            MoveOutcome::Forbidden(_)
+        ));
+    }
+
+    #[test]
+    fn margins_keep_the_smallest() {
+        let mut t = Timing::default();
+        t.add(Duration::from_millis(300), Duration::from_millis(1000));
+        t.add(Duration::from_millis(1200), Duration::from_millis(1000));
+        assert_eq!(t.margin_ms, Some(-200));
+        assert_eq!(t.slowest, Duration::from_millis(1200));
+    }
+}

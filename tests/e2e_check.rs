@@ -1,0 +1,269 @@
+//! `gomoku-cli check`: the bundled engines pass every item they support, and each fault of
+//! `pbrain-faulty` is caught by the item meant for it (the first failing item of the check, in
+//! its order), with a non-zero exit; warnings do not fail the check. Every run goes through
+//! `run_in`, which also asserts that no engine process outlives the check.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+/// Runs `check --json` on `cmd` with `extra` options; returns the exit code and the items as
+/// (name, status, detail).
+fn check(cmd: &str, extra: &[&str]) -> (Option<i32>, Vec<(String, String, String)>) {
+    let dir = tempfile_dir();
+    let engine = format!("cmd={cmd}");
+    let mut args = vec!["check", "-engine", engine.as_str()];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-startuptimeout", "2", "--json"]);
+    let run = run_in(&dir, &args);
+    let json: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("check --json output is JSON ({e}): {}", run.stdout));
+    let items = json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| {
+            let s = |k: &str| i[k].as_str().expect(k).to_string();
+            (s("name"), s("status"), s("detail"))
+        })
+        .collect();
+    (run.code(), items)
+}
+
+fn tempfile_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gc-check-{}", unique_tag()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn with_status<'a>(items: &'a [(String, String, String)], status: &str) -> Vec<&'a str> {
+    items
+        .iter()
+        .filter(|i| i.1 == status)
+        .map(|i| i.0.as_str())
+        .collect()
+}
+
+#[test]
+fn bundled_engines_pass_everything_they_support() {
+    for (name, extra) in [
+        (
+            "pbrain-scout",
+            &["-rule", "0,1,4", "-boardsize", "15,20"][..],
+        ),
+        ("pbrain-random", &["-rule", "0,4"][..]),
+    ] {
+        let (code, items) = check(&engine(name), extra);
+        assert_eq!(
+            with_status(&items, "fail"),
+            Vec::<&str>::new(),
+            "{name}: {items:?}"
+        );
+        assert_eq!(
+            with_status(&items, "warn"),
+            Vec::<&str>::new(),
+            "{name}: {items:?}"
+        );
+        assert_eq!(code, Some(0), "{name}");
+        for item in [
+            "prefix",
+            "about",
+            "start 15",
+            "start 20",
+            "info",
+            "begin",
+            "restart",
+            "turn",
+            "board",
+            "swap2board",
+            "play freestyle",
+            "play renju",
+            "full board",
+            "many stones",
+            "renju forbidden",
+            "time 5s/120s",
+            "time 1s/20s",
+            "memory",
+            "folder",
+            "messages",
+            "stderr",
+            "noise",
+            "end",
+            "leftover",
+        ] {
+            assert!(
+                items.iter().any(|i| i.0 == item && i.1 == "pass"),
+                "{name}: {item} did not pass: {items:?}"
+            );
+        }
+    }
+}
+
+/// Each fault, and the item that must be the first to fail on it.
+const FAULTS: &[(&str, &str)] = &[
+    ("--fault about:crash", "about"),
+    ("--fault start:crash", "start 15"),
+    ("--fault start:hang", "start 15"),
+    ("--fault start:error", "board size"),
+    ("--fault about:hang", "about"),
+    ("--fault start:silent-exit", "start 15"),
+    ("--fault move1:crash", "begin"),
+    ("--fault move1:abort", "begin"),
+    ("--fault move1:huge-line", "begin"),
+    ("--fault move1:exit-after", "restart"),
+    ("--fault restart:hang", "restart"),
+    ("--fault move1:illegal", "begin"),
+    ("--fault move1:garbage", "begin"),
+    ("--fault move1:offboard", "begin"),
+    ("--fault restart:crash", "restart"),
+    ("--fault move3:crash", "play freestyle"),
+    ("--fault move2:offboard", "play freestyle"),
+    ("--fault move2:late --late-ms 2500", "time 1s/20s"),
+    ("--alloc-at 2 --alloc-mb 150", "memory"),
+    ("--fault end:hang", "end"),
+    ("--spawn-child", "leftover"),
+];
+
+#[test]
+fn each_fault_is_caught_by_its_item() {
+    let faulty = engine("pbrain-faulty");
+    for (fault, item) in FAULTS {
+        let cmd = format!("{faulty} --seed 1 {fault}");
+        // 60 MB of max_memory: a limit the 150 MiB allocation passes, the engine otherwise not.
+        let (code, items) = check(&cmd, &["maxmemory=60000000"][..]);
+        let failed = with_status(&items, "fail");
+        assert_eq!(failed.first(), Some(item), "{fault}: {items:?}");
+        assert_eq!(code, Some(1), "{fault}: a failed item fails the check");
+    }
+}
+
+#[test]
+fn warnings_do_not_fail_the_check() {
+    let faulty = engine("pbrain-faulty");
+    for (fault, item) in [
+        ("--fault restart:error", "restart"),
+        ("--fault move1:huge-message", "messages"),
+        ("--fault about:garbage", "about"),
+        ("--fault end:crash", "end"),
+    ] {
+        let cmd = format!("{faulty} --seed 1 {fault}");
+        let (code, items) = check(&cmd, &[]);
+        assert_eq!(with_status(&items, "fail"), Vec::<&str>::new(), "{fault}");
+        assert_eq!(
+            with_status(&items, "warn"),
+            vec![item],
+            "{fault}: {items:?}"
+        );
+        assert_eq!(code, Some(0), "{fault}");
+    }
+}
+
+#[test]
+fn a_program_without_the_prefix_fails_and_the_table_says_so() {
+    // A copy of a bundled engine under a name the judge rejects.
+    let dir = tempfile_dir();
+    let copy = dir.join("random-engine");
+    std::fs::copy(engine("pbrain-random"), &copy).expect("copy");
+    let run = run_in(
+        &dir,
+        &["check", "-engine", &format!("cmd={}", copy.display())],
+    );
+    assert_eq!(run.code(), Some(1));
+    let prefix = run.lines_starting("fail  prefix");
+    assert_eq!(prefix.len(), 1, "{}", run.stdout);
+    assert!(prefix[0].contains("pbrain-"), "{}", prefix[0]);
+    assert!(
+        run.stderr.contains("1 check item(s) failed"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bad_lists_are_refused_with_the_value() {
+    let dir = tempfile_dir();
+    let random = format!("cmd={}", engine("pbrain-random"));
+    let run = run_in(&dir, &["check", "-engine", &random, "-rule", "0,7"]);
+    assert_eq!(run.code(), Some(1));
+    assert!(run.stderr.contains("-rule \"7\""), "{}", run.stderr);
+    let run = run_in(&dir, &["check", "-engine", &random, "-engine", &random]);
+    assert_eq!(run.code(), Some(2));
+    assert!(run.stderr.contains("exactly one -engine"), "{}", run.stderr);
+    let run = run_in(&dir, &["help", "check"]);
+    assert_eq!(run.code(), Some(0));
+    assert!(
+        run.stdout.starts_with("usage: gomoku-cli check"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A shell-script engine named `name`: OK to START/RESTART, an ABOUT line, `extra` case arms
+/// first, INFO ignored, `answer` to every move request.
+fn script_engine(name: &str, extra: &str, answer: &str) -> std::path::PathBuf {
+    let dir = tempfile_dir();
+    let script = dir.join(name);
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n\
+             while read -r line; do\n\
+               case \"$line\" in\n\
+                 {extra}\n\
+                 START*|RESTART*) echo OK;;\n\
+                 INFO*) ;;\n\
+                 ABOUT*) echo 'name=\"x\", version=\"1\", author=\"a\", country=\"c\"';;\n\
+                 END*) exit 0;;\n\
+                 BEGIN*|TURN*|DONE*) echo '{answer}';;\n\
+               esac\n\
+             done\n"
+        ),
+    )
+    .expect("script");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    script
+}
+
+/// An engine that always answers 7,7 takes the double-three point of the renju item as black:
+/// that item fails and says so.
+#[test]
+fn black_on_a_forbidden_point_fails_the_renju_item() {
+    let script = script_engine("pbrain-center", "", "7,7");
+    let (code, items) = check(&script.to_string_lossy(), &["-rule", "4"]);
+    assert_eq!(code, Some(1));
+    let item = items
+        .iter()
+        .find(|i| i.0 == "renju forbidden")
+        .expect("renju item");
+    assert_eq!(item.1, "fail", "{items:?}");
+    assert!(item.2.contains("7,7: forbidden point"), "{item:?}");
+}
+
+/// A script engine that answers the unknown INFO key with ERROR (as Rapfi does) and plays
+/// nothing useful: the first failure is `info`, and the session is not left out of step (the
+/// START items pass on the fresh process).
+#[test]
+fn an_answer_to_info_fails_info_and_the_start_items_stay_in_step() {
+    let script = script_engine(
+        "pbrain-answers-info",
+        "\"INFO gomoku_cli_check_unknown_key\"*) echo 'ERROR unknown key';;",
+        "not a move",
+    );
+    let (code, items) = check(&script.to_string_lossy(), &[]);
+    assert_eq!(code, Some(1));
+    let failed = with_status(&items, "fail");
+    assert_eq!(failed.first(), Some(&"info"), "{items:?}");
+    let info = items.iter().find(|i| i.0 == "info").expect("info item");
+    assert!(
+        info.2.contains("unknown key") && info.2.contains("ERROR unknown key"),
+        "{info:?}"
+    );
+    for start in ["start 15", "start 20"] {
+        assert!(
+            items.iter().any(|i| i.0 == start && i.1 == "pass"),
+            "{start}: {items:?}"
+        );
+    }
+}
