@@ -454,15 +454,19 @@ impl Checker {
             .seen
             .iter()
             .rposition(|e| e.direction == Direction::ToEngine)?;
-        let line = self.seen[last_sent..]
+        // Any ERROR/UNKNOWN after the block's last line (its ABOUT): a session that already
+        // knows the engine's ABOUT answer reads past such lines to that answer, so the refusal
+        // is not necessarily the last line.
+        self.seen[last_sent..]
             .iter()
-            .rev()
-            .find(|e| e.direction == Direction::FromEngine)?;
-        matches!(
-            parse_engine_line(&line.text),
-            Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_))
-        )
-        .then(|| line.text.clone())
+            .filter(|e| e.direction == Direction::FromEngine)
+            .find(|e| {
+                matches!(
+                    parse_engine_line(&e.text),
+                    Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_))
+                )
+            })
+            .map(|e| e.text.clone())
     }
 
     /// Ends a session that is out of step and puts a fresh one in its place; `false` (and a
@@ -848,9 +852,13 @@ impl Checker {
                 }
                 Direction::FromEngine if about_asked => {
                     // Banners before the answer are part of it; the answer ends the wait.
+                    // `OK` is the answer to the START/RESTART written in the same batch
+                    // before it: the ABOUT answer is still to come.
                     about_asked = matches!(
                         parse_engine_line(&ev.text),
-                        None | Some(EngineLine::Message(_)) | Some(EngineLine::Debug(_))
+                        None | Some(EngineLine::Message(_))
+                            | Some(EngineLine::Debug(_))
+                            | Some(EngineLine::Ok)
                     );
                 }
                 Direction::FromEngine => match parse_engine_line(&ev.text) {

@@ -651,6 +651,16 @@ impl EngineSession {
         }
     }
 
+    /// CPU time and memory of the engine's whole process tree now, by a scan of `/proc` (zero
+    /// without a process). Not on a match's per-move path: `check` reads it after each answer.
+    pub fn usage(&self) -> super::resources::Usage {
+        self.process
+            .as_ref()
+            .and_then(|p| p.pid())
+            .map(super::resources::tree_usage)
+            .unwrap_or_default()
+    }
+
     /// Note the CPU time the engine has used once it answered the game's start (`START` or
     /// `RESTART` and the INFO block): one more read of its open `/proc` files a game, so that
     /// [`game_usage`](Self::game_usage) tells start-up (a hash table filled, a network loaded)
