@@ -178,7 +178,16 @@ fi
 
 verdicts+=("$(printf '%-12s %s' search-output 'SKIP: the search-output channel (the engine-output issue) is not built yet')")
 echo "interop: ${verdicts[-1]}"
-verdicts+=("$(printf '%-12s %s' check 'SKIP: the check command does not exist yet')")
+# `gomoku-cli check` on Rapfi: reported, not a verdict on the runner (a fail there is Rapfi's).
+code=0
+"$CLI" check -engine "cmd=$RAPFI" >"$tmp/check.txt" 2>&1 || code=$?
+fails=$(grep '^fail' "$tmp/check.txt" | awk '{print $2}' | paste -sd, - || true)
+if [ "$code" -le 1 ]; then
+    verdicts+=("$(printf '%-12s %s' check "RAN (exit $code): $(grep -c '^pass' "$tmp/check.txt") pass, $(grep -c '^warn' "$tmp/check.txt") warn, fails: ${fails:-none}")")
+else
+    failed=1
+    verdicts+=("$(printf '%-12s %s' check "FAIL the check command exited with $code")")
+fi
 echo "interop: ${verdicts[-1]}"
 
 echo

@@ -853,12 +853,16 @@ impl Checker {
                 Direction::FromEngine if about_asked => {
                     // Banners before the answer are part of it; the answer ends the wait.
                     // `OK` is the answer to the START/RESTART written in the same batch
-                    // before it: the ABOUT answer is still to come.
+                    // before it, `ERROR`/`UNKNOWN` an engine's word on an INFO line of it (Rapfi
+                    // on an unknown key): the ABOUT answer is still to come (the next command
+                    // ends the wait in any case).
                     about_asked = matches!(
                         parse_engine_line(&ev.text),
                         None | Some(EngineLine::Message(_))
                             | Some(EngineLine::Debug(_))
                             | Some(EngineLine::Ok)
+                            | Some(EngineLine::Error(_))
+                            | Some(EngineLine::Unknown(_))
                     );
                 }
                 Direction::FromEngine => match parse_engine_line(&ev.text) {
