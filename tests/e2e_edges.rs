@@ -33,22 +33,6 @@ fn random_match(games: &str, extra: &[&str]) -> Vec<String> {
     a
 }
 
-/// The runner under bash's `ulimit` (then exec), in `dir`.
-fn run_limited(dir: &std::path::Path, ulimit: &str, args: &[String]) -> std::process::Output {
-    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-    std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "{ulimit} && exec '{}' {}",
-            runner().display(),
-            quoted.join(" ")
-        ))
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn a_file_size_limit_stops_the_run_intact_and_resume_completes_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -57,7 +41,7 @@ fn a_file_size_limit_stops_the_run_intact_and_resume_completes_it() {
         &["-journal", "j.jsonl", "-pgn", "g.pgn", "-sgf", "g.sgf"],
     );
     // 16 KiB a file: the journal outgrows it after a few games.
-    let out = run_limited(dir.path(), "ulimit -f 16", &args);
+    let out = run_with_ulimit(dir.path(), "ulimit -f 16", &strs(&args));
     let err = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(5), "{err}\n{stdout}");

@@ -405,21 +405,6 @@ fn cpus_pin_each_slots_engines_to_its_share() {
     );
 }
 
-/// The runner under `ulimit` settings (bash's `ulimit`, then exec).
-fn run_with_ulimit(dir: &std::path::Path, ulimit: &str, args: &[&str]) -> std::process::Output {
-    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-    std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "{ulimit} && exec '{}' {}",
-            runner().display(),
-            quoted.join(" ")
-        ))
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn the_open_file_limit_is_raised_for_the_concurrency_or_the_run_refused_before_game_one() {
     let random = format!("cmd={}", engine("pbrain-random"));

@@ -238,18 +238,8 @@ struct Shell {
     /// `-report FILE`: the page's writer.
     report: Option<report::LiveReport>,
     /// A write to the journal or a record file failed: nothing more is written (a game the
-    /// journal lacks is played again on resume), and the dispatcher is told once.
-    write_failure: WriteFailure,
-}
-
-/// Whether an output write failed, and whether the dispatcher knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum WriteFailure {
-    None,
-    /// Failed; the dispatcher is still to be told.
-    New,
-    /// Failed and the run is stopping.
-    Told,
+    /// journal lacks is played again on resume).
+    write_failed: bool,
 }
 
 type Reply = tokio::sync::oneshot::Sender<Option<crate::schedule::Pairing>>;
@@ -271,12 +261,14 @@ impl Shell {
                 }
                 Action::Print(text) => self.console.print(&text),
                 Action::Save(record, records) => {
-                    if self.write_failure != WriteFailure::None {
+                    if self.write_failed {
                         continue;
                     }
                     if let Err(e) = self.outputs.save(&record, records) {
                         eprintln!("error: {e}");
-                        self.write_failure = WriteFailure::New;
+                        self.write_failed = true;
+                        let stop = d.on_event(Event::OutputFailed);
+                        self.execute(d, stop, &mut None);
                     }
                 }
                 Action::Progress => self.console.step(),
@@ -363,11 +355,6 @@ async fn event_loop(
         };
         let actions = d.on_event(event);
         shell.execute(d, actions, &mut reply);
-        if shell.write_failure == WriteFailure::New {
-            shell.write_failure = WriteFailure::Told;
-            let actions = d.on_event(Event::OutputFailed);
-            shell.execute(d, actions, &mut None);
-        }
     }
 }
 
@@ -616,7 +603,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         cancel_games: cancel_games.clone(),
         sync,
         report,
-        write_failure: WriteFailure::None,
+        write_failed: false,
     };
     // A shard started after another one decided the test ends at once with the verdict.
     shell.sync(&mut dispatcher);

@@ -264,3 +264,19 @@ pub fn scout_vs_random(openings: &str, extra: &[&str]) -> Vec<String> {
     a.extend(extra.iter().map(|s| s.to_string()));
     a
 }
+
+/// The runner under `ulimit` settings (bash's `ulimit`, then exec) in `dir`, without standard input.
+pub fn run_with_ulimit(dir: &std::path::Path, ulimit: &str, args: &[&str]) -> std::process::Output {
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{ulimit} && exec '{}' {}",
+            runner().display(),
+            quoted.join(" ")
+        ))
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
