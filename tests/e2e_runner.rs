@@ -978,16 +978,17 @@ fn random_order_is_reproducible_with_srand() {
 #[test]
 fn engines_die_even_when_the_runner_is_killed() {
     // SIGKILL gives the runner no chance to end its engines: the kernel does it (the engines are
-    // spawned with a parent-death signal).
+    // spawned with a parent-death signal). These engines ignore the end of their input and
+    // SIGTERM, so only that signal can end them.
     let dir = tempfile::tempdir().unwrap();
-    let random = format!("cmd={}", engine("pbrain-random"));
+    let stubborn = format!("cmd={} --ignore-end", engine("pbrain-faulty"));
     let run = spawn_tagged(
         dir.path(),
         &[
             "-engine",
-            &random,
+            &stubborn,
             "-engine",
-            &random,
+            &stubborn,
             "-games",
             "100000",
             "-concurrency",

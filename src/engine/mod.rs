@@ -5,6 +5,7 @@ pub mod process;
 pub mod protocol;
 pub mod resources;
 pub mod session;
+pub mod spawn;
 pub mod spec;
 
 use std::time::{Duration, Instant};

@@ -4,12 +4,14 @@
 
 use std::io;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::Once;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::net::unix::pipe;
+
+use super::spawn::{self, Child, SpawnRequest};
 
 use super::spec::EngineSpec;
 use super::{Direction, EngineError, LogSink};
@@ -147,7 +149,7 @@ fn signal_name(sig: i32) -> Option<&'static str> {
 /// Makes sure writing to a dead engine's pipe is an `EPIPE` error instead of a fatal signal.
 /// Rust binaries already ignore SIGPIPE, but this library may be embedded in a program that
 /// restored the default, and the predecessor died exactly this way. Children get the default
-/// disposition back from std's spawn, so engines are unaffected.
+/// disposition back from our spawn, so engines are unaffected.
 fn ignore_sigpipe() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -186,8 +188,8 @@ pub struct EngineProcess {
 #[derive(Debug)]
 pub struct Spawned {
     pub process: EngineProcess,
-    pub stdin: ChildStdin,
-    pub stdout: ChildStdout,
+    pub stdin: pipe::Sender,
+    pub stdout: pipe::Receiver,
 }
 
 impl EngineProcess {
@@ -207,62 +209,37 @@ impl EngineProcess {
                     cmd: spec.cmd.clone(),
                     source,
                 })?;
-        let mut command = Command::new(&program);
-        command
-            .args(&args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own group: killpg then reaches everything the engine started, and a Ctrl-C in
-            // the terminal is handled by the runner instead of hitting engines directly.
-            .process_group(0)
-            .kill_on_drop(true);
-        if let Some(dir) = &cwd {
-            command.current_dir(dir);
-        }
-        // If the runner itself dies without cleaning up (SIGKILL, a crash), the kernel kills the
-        // engine: the group kill above only runs while the runner is alive to send it.
-        #[cfg(target_os = "linux")]
-        // SAFETY: the closure runs in the forked child before exec and only calls prctl(2) and
-        // sched_setaffinity(2), which are async-signal-safe; the CPU set is plain memory built
-        // before the fork.
-        unsafe {
-            // `-cpus`: the set is built here, before the fork; the child only makes the call.
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            for &c in &spec.cpus {
-                libc::CPU_SET(c, &mut set);
-            }
-            let pin = !spec.cpus.is_empty();
-            command.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                if pin && libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        let mut child = command.spawn().map_err(|source| EngineError::SpawnFailed {
+        let started = spawn::spawn(&SpawnRequest {
+            program: &program,
+            args: &args,
+            cwd: cwd.as_deref(),
+            cpus: &spec.cpus,
+        })
+        .map_err(|source| EngineError::SpawnFailed {
             cmd: spec.cmd.clone(),
             source,
         })?;
-        let pid = child.id().ok_or_else(|| EngineError::SpawnFailed {
-            cmd: spec.cmd.clone(),
-            source: io::Error::other("process exited before its id was known"),
-        })?;
+        let child = started.child;
+        let pid = child.id().unwrap_or_default();
+        // Its own group (made by the child before its exec): killpg then reaches everything the
+        // engine started, and a Ctrl-C in the terminal is handled by the runner instead of
+        // hitting engines directly.
         let pgid = pid as i32;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            // Cannot happen with all three piped; kill rather than leave a half-wired engine.
-            // SAFETY: signalling the group we just created.
+        let pipes = (|| {
+            Ok::<_, io::Error>((
+                pipe::Sender::from_owned_fd(started.stdin)?,
+                pipe::Receiver::from_owned_fd(started.stdout)?,
+                pipe::Receiver::from_owned_fd(started.stderr)?,
+            ))
+        })();
+        let (stdin, stdout, stderr) = pipes.map_err(|source| {
+            // SAFETY: signalling the group just created; the child handle reaps the leader.
             unsafe { libc::killpg(pgid, libc::SIGKILL) };
-            return Err(EngineError::SpawnFailed {
+            EngineError::SpawnFailed {
                 cmd: spec.cmd.clone(),
-                source: io::Error::other("engine pipes unavailable"),
-            });
-        };
+                source,
+            }
+        })?;
         log.emit(
             slot,
             name,
@@ -347,7 +324,7 @@ impl EngineProcess {
 impl Drop for EngineProcess {
     fn drop(&mut self) {
         if !self.group_killed {
-            // SAFETY: see kill_group. tokio's kill_on_drop then reaps the leader in background.
+            // SAFETY: see kill_group. The child handle then reaps the leader in background.
             unsafe { libc::killpg(self.pgid, libc::SIGKILL) };
         }
     }
