@@ -305,7 +305,7 @@ impl Checker {
             );
         }
         let _ = std::fs::create_dir_all(&self.opts.folder);
-        let mut session = match EngineSession::spawn(&spec, 0, self.log.clone()) {
+        let mut session = match EngineSession::spawn(&spec, 0, self.log.clone()).await {
             Ok(s) => s,
             Err(e) => {
                 self.push("spawn", Status::Fail, e.to_string());
@@ -474,7 +474,7 @@ impl Checker {
     async fn replace_session(&mut self, session: &mut EngineSession) -> bool {
         session.kill("out of step after answering INFO");
         let spec = self.spec_with(self.opts.fast);
-        match EngineSession::spawn(&spec, 0, self.log.clone()) {
+        match EngineSession::spawn(&spec, 0, self.log.clone()).await {
             Ok(mut fresh) => {
                 fresh.set_end_grace(self.opts.end_grace);
                 let old = std::mem::replace(session, fresh);
@@ -658,7 +658,7 @@ impl Checker {
     /// part of the spec).
     async fn check_short(&mut self, size: BoardSize) {
         let spec = self.spec_with(self.opts.short);
-        let mut session = match EngineSession::spawn(&spec, 0, self.log.clone()) {
+        let mut session = match EngineSession::spawn(&spec, 0, self.log.clone()).await {
             Ok(s) => s,
             Err(e) => {
                 self.push("short session", Status::Fail, e.to_string());

@@ -427,7 +427,7 @@ fn the_open_file_limit_is_raised_for_the_concurrency_or_the_run_refused_before_g
         "-quiet",
         "-noprogress",
     ];
-    // Soft limit 100, hard limit untouched: 32 slots need 704, the runner raises it and plays
+    // Soft limit 100, hard limit untouched: 32 slots need 512, the runner raises it and plays
     // (before, 59 of these 64 games were lost by engines that could not start).
     let out = run_with_ulimit(dir.path(), "ulimit -S -n 100", &args);
     assert!(
@@ -452,10 +452,24 @@ fn the_open_file_limit_is_raised_for_the_concurrency_or_the_run_refused_before_g
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("-concurrency 32 needs about 704 open files, but the limit is 100"),
+        err.contains("-concurrency 32 needs about 512 open files, but the limit is 100"),
         "{err}"
     );
     assert!(journal(dir.path(), "m.jsonl").is_empty());
+    // Hard limit exactly the budget: it must be enough for every engine to start.
+    args[j] = "n.jsonl";
+    let out = run_with_ulimit(dir.path(), "ulimit -n 512", &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let games = journal(dir.path(), "n.jsonl");
+    assert_eq!(games.len(), 64);
+    assert!(
+        games.iter().all(|g| g["termination"] != "failed_start"),
+        "every engine started within the budget"
+    );
 }
 
 #[test]

@@ -64,15 +64,19 @@ impl Engines {
 /// `EngineSession::spawn`, retried while the script is "text file busy": a test thread that
 /// forks while another writes its script inherits the write descriptor until it execs, and the
 /// kernel refuses to execute a file open for writing (ETXTBSY). A test-harness race, not ours.
-fn spawn_retry(spec: &EngineSpec, slot: usize, log: LogSink) -> Result<EngineSession, EngineError> {
+async fn spawn_retry(
+    spec: &EngineSpec,
+    slot: usize,
+    log: LogSink,
+) -> Result<EngineSession, EngineError> {
     let mut tries = 0;
     loop {
-        match EngineSession::spawn(spec, slot, log.clone()) {
+        match EngineSession::spawn(spec, slot, log.clone()).await {
             Err(EngineError::SpawnFailed { source, .. })
                 if source.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 =>
             {
                 tries += 1;
-                std::thread::sleep(std::time::Duration::from_millis(10));
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             }
             other => return other,
         }
@@ -81,7 +85,7 @@ fn spawn_retry(spec: &EngineSpec, slot: usize, log: LogSink) -> Result<EngineSes
 
 /// A session on `spec` (slot 0, no log) with a 15×15 freestyle game started.
 async fn started(spec: &EngineSpec) -> EngineSession {
-    let mut s = spawn_retry(spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(spec, 0, LogSink::none()).await.unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -155,7 +159,7 @@ async fn normal_engine_plays_a_game_then_restarts_and_ends() {
     );
     let spec = EngineSpec::new(format!("{} 'two words' x", spec.cmd));
     let (log, mut rx) = LogSink::channel();
-    let mut s = spawn_retry(&spec, 1, log).unwrap();
+    let mut s = spawn_retry(&spec, 1, log).await.unwrap();
     assert_eq!(s.about(DEADLINE).await.unwrap(), "TestEngine");
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
@@ -312,7 +316,7 @@ async fn error_at_start_is_reported_with_its_text() {
         "",
         r#"    "START "*) printf 'ERROR only size 20 is supported\r\n' ;;"#,
     );
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).await.unwrap();
     match s.new_game(size(15), Rule::Freestyle, DEADLINE).await {
         Err(EngineError::StartFailed { text }) => {
             assert_eq!(text, "ERROR only size 20 is supported")
@@ -332,7 +336,7 @@ async fn banner_messages_before_about_are_skipped() {
         r#"printf 'MESSAGE Chatty engine v3\r\nMESSAGE (c) nobody\r\n'"#,
         r#"    ABOUT) printf 'DEBUG about to answer\r\nname="Chatty", author="X"\r\n' ;;"#,
     );
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).await.unwrap();
     assert_eq!(s.about(DEADLINE).await.unwrap(), "Chatty");
     assert_eq!(s.about_info().unwrap().author(), Some("X"));
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
@@ -370,7 +374,7 @@ async fn engine_ignoring_end_and_sigterm_is_killed_after_the_grace() {
 async fn children_of_the_engine_die_with_it_on_shutdown() {
     let engines = Engines::new();
     let spec = engines.spec("pbrain-parent", "sleep 1000 &", "");
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).await.unwrap();
     s.about(DEADLINE).await.unwrap();
     let pgid = pgid_of(&s);
     assert!(
@@ -387,7 +391,7 @@ async fn children_of_the_engine_die_with_it_on_shutdown() {
 async fn children_of_the_engine_die_with_it_on_drop() {
     let engines = Engines::new();
     let spec = engines.spec("pbrain-parent", "sleep 1000 &", "");
-    let mut s = spawn_retry(&spec, 0, LogSink::none()).unwrap();
+    let mut s = spawn_retry(&spec, 0, LogSink::none()).await.unwrap();
     s.about(DEADLINE).await.unwrap();
     let pgid = pgid_of(&s);
     assert!(live_members(pgid).len() >= 2, "{:?}", live_members(pgid));
@@ -467,7 +471,7 @@ async fn restart_refused_means_end_and_respawn() {
         r#"    RESTART) printf 'UNKNOWN RESTART not implemented\r\n' ;;"#,
     );
     let (log, mut rx) = LogSink::channel();
-    let mut s = spawn_retry(&spec, 0, log).unwrap();
+    let mut s = spawn_retry(&spec, 0, log).await.unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -504,7 +508,7 @@ async fn stderr_goes_to_the_log_not_the_protocol() {
         r#"    BEGIN) printf '1,1\n' >&2; printf '2,2\r\n' ;;"#,
     );
     let (log, mut rx) = LogSink::channel();
-    let mut s = spawn_retry(&spec, 5, log).unwrap();
+    let mut s = spawn_retry(&spec, 5, log).await.unwrap();
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
@@ -559,13 +563,13 @@ async fn missing_program_or_directory_is_a_spawn_error() {
         "./no-such-engine-here -x",
         "no-such-engine-on-path-xyz",
     ] {
-        match spawn_retry(&EngineSpec::new(cmd), 0, LogSink::none()) {
+        match spawn_retry(&EngineSpec::new(cmd), 0, LogSink::none()).await {
             Err(EngineError::SpawnFailed { cmd: c, .. }) => assert_eq!(c, cmd),
             other => panic!("{cmd}: {other:?}"),
         }
     }
     assert!(matches!(
-        spawn_retry(&EngineSpec::new("'unterminated"), 0, LogSink::none()),
+        spawn_retry(&EngineSpec::new("'unterminated"), 0, LogSink::none()).await,
         Err(EngineError::BadCommand { .. })
     ));
 }

@@ -3,6 +3,7 @@
 
 use gomoku_cli::cli;
 use gomoku_cli::config::Config;
+use gomoku_cli::engine::spawn;
 use gomoku_cli::runner::{self, StopReason, Stops};
 
 use super::{say, CommandError, CommandResult, Outcome};
@@ -26,6 +27,10 @@ pub fn run(args: &[String]) -> CommandResult {
         // process-wide descriptors tokio creates for signals exist before the count below).
         let signals = Signals::register();
         tokio::spawn(watch_signals(signals, stops.clone()));
+        // The engine launcher is the process's for good (one socket): started here, before
+        // the count and while the descriptor table is smallest (it starts from a copy of it).
+        // A failure to start it shows at the first engine start, with the engine's name.
+        let _ = spawn::start_launcher();
         let fds = FdCheck::start();
         let result = runner::run(config, stops.clone()).await;
         fds.report();

@@ -196,7 +196,7 @@ impl EngineProcess {
     /// Starts the engine of `spec` (see [`EngineSpec::program_and_args`]) in a new process group.
     /// Its stderr lines go to `log` as [`Direction::Stderr`] under `name`. Must be called inside
     /// a tokio runtime.
-    pub fn spawn(
+    pub async fn spawn(
         spec: &EngineSpec,
         slot: usize,
         name: &str,
@@ -215,6 +215,7 @@ impl EngineProcess {
             cwd: cwd.as_deref(),
             cpus: &spec.cpus,
         })
+        .await
         .map_err(|source| EngineError::SpawnFailed {
             cmd: spec.cmd.clone(),
             source,

@@ -176,9 +176,9 @@ impl std::fmt::Debug for EngineSession {
 
 impl EngineSession {
     /// Starts the engine process of `spec`. Must be called inside a tokio runtime.
-    pub fn spawn(spec: &EngineSpec, slot: usize, log: LogSink) -> Result<Self, EngineError> {
+    pub async fn spawn(spec: &EngineSpec, slot: usize, log: LogSink) -> Result<Self, EngineError> {
         let name = spec.display_name();
-        let spawned = EngineProcess::spawn(spec, slot, &name, &log)?;
+        let spawned = EngineProcess::spawn(spec, slot, &name, &log).await?;
         let mut session =
             Self::from_transport(spec.clone(), spawned.stdout, spawned.stdin, slot, log);
         session.process = Some(spawned.process);
@@ -783,7 +783,7 @@ impl EngineSession {
         }
         self.end_process().await;
         self.proc_watch = None;
-        let spawned = EngineProcess::spawn(&self.spec, self.slot, &self.name, &self.log)?;
+        let spawned = EngineProcess::spawn(&self.spec, self.slot, &self.name, &self.log).await?;
         self.reader = LineReader::new(Box::new(spawned.stdout));
         self.writer = Box::new(spawned.stdin);
         self.process = Some(spawned.process);

@@ -16,9 +16,11 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{mpsc, Mutex, OnceLock};
 
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
+use tokio::sync::oneshot;
 
 /// Stack of the cloned child until its exec: it only calls a handful of thin libc wrappers.
 const CHILD_STACK_BYTES: usize = 64 * 1024;
@@ -42,12 +44,26 @@ pub struct Started {
     pub stderr: OwnedFd,
 }
 
-/// Everything the child needs, prepared by the parent so that the child allocates nothing.
-struct ChildPlan {
+/// What to start, as owned C strings: built by the caller, carried out by the launcher thread.
+struct Job {
     path: CString,
+    args: Vec<CString>,
+    env: Vec<CString>,
+    cwd: Option<CString>,
+    cpus: Option<libc::cpu_set_t>,
+}
+
+/// Where a job's outcome goes: the task that asked for it awaits the other end. Only the
+/// receiver thread touches it: waking a task writes to its runtime's descriptors, which exist
+/// in the shared table, not in the launcher's.
+type Answer = oneshot::Sender<io::Result<Launched>>;
+
+/// Everything the child needs, prepared by the launcher so that the child allocates nothing.
+struct ChildPlan {
+    path: *const libc::c_char,
     argv: Vec<*const libc::c_char>,
     envp: Vec<*const libc::c_char>,
-    cwd: Option<CString>,
+    cwd: Option<*const libc::c_char>,
     /// The child's ends, moved onto 0, 1 and 2.
     stdio: [RawFd; 3],
     cpus: Option<libc::cpu_set_t>,
@@ -58,8 +74,9 @@ struct ChildPlan {
 }
 
 /// Starts `req` in a new process group, its stdio piped, `SIGKILL` as its death signal. Must be
-/// called inside a tokio runtime (the pidfd is registered with its I/O driver).
-pub fn spawn(req: &SpawnRequest) -> io::Result<Started> {
+/// called inside a tokio runtime (the pidfd is registered with its I/O driver). The start is
+/// made by the launcher thread; the caller's thread goes on with other tasks meanwhile.
+pub async fn spawn(req: &SpawnRequest<'_>) -> io::Result<Started> {
     let path = resolve_program(req.program)?;
     let args: Vec<CString> = std::iter::once(req.program.as_os_str().to_owned())
         .chain(req.args.iter().map(OsString::from))
@@ -73,49 +90,306 @@ pub fn spawn(req: &SpawnRequest) -> io::Result<Started> {
             c_string(OsString::from_vec(kv))
         })
         .collect::<io::Result<_>>()?;
-    let (stdin_child, stdin) = pipe()?;
-    let (stdout, stdout_child) = pipe()?;
-    let (stderr, stderr_child) = pipe()?;
-    let plan = ChildPlan {
+    let (answer, outcome) = oneshot::channel();
+    let job = Job {
         path: c_string(path.into_os_string())?,
-        argv: null_terminated(&args),
-        envp: null_terminated(&env),
+        args,
+        env,
         cwd: req
             .cwd
             .map(|d| c_string(d.as_os_str().to_owned()))
             .transpose()?,
-        stdio: [
-            stdin_child.as_raw_fd(),
-            stdout_child.as_raw_fd(),
-            stderr_child.as_raw_fd(),
-        ],
         cpus: cpu_set(req.cpus),
-        // SAFETY: getpid(2) cannot fail.
-        parent: unsafe { libc::getpid() },
-        error: AtomicI32::new(0),
     };
-    let (pid, pidfd) = clone_and_exec(&plan)?;
-    // The child has exec'd or exited: its ends of the pipes are its own now.
-    drop((stdin_child, stdout_child, stderr_child));
-    let mut child = Child::new(pid, pidfd).inspect_err(|_| {
+    launcher()?.submit(job, answer)?;
+    let Launched { pid, fds } = outcome
+        .await
+        .unwrap_or_else(|_| Err(io::Error::other("the engine launcher has stopped")))?;
+    let [stdin, stdout, stderr, pidfd] = fds;
+    let child = Child::new(pid, pidfd).inspect_err(|_| {
         // SAFETY: our own child, not yet reaped: kill and reap it rather than leave it running.
         unsafe {
             libc::kill(pid, libc::SIGKILL);
             libc::waitpid(pid, &mut 0, 0);
         }
     })?;
-    let error = plan.error.load(Ordering::SeqCst);
-    if error != 0 {
-        // It exited before its exec: reap it so no zombie stays, and say why.
-        let _ = child.reap_blocking();
-        return Err(io::Error::from_raw_os_error(error));
-    }
     Ok(Started {
         child,
         stdin,
         stdout,
         stderr,
     })
+}
+
+/// A child the launcher started: its pid and the runner's ends (stdin, stdout, stderr, pidfd).
+struct Launched {
+    pid: libc::pid_t,
+    fds: [OwnedFd; 4],
+}
+
+/// The launcher: one thread of the runner with a descriptor table of its own, nearly empty,
+/// that makes the pipes and starts the children, and one thread in the shared table that
+/// receives the runner's ends and hands them to the task that asked.
+///
+/// Why: an exec copies the descriptor table of the thread that cloned it and then closes every
+/// close-on-exec entry, one by one. The runner at `-concurrency 1024` holds about 12,000
+/// descriptors (pipes, pidfds and `/proc` files of its 2,048 engines), so each start from a
+/// game slot's thread cost time in proportion to the whole run (`perf`: a quarter of the run in
+/// `do_close_on_exec`). From the launcher's table a start copies and closes a handful. The
+/// runner's ends come back over a socket (`SCM_RIGHTS`), the only way between two tables; the
+/// game slots' threads never block on a start.
+///
+/// It is the process's one launcher, made on first use, like the kernel's own per-process
+/// resources: engine starts from every slot, the check and the tests all go through it.
+struct Launcher {
+    /// Jobs to the launcher and, in the same order, their answers to the receiver: one lock
+    /// for both sends so that the receiver pairs the launcher's messages with the right task.
+    queues: Mutex<(mpsc::Sender<Job>, mpsc::Sender<Answer>)>,
+}
+
+/// Starts the launcher now rather than at the first engine start: the process then holds its
+/// one socket from here on, and the launcher's table starts from a small copy.
+pub fn start_launcher() -> io::Result<()> {
+    launcher().map(|_| ())
+}
+
+fn launcher() -> io::Result<&'static Launcher> {
+    static LAUNCHER: OnceLock<Result<Launcher, String>> = OnceLock::new();
+    LAUNCHER
+        .get_or_init(|| Launcher::start().map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| io::Error::other(format!("cannot start the engine launcher: {e}")))
+}
+
+impl Launcher {
+    fn start() -> io::Result<Launcher> {
+        let (ours, theirs) = socket_pair()?;
+        let (jobs, inbox) = mpsc::channel::<Job>();
+        let (answers, waiting) = mpsc::channel::<Answer>();
+        let (ready_tx, ready) = mpsc::sync_channel::<io::Result<()>>(1);
+        let their_fd = theirs.as_raw_fd();
+        std::thread::Builder::new()
+            .name("engine-launcher".into())
+            .spawn(move || launcher_main(inbox, their_fd, ready_tx))?;
+        // Its table has its own copy of the socket now; the shared table's copy can go.
+        let started = ready
+            .recv()
+            .unwrap_or_else(|_| Err(io::Error::other("the launcher thread ended")));
+        drop(theirs);
+        started?;
+        std::thread::Builder::new()
+            .name("engine-receiver".into())
+            .spawn(move || receiver_main(ours, waiting))?;
+        Ok(Launcher {
+            queues: Mutex::new((jobs, answers)),
+        })
+    }
+
+    fn submit(&self, job: Job, answer: Answer) -> io::Result<()> {
+        let stopped = || io::Error::other("the engine launcher has stopped");
+        let queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        queues.1.send(answer).map_err(|_| stopped())?;
+        queues.0.send(job).map_err(|_| stopped())
+    }
+}
+
+/// The launcher thread: leaves the shared descriptor table for a copy of its own, keeps only the
+/// socket (and 0–2) in it, then starts one child per job until the runner exits and answers
+/// each job on the socket, in order.
+fn launcher_main(
+    inbox: mpsc::Receiver<Job>,
+    socket: RawFd,
+    ready: mpsc::SyncSender<io::Result<()>>,
+) {
+    // SAFETY: this thread's own signal mask (every signal goes to the runner's other threads)
+    // and descriptor table; the socket is the only descriptor it keeps above 2.
+    let prepared = unsafe {
+        let mut all = MaybeUninit::<libc::sigset_t>::uninit();
+        libc::sigfillset(all.as_mut_ptr());
+        libc::pthread_sigmask(libc::SIG_SETMASK, all.as_ptr(), std::ptr::null_mut());
+        if libc::unshare(libc::CLONE_FILES) != 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            if socket > 3 {
+                libc::close_range(3, socket as u32 - 1, 0);
+            }
+            libc::close_range(socket.max(2) as u32 + 1, u32::MAX, 0);
+            Ok(())
+        }
+    };
+    let failed = prepared.is_err();
+    let _ = ready.send(prepared);
+    if failed {
+        return;
+    }
+    // SAFETY: the socket's descriptor in this thread's own table, owned here from now on.
+    let socket = unsafe { OwnedFd::from_raw_fd(socket) };
+    while let Ok(job) = inbox.recv() {
+        let outcome = run_job(&job);
+        let pid = outcome.as_ref().map(|l| l.pid).ok();
+        if send_outcome(&socket, outcome).is_err() {
+            if let Some(pid) = pid {
+                // Nobody will own this child: end it. The closed socket tells the receiver.
+                // SAFETY: our own child, not yet reaped.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, &mut 0, 0);
+                }
+            }
+            return;
+        }
+    }
+}
+
+/// The receiver thread: turns each message of the launcher into the asking task's answer. A
+/// task that stopped waiting (cancelled) leaves a child nobody owns: it is killed and reaped.
+fn receiver_main(socket: OwnedFd, waiting: mpsc::Receiver<Answer>) {
+    while let Some(outcome) = receive_outcome(&socket) {
+        let Ok(answer) = waiting.recv() else {
+            return;
+        };
+        if let Err(Ok(orphan)) = answer.send(outcome) {
+            // SAFETY: the child's own group (made before its exec), then the child itself.
+            unsafe {
+                libc::killpg(orphan.pid, libc::SIGKILL);
+                libc::waitpid(orphan.pid, &mut 0, 0);
+            }
+        }
+    }
+}
+
+/// Makes the pipes and starts the child of `job`: the runner's four ends, or the error.
+fn run_job(job: &Job) -> io::Result<Launched> {
+    let (stdin_child, stdin) = pipe()?;
+    let (stdout, stdout_child) = pipe()?;
+    let (stderr, stderr_child) = pipe()?;
+    let plan = ChildPlan {
+        path: job.path.as_ptr(),
+        argv: null_terminated(&job.args),
+        envp: null_terminated(&job.env),
+        cwd: job.cwd.as_ref().map(|c| c.as_ptr()),
+        stdio: [
+            stdin_child.as_raw_fd(),
+            stdout_child.as_raw_fd(),
+            stderr_child.as_raw_fd(),
+        ],
+        cpus: job.cpus,
+        // SAFETY: getpid(2) cannot fail.
+        parent: unsafe { libc::getpid() },
+        error: AtomicI32::new(0),
+    };
+    let (pid, pidfd) = clone_and_exec(&plan)?;
+    let error = plan.error.load(Ordering::SeqCst);
+    if error != 0 {
+        // It exited before its exec: reap it so no zombie stays, and say why.
+        // SAFETY: our own child, exiting.
+        unsafe { libc::waitpid(pid, &mut 0, 0) };
+        return Err(io::Error::from_raw_os_error(error));
+    }
+    Ok(Launched {
+        pid,
+        fds: [stdin, stdout, stderr, pidfd],
+    })
+}
+
+/// A job's outcome to the receiver: `[pid, errno]` as data and, for a started child, its four
+/// descriptors as `SCM_RIGHTS`.
+fn send_outcome(socket: &OwnedFd, outcome: io::Result<Launched>) -> io::Result<()> {
+    let (head, fds) = match &outcome {
+        Ok(l) => ([l.pid, 0], Some(l.fds.each_ref().map(AsRawFd::as_raw_fd))),
+        Err(e) => ([0, e.raw_os_error().unwrap_or(libc::EIO)], None),
+    };
+    let mut iov = libc::iovec {
+        iov_base: head.as_ptr() as *mut libc::c_void,
+        iov_len: std::mem::size_of_val(&head),
+    };
+    let mut control = [0u64; 8];
+    // SAFETY: a zeroed msghdr pointing at live buffers; CMSG_* stay within `control`, which
+    // has room for the header and four descriptors.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        if let Some(fds) = &fds {
+            let bytes = std::mem::size_of_val(fds) as u32;
+            msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+            msg.msg_controllen = libc::CMSG_SPACE(bytes) as usize;
+            let cmsg = libc::CMSG_FIRSTHDR(&msg);
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(bytes) as usize;
+            std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(cmsg) as *mut RawFd, 4);
+        }
+        if libc::sendmsg(socket.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    // The launcher's copies close here; the runner's arrived with the message.
+    drop(outcome);
+    Ok(())
+}
+
+/// The next outcome from the launcher; `None` once the launcher is gone.
+fn receive_outcome(socket: &OwnedFd) -> Option<io::Result<Launched>> {
+    let mut head = [0i32; 2];
+    let mut iov = libc::iovec {
+        iov_base: head.as_mut_ptr() as *mut libc::c_void,
+        iov_len: std::mem::size_of_val(&head),
+    };
+    let mut control = [0u64; 8];
+    let mut fds: [RawFd; 4] = [-1; 4];
+    // SAFETY: as in send_outcome; the kernel fills at most `control`'s size.
+    let n = unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+        msg.msg_controllen = std::mem::size_of_val(&control);
+        let n = loop {
+            let n = libc::recvmsg(socket.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC);
+            if n >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                break n;
+            }
+        };
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        if n > 0 && !cmsg.is_null() && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+            let data = libc::CMSG_DATA(cmsg) as *const RawFd;
+            std::ptr::copy_nonoverlapping(data, fds.as_mut_ptr(), 4);
+        }
+        n
+    };
+    if n <= 0 {
+        return None;
+    }
+    if head[1] != 0 {
+        return Some(Err(io::Error::from_raw_os_error(head[1])));
+    }
+    if fds.contains(&-1) {
+        return Some(Err(io::Error::other(
+            "the engine launcher sent no descriptors",
+        )));
+    }
+    // SAFETY: four new descriptors received with the message, owned by nobody else.
+    let fds = fds.map(|fd| unsafe { OwnedFd::from_raw_fd(fd) });
+    Some(Ok(Launched { pid: head[0], fds }))
+}
+
+fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: socketpair(2) fills two new descriptors on success.
+    if unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are new and owned here.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// The clone itself: returns the child's pid and pidfd once it has exec'd or exited.
@@ -181,15 +455,15 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
                 return fail(plan);
             }
         }
-        if let Some(dir) = &plan.cwd {
-            if libc::chdir(dir.as_ptr()) != 0 {
+        if let Some(dir) = plan.cwd {
+            if libc::chdir(dir) != 0 {
                 return fail(plan);
             }
         }
         let mut empty = MaybeUninit::<libc::sigset_t>::uninit();
         libc::sigemptyset(empty.as_mut_ptr());
         libc::pthread_sigmask(libc::SIG_SETMASK, empty.as_ptr(), std::ptr::null_mut());
-        libc::execve(plan.path.as_ptr(), plan.argv.as_ptr(), plan.envp.as_ptr());
+        libc::execve(plan.path, plan.argv.as_ptr(), plan.envp.as_ptr());
         fail(plan)
     }
 }
@@ -400,27 +674,6 @@ impl Child {
             Err(io::Error::last_os_error())
         }
     }
-
-    /// Blocks until the child is reaped (for a child known to be exiting).
-    fn reap_blocking(&mut self) -> io::Result<ExitStatus> {
-        if let Some(status) = self.status {
-            return Ok(status);
-        }
-        let mut raw = 0;
-        loop {
-            // SAFETY: waitpid(2) on our own, not yet reaped child.
-            let rc = unsafe { libc::waitpid(self.pid, &mut raw, 0) };
-            if rc == self.pid {
-                let status = ExitStatus::from_raw(raw);
-                self.status = Some(status);
-                return Ok(status);
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
-    }
 }
 
 impl Drop for Child {
@@ -486,6 +739,7 @@ mod tests {
             cwd,
             cpus,
         })
+        .await
         .expect("sh starts");
         let mut child = started.child;
         let mut out = String::new();
@@ -507,10 +761,12 @@ mod tests {
     #[tokio::test]
     async fn a_missing_program_is_enoent_and_leaves_no_child() {
         let err = spawn(&request(Path::new("/nonexistent/pbrain-x"), &[]))
+            .await
             .err()
             .unwrap();
         assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
         let err = spawn(&request(Path::new("pbrain-not-on-path-xyz"), &[]))
+            .await
             .err()
             .unwrap();
         assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
@@ -522,7 +778,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("pbrain-plain");
         std::fs::write(&file, "not a program").unwrap();
-        let err = spawn(&request(&file, &[])).err().unwrap();
+        let err = spawn(&request(&file, &[])).await.err().unwrap();
         assert_eq!(err.raw_os_error(), Some(libc::EACCES));
         assert!(no_children_left(), "the failed child was reaped");
     }
@@ -536,6 +792,7 @@ mod tests {
             cwd: Some(Path::new("/nonexistent-dir-for-spawn")),
             cpus: &[],
         })
+        .await
         .err()
         .unwrap();
         assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
@@ -547,7 +804,7 @@ mod tests {
             "-c".to_string(),
             "read x; echo \"got $x\"; echo oops >&2; exit 3".into(),
         ];
-        let started = spawn(&request(Path::new("sh"), &args)).unwrap();
+        let started = spawn(&request(Path::new("sh"), &args)).await.unwrap();
         let mut child = started.child;
         let mut stdin = pipe::Sender::from_owned_fd(started.stdin).unwrap();
         stdin.write_all(b"7,7\n").await.unwrap();
@@ -608,9 +865,26 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_child_inherits_no_descriptor_of_the_runner() {
+        // Start the launcher first: what the runner opens later must not reach engines either,
+        // even without close-on-exec (a library's descriptor, say).
+        sh_output("true", None, &[]).await;
+        let path = std::ffi::CString::new("/dev/null").unwrap();
+        // SAFETY: open(2) without O_CLOEXEC on purpose; closed below.
+        let stray = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY) };
+        assert!(stray > 2);
+        let out = sh_output("ls /proc/$$/fd", None, &[]).await;
+        // SAFETY: the descriptor opened above.
+        unsafe { libc::close(stray) };
+        let mut fds: Vec<i32> = out.lines().map(|l| l.parse().unwrap()).collect();
+        fds.sort();
+        assert_eq!(fds, vec![0, 1, 2], "{out}");
+    }
+
+    #[tokio::test]
     async fn a_dropped_child_is_killed_and_reaped() {
         let args = ["1000".to_string()];
-        let started = spawn(&request(Path::new("sleep"), &args)).unwrap();
+        let started = spawn(&request(Path::new("sleep"), &args)).await.unwrap();
         let pid = started.child.id().unwrap();
         drop(started);
         for _ in 0..1000 {

@@ -358,12 +358,12 @@ async fn event_loop(
     }
 }
 
-/// Open files a run needs: per game slot its runtime's (epoll, wake-up and signal descriptors),
-/// three pipes for each of its two engines, two `/proc` files for each engine's CPU and memory
-/// readings and the transient ones of a spawn (measured: about 12 a slot at -concurrency 32
-/// before the `/proc` files), plus the outputs, logs and the main runtime's own.
+/// Open files a run needs: per game slot, for each of its two engines three pipes, a pidfd and
+/// two `/proc` files for its CPU and memory readings (measured: 12.0 a slot at -concurrency 900,
+/// BENCHMARKS.md §2), with room for the transient ones of a spawn; plus the outputs, logs and
+/// the runtimes' own (one per worker thread, not per slot).
 pub fn files_needed(concurrency: usize) -> u64 {
-    concurrency as u64 * 20 + 64
+    concurrency as u64 * 14 + 64
 }
 
 /// Raise the soft open-file limit to what `-concurrency` needs (up to the hard limit), so a run

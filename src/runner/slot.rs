@@ -1,8 +1,7 @@
 //! Game slots, run as tasks on a few worker threads (one per core at most), each with its own
 //! single-threaded tokio runtime: a game is a chain of pipe round trips, and separate I/O drivers
-//! keep the cores' slots from queueing behind one event loop, while a thread per slot would make
-//! every engine spawn (a fork, for `PR_SET_PDEATHSIG`) copy the page tables of hundreds of thread
-//! stacks and cost a glibc arena each. A slot asks the dispatcher for its next game, keeps the engine processes it needs between games
+//! keep the cores' slots from queueing behind one event loop, while a thread per slot would cost a
+//! stack, a runtime and a glibc arena each. A slot asks the dispatcher for its next game, keeps the engine processes it needs between games
 //! (ending the others), plays the game through `game::play_game` and sends the record back. It
 //! owns its engine sessions and nothing else; it decides nothing about the run.
 
@@ -280,7 +279,7 @@ impl Engines {
             if let Some(cpus) = shared.config.slot_cpus.get(self.slot) {
                 spec.cpus = cpus.clone();
             }
-            match EngineSession::spawn(&spec, self.slot, shared.log.clone()) {
+            match EngineSession::spawn(&spec, self.slot, shared.log.clone()).await {
                 Ok(mut s) => {
                     s.set_name(shared.names[e.0].clone());
                     self.sessions.insert(e, s);
@@ -498,7 +497,7 @@ pub async fn resolve_names(config: &Config, abort: &CancellationToken) -> Vec<St
         let name = match &spec.name {
             Some(n) => n.clone(),
             None if abort.is_cancelled() => spec.display_name(),
-            None => match EngineSession::spawn(spec, 0, LogSink::none()) {
+            None => match EngineSession::spawn(spec, 0, LogSink::none()).await {
                 Ok(mut s) => {
                     let got = tokio::select! {
                         about = s.about(config.startup_timeout) => about.ok(),
