@@ -688,6 +688,12 @@ impl Checker {
                 )),
                 other => other,
             });
+        if let Err(Stop::Engine(EngineError::Refused { text, .. })) = &outcome {
+            let why = format!(
+                "TURN {mine} after TAKEBACK {mine} and {theirs} answered {text}: the stone was kept"
+            );
+            return self.push(name, Status::Fail, why);
+        }
         let what =
             format!("OK to TAKEBACK {mine} and {theirs}, then a legal answer to TURN {mine}");
         self.verdict(name, outcome, &what);

@@ -315,3 +315,18 @@ fn board_with_a_winning_line_is_checked() {
     assert_eq!(item.1, "warn", "{items:?}");
     assert!(item.2.contains("7,4 is on the winning line"), "{item:?}");
 }
+
+/// An engine that answers OK to TAKEBACK but keeps the stone refuses the TURN on that point:
+/// `takeback` fails and says why.
+#[test]
+fn a_takeback_that_keeps_the_stone_fails_and_says_so() {
+    let cmd = format!(
+        "{} --seed 1 --fault takeback:ignore",
+        engine("pbrain-faulty")
+    );
+    let (code, items) = check(&cmd, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(with_status(&items, "fail"), vec!["takeback"], "{items:?}");
+    let item = items.iter().find(|i| i.0 == "takeback").expect("takeback");
+    assert!(item.2.contains("the stone was kept"), "{item:?}");
+}
