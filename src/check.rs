@@ -12,10 +12,11 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::board::{Board, BoardSize, Color, Pos};
+use crate::engine::leftovers::{sweep, Leftover, Subreaper};
 use crate::engine::protocol::{parse_engine_line, EngineLine};
-use crate::engine::resources::parse_children;
 use crate::engine::{
-    Direction, EngineError, EngineSession, EngineSpec, LogEvent, LogSink, MoveRequest, TimeControl,
+    Direction, EngineError, EngineSession, EngineSpec, Field, LogEvent, LogSink, MoveRequest,
+    Takeback, TimeControl,
 };
 use crate::rules::{MoveOutcome, Referee, Rule};
 use crate::swap::Answer;
@@ -188,6 +189,8 @@ enum Stop {
     Engine(EngineError),
     /// The engine's answer is not a legal move here.
     Illegal(String),
+    /// A move the item warns about (on a winning-line point of `BOARD`).
+    Warn(String),
 }
 
 /// The running check: the report so far and what later items need.
@@ -217,6 +220,9 @@ struct Checker {
 
 /// Runs the whole check. Must be called inside a tokio runtime.
 pub async fn run_check(opts: CheckOptions) -> CheckReport {
+    // Orphans of the engine (double-forked daemons) come to the check, to be found and killed,
+    // instead of to init. Without it (not Linux) only the engine's group is searched.
+    let subreaper = Subreaper::set();
     let (log, events) = LogSink::channel();
     let mut c = Checker {
         report: CheckReport {
@@ -240,6 +246,9 @@ pub async fn run_check(opts: CheckOptions) -> CheckReport {
         leftovers: Vec::new(),
     };
     c.run().await;
+    // Whatever is still left after an early stop: nothing outlives the check.
+    sweep(None, &[]).await;
+    drop(subreaper);
     c.report
 }
 
@@ -322,6 +331,8 @@ impl Checker {
         for rule in self.opts.rules.clone() {
             self.check_play(&mut session, size, rule).await;
         }
+        // After the games of many moves, so that a fault at the third move is theirs.
+        self.check_takeback(&mut session, size).await;
         self.check_positions(&mut session, size).await;
         if self.opts.rules.contains(&Rule::Renju) && size.get() == 15 {
             self.check_forbidden(&mut session, size).await;
@@ -329,6 +340,8 @@ impl Checker {
         self.peak = self.peak.max(session.take_peak_memory());
         self.finish(session).await;
         self.check_short(size).await;
+        let left = sweep(None, &[]).await;
+        self.note_leftovers(&left, "after the last engine ended");
         self.report_time();
         self.report_memory();
         self.report_folder();
@@ -477,8 +490,9 @@ impl Checker {
         match EngineSession::spawn(&spec, 0, self.log.clone()).await {
             Ok(mut fresh) => {
                 fresh.set_end_grace(self.opts.end_grace);
+                let fresh_pid = fresh.process().and_then(|p| p.pid());
                 let old = std::mem::replace(session, fresh);
-                self.end(old).await;
+                self.end_sparing(old, fresh_pid).await;
                 true
             }
             Err(e) => {
@@ -534,13 +548,16 @@ impl Checker {
 
         if self.new_game(session, size, Rule::Freestyle, "board").await {
             let stones = opening_stones(size, 2);
-            let outcome = self.ask_board(session, size, Rule::Freestyle, stones).await;
+            let outcome = self
+                .ask_board(session, size, Rule::Freestyle, stones, &[])
+                .await;
             self.verdict(
                 "board",
                 outcome,
                 "a legal answer to BOARD (own and opponent stones)",
             );
         }
+        self.check_winning_line(session, size).await;
 
         if self
             .new_game(session, size, Rule::Freestyle, "swap2board")
@@ -571,6 +588,115 @@ impl Checker {
                 Err(e) => self.engine_error("swap2board", &e, "fast"),
             }
         }
+    }
+
+    /// BOARD with a continuous game's winning line (field 3) besides own and opponent stones.
+    async fn check_winning_line(&mut self, session: &mut EngineSession, size: BoardSize) {
+        let name = "board winning line";
+        let Some(line) = winning_line(size) else {
+            self.push(
+                name,
+                Status::Skip,
+                "the board is too small for the position",
+            );
+            return;
+        };
+        if !self.new_game(session, size, Rule::Freestyle, name).await {
+            return;
+        }
+        let stones = opening_stones(size, 2);
+        let outcome = self
+            .ask_board(session, size, Rule::Freestyle, stones, &line)
+            .await;
+        match outcome {
+            // Not a fault the judge can meet: field 3 exists only in Piskvork's continuous game.
+            Err(Stop::Engine(EngineError::Refused { text, .. })) => self.push(
+                name,
+                Status::Warn,
+                format!(
+                    "refused ({text}); only Piskvork's continuous game sends field 3, the judge never"
+                ),
+            ),
+            other => self.verdict(
+                name,
+                other,
+                "a legal answer to BOARD with a winning line (field 3), off its points",
+            ),
+        }
+    }
+
+    /// TAKEBACK of the engine's last move and of the check's before it, then a TURN on the
+    /// point the engine had taken: its answer must be legal on the board as taken back (an
+    /// engine that kept the stone refuses the TURN, or answers for another board).
+    ///
+    /// A refusal (`UNKNOWN`/`ERROR`) is a warning, not a failure: the protocol page lists
+    /// TAKEBACK among the commands "not required in Gomocup tournament", and the judge (see
+    /// engines-speak §6) sends only START, INFO, BEGIN/TURN/BOARD and END; Piskvork sends it
+    /// for an undo in manual play. An engine that accepts it must do it right, and one that
+    /// crashes, hangs or answers something else on it fails: Piskvork users meet that.
+    async fn check_takeback(&mut self, session: &mut EngineSession, size: BoardSize) {
+        let name = "takeback";
+        if !self.new_game(session, size, Rule::Freestyle, name).await {
+            return;
+        }
+        // The engine's move, the check's, the engine's.
+        let mut referee = Referee::new(Rule::Freestyle, size);
+        if let Err(stop) = self
+            .ask(session, &mut referee, MoveRequest::Begin, None)
+            .await
+        {
+            return self.verdict(name, Err(stop), "");
+        }
+        let Some((theirs, MoveOutcome::Continue)) = reply_move(&mut referee) else {
+            return self.push(name, Status::Skip, "no position to take back from");
+        };
+        let turn = MoveRequest::Turn(theirs);
+        if let Err(stop) = self.ask(session, &mut referee, turn, None).await {
+            return self.verdict(name, Err(stop), "");
+        }
+        let history = referee.board().history().to_vec();
+        let Some(&mine) = history.last() else {
+            return self.push(name, Status::Skip, "no position to take back from");
+        };
+        let deadline = self.deadline(&self.opts.fast, None);
+        for p in [mine, theirs] {
+            match session.takeback(p, deadline).await {
+                Ok(Takeback::Done) => {}
+                Ok(Takeback::Refused(text)) => {
+                    return self.push(
+                        name,
+                        Status::Warn,
+                        format!(
+                            "TAKEBACK {p} refused ({text}); optional: Piskvork sends it to undo in manual play, the judge never"
+                        ),
+                    )
+                }
+                Err(e) => return self.engine_error(name, &e, "fast"),
+            }
+        }
+        let mut referee = Referee::new(Rule::Freestyle, size);
+        for &p in &history[..history.len() - 2] {
+            referee.play(p);
+        }
+        referee.play(mine);
+        let outcome = self
+            .ask(session, &mut referee, MoveRequest::Turn(mine), None)
+            .await
+            .map_err(|stop| match stop {
+                Stop::Illegal(why) => Stop::Illegal(format!(
+                    "{why} on the board after TAKEBACK {mine} and {theirs}"
+                )),
+                other => other,
+            });
+        if let Err(Stop::Engine(EngineError::Refused { text, .. })) = &outcome {
+            let why = format!(
+                "TURN {mine} after TAKEBACK {mine} and {theirs} answered {text}: the stone was kept"
+            );
+            return self.push(name, Status::Fail, why);
+        }
+        let what =
+            format!("OK to TAKEBACK {mine} and {theirs}, then a legal answer to TURN {mine}");
+        self.verdict(name, outcome, &what);
     }
 
     /// One game per rule: the engine black against the check's own plain mover.
@@ -616,7 +742,9 @@ impl Checker {
         {
             let stones = full_board(size);
             let empty = size.cells() - stones.len();
-            let outcome = self.ask_board(session, size, Rule::Freestyle, stones).await;
+            let outcome = self
+                .ask_board(session, size, Rule::Freestyle, stones, &[])
+                .await;
             self.verdict(
                 "full board",
                 outcome,
@@ -629,7 +757,9 @@ impl Checker {
         {
             let stones = opening_stones(size, 3);
             let n = stones.len();
-            let outcome = self.ask_board(session, size, Rule::Freestyle, stones).await;
+            let outcome = self
+                .ask_board(session, size, Rule::Freestyle, stones, &[])
+                .await;
             self.verdict(
                 "many stones",
                 outcome,
@@ -644,7 +774,7 @@ impl Checker {
         let name = "renju forbidden";
         if self.new_game(session, size, Rule::Renju, name).await {
             let outcome = self
-                .ask_board(session, size, Rule::Renju, forbidden_setup(size))
+                .ask_board(session, size, Rule::Renju, forbidden_setup(size), &[])
                 .await;
             self.verdict(
                 name,
@@ -712,15 +842,30 @@ impl Checker {
 
     /// Ends a session: END, the exit status within the grace, and what it left running.
     async fn end(&mut self, session: EngineSession) {
-        let children = session
-            .process()
-            .and_then(|p| p.pid())
-            .map(child_pids)
-            .unwrap_or_default();
+        self.end_sparing(session, None).await;
+    }
+
+    /// [`end`](Self::end) while the engine `spare` (a live one) runs.
+    async fn end_sparing(&mut self, mut session: EngineSession, spare: Option<u32>) {
+        let leader = session.process().and_then(|p| p.pid());
+        let pgid = session.process().map(|p| p.pgid());
         let started = std::time::Instant::now();
         let alive = session.is_alive();
-        let status = session.shutdown().await;
+        let status = session.end_leader().await;
         let ms = started.elapsed().as_millis();
+        // After the engine's exit and before its group is killed: what it left in the group,
+        // and what escaped the group (reparented to the check, the subreaper).
+        let spared: Vec<u32> = leader.into_iter().chain(spare).collect();
+        let left = sweep(pgid, &spared).await;
+        session.kill("ended");
+        self.note_leftovers(
+            &left,
+            if alive {
+                "after END"
+            } else {
+                "after it was killed"
+            },
+        );
         if !alive {
             return;
         }
@@ -735,12 +880,19 @@ impl Checker {
             Some(s) => self.end_notes.push(format!("{s} {ms} ms after END")),
             None => self.end_notes.push(format!("ended {ms} ms after END")),
         }
-        if !children.is_empty() {
-            self.leftovers.push(format!(
-                "{} child process(es) running at END (pids {children:?}); the runner kills its group, the judge may not",
-                children.len()
-            ));
+    }
+
+    /// Records processes found running `when` an engine ended (killed since).
+    fn note_leftovers(&mut self, left: &[Leftover], when: &str) {
+        if left.is_empty() {
+            return;
         }
+        let list: Vec<String> = left.iter().map(Leftover::to_string).collect();
+        self.leftovers.push(format!(
+            "{} process(es) left running {when}: {}; the check killed them, the judge may not",
+            left.len(),
+            list.join(", ")
+        ));
     }
 
     fn report_time(&mut self) {
@@ -913,11 +1065,6 @@ impl Checker {
             Status::Skip,
             "not checked yet (the engine-output channel is not built)",
         );
-        self.push(
-            "takeback",
-            Status::Skip,
-            "not checked yet (the engine session has no TAKEBACK)",
-        );
     }
 
     fn report_end(&mut self) {
@@ -932,7 +1079,7 @@ impl Checker {
         }
         match self.leftovers.first().cloned() {
             Some(l) => self.push("leftover", Status::Fail, l),
-            None => self.push("leftover", Status::Pass, "nothing left running at END"),
+            None => self.push("leftover", Status::Pass, "nothing left running after END"),
         }
     }
 
@@ -995,12 +1142,16 @@ impl Checker {
         }
     }
 
+    /// BOARD with `stones` in play order (black to move: the engine's stones are the black
+    /// ones), and first the `winning` line's points with field 3 (made before play went on, in
+    /// a continuous game). A move on one of those is a warning.
     async fn ask_board(
         &mut self,
         session: &mut EngineSession,
         size: BoardSize,
         rule: Rule,
         stones: Vec<Pos>,
+        winning: &[Pos],
     ) -> Result<(MoveOutcome, Duration), Stop> {
         let mut referee = Referee::new(rule, size);
         let mut board = Board::new(size);
@@ -1008,20 +1159,29 @@ impl Checker {
             board.put(p, board.side_to_move());
             referee.play(p);
         }
-        // Black is to move (an even number of stones): the engine's stones are the black ones.
+        let own = |p: Pos| Field::of(board.get(p) == Some(Color::Black));
         let request = MoveRequest::Board(
-            stones
+            winning
                 .iter()
-                .map(|&p| (p, board.at(p.x as i64, p.y as i64) == Some(Color::Black)))
+                .map(|&p| (p, Field::WinningLine))
+                .chain(stones.iter().map(|&p| (p, own(p))))
                 .collect(),
         );
-        self.ask(session, &mut referee, request, None).await
+        let outcome = self.ask(session, &mut referee, request, None).await?;
+        match referee.board().history().last() {
+            Some(p) if winning.contains(p) => Err(Stop::Warn(format!(
+                "{p} is on the winning line (field 3): the engine takes those points for empty, \
+                 as Rapfi does; only Piskvork's continuous game sends them, the judge never"
+            ))),
+            _ => Ok(outcome),
+        }
     }
 
     fn verdict(&mut self, name: &str, outcome: Result<(MoveOutcome, Duration), Stop>, what: &str) {
         match outcome {
             Ok(_) => self.push(name, Status::Pass, what),
             Err(Stop::Illegal(why)) => self.push(name, Status::Fail, format!("illegal move {why}")),
+            Err(Stop::Warn(why)) => self.push(name, Status::Warn, why),
             Err(Stop::Engine(e)) => self.engine_error(name, &e, &short_label(&self.opts.fast)),
         }
     }
@@ -1087,6 +1247,18 @@ fn opening_stones(size: BoardSize, radius: i64) -> Vec<Pos> {
     }))
 }
 
+/// Five points in a row just above the filling of [`opening_stones`] with radius 2; `None` on
+/// a board too small for both.
+fn winning_line(size: BoardSize) -> Option<Vec<Pos>> {
+    let c = size.center();
+    if size.get() < 7 {
+        return None;
+    }
+    (c.x - 2..=c.x + 2)
+        .map(|x| size.pos(x as i64, c.y as i64 - 3).ok())
+        .collect()
+}
+
 /// The whole filling but for a few points, alternating black first.
 fn full_board(size: BoardSize) -> Vec<Pos> {
     let mut stones = interleave(size.all());
@@ -1119,19 +1291,6 @@ fn forbidden_setup(size: BoardSize) -> Vec<Pos> {
         at(6, 7),
         at(2, 2),
     ]
-}
-
-/// Child processes of `pid` (all its threads').
-fn child_pids(pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
-        for t in tasks.flatten() {
-            if let Ok(c) = std::fs::read_to_string(t.path().join("children")) {
-                out.extend(parse_children(&c));
-            }
-        }
-    }
-    out
 }
 
 /// Bytes in the files under `dir` (0 when it is missing).

@@ -76,7 +76,9 @@ fn bundled_engines_pass_everything_they_support() {
             "restart",
             "turn",
             "board",
+            "board winning line",
             "swap2board",
+            "takeback",
             "play freestyle",
             "play renju",
             "full board",
@@ -122,7 +124,12 @@ const FAULTS: &[(&str, &str)] = &[
     ("--fault move2:late --late-ms 2500", "time 1s/20s"),
     ("--alloc-at 2 --alloc-mb 150", "memory"),
     ("--fault end:hang", "end"),
+    ("--fault takeback:crash", "takeback"),
+    ("--fault takeback:hang", "takeback"),
+    ("--fault takeback:garbage", "takeback"),
+    ("--fault takeback:ignore", "takeback"),
     ("--spawn-child", "leftover"),
+    ("--spawn-daemon", "leftover"),
 ];
 
 #[test]
@@ -146,6 +153,7 @@ fn warnings_do_not_fail_the_check() {
         ("--fault move1:huge-message", "messages"),
         ("--fault about:garbage", "about"),
         ("--fault end:crash", "end"),
+        ("--fault takeback:error", "takeback"),
     ] {
         let cmd = format!("{faulty} --seed 1 {fault}");
         let (code, items) = check(&cmd, &[]);
@@ -266,4 +274,59 @@ fn an_answer_to_info_fails_info_and_the_start_items_stay_in_step() {
             "{start}: {items:?}"
         );
     }
+}
+
+/// An engine that leaves a process in its group and another that escaped it (setsid, double
+/// fork): exactly `leftover` fails, naming both with their command lines, and the check kills
+/// them (`run_in` asserts that nothing of the run is alive after it).
+#[test]
+fn what_an_engine_leaves_running_after_end_fails_leftover_and_is_killed() {
+    let faulty = engine("pbrain-faulty");
+    let cmd = format!("{faulty} --seed 1 --spawn-child --spawn-daemon");
+    let (code, items) = check(&cmd, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(with_status(&items, "fail"), vec!["leftover"], "{items:?}");
+    let leftover = items.iter().find(|i| i.0 == "leftover").expect("leftover");
+    for part in [
+        "left running after END",
+        "`sleep 1000` (in its process group)",
+        "`sleep 1000` (escaped its process group)",
+    ] {
+        assert!(leftover.2.contains(part), "{part}: {leftover:?}");
+    }
+}
+
+/// An engine whose BOARD reader dies on a winning-line line (field 3) fails that item first;
+/// one that plays on the winning line's points is warned about it.
+#[test]
+fn board_with_a_winning_line_is_checked() {
+    let script = script_engine("pbrain-no-field-3", "[0-9]*,[0-9]*,3*) exit 1;;", "0,0");
+    let (code, items) = check(&script.to_string_lossy(), &[]);
+    assert_eq!(code, Some(1));
+    let failed = with_status(&items, "fail");
+    assert_eq!(failed.first(), Some(&"board winning line"), "{items:?}");
+    // 7,4 is on the winning line of a 15x15 board (five points above the centre's 5x5).
+    let script = script_engine("pbrain-on-the-line", "DONE*) echo '7,4';;", "0,0");
+    let (_, items) = check(&script.to_string_lossy(), &["-boardsize", "15"]);
+    let item = items
+        .iter()
+        .find(|i| i.0 == "board winning line")
+        .expect("winning line item");
+    assert_eq!(item.1, "warn", "{items:?}");
+    assert!(item.2.contains("7,4 is on the winning line"), "{item:?}");
+}
+
+/// An engine that answers OK to TAKEBACK but keeps the stone refuses the TURN on that point:
+/// `takeback` fails and says why.
+#[test]
+fn a_takeback_that_keeps_the_stone_fails_and_says_so() {
+    let cmd = format!(
+        "{} --seed 1 --fault takeback:ignore",
+        engine("pbrain-faulty")
+    );
+    let (code, items) = check(&cmd, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(with_status(&items, "fail"), vec!["takeback"], "{items:?}");
+    let item = items.iter().find(|i| i.0 == "takeback").expect("takeback");
+    assert!(item.2.contains("the stone was kept"), "{item:?}");
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use gomoku_cli::board::{BoardSize, Pos};
 use gomoku_cli::engine::{
-    Direction, EngineError, EngineSession, EngineSpec, LogEvent, LogSink, MoveRequest,
+    Direction, EngineError, EngineSession, EngineSpec, Field, LogEvent, LogSink, MoveRequest,
 };
 use gomoku_cli::rules::Rule;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -186,7 +186,10 @@ async fn normal_engine_plays_a_game_then_restarts_and_ends() {
     );
     let r = s
         .request_move(
-            MoveRequest::Board(vec![(Pos::new(0, 0), true), (Pos::new(9, 9), false)]),
+            MoveRequest::Board(vec![
+                (Pos::new(0, 0), Field::Own),
+                (Pos::new(9, 9), Field::Opponent),
+            ]),
             None,
             DEADLINE,
         )

@@ -1,6 +1,7 @@
 //! The engine layer: how the runner starts one pbrain engine process and converses with it under
 //! deadlines (spec → process → protocol → session), plus the log events it emits.
 
+pub mod leftovers;
 pub mod process;
 pub mod protocol;
 pub mod resources;
@@ -14,8 +15,8 @@ use thiserror::Error;
 use tokio::sync::mpsc;
 
 pub use process::{describe_status, EngineProcess};
-pub use protocol::{parse_about, parse_engine_line, About, Command, EngineLine};
-pub use session::{EngineSession, MoveReply, MoveRequest, DEFAULT_END_GRACE};
+pub use protocol::{parse_about, parse_engine_line, About, Command, EngineLine, Field};
+pub use session::{EngineSession, MoveReply, MoveRequest, Takeback, DEFAULT_END_GRACE};
 pub use spec::{EngineSpec, SpecError, TimeControl};
 
 /// Everything that can go wrong talking to an engine.

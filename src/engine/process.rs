@@ -309,15 +309,17 @@ impl EngineProcess {
         self.group_killed = true;
     }
 
-    /// Ends the process after END was sent: give it `grace` to exit, then SIGKILL the whole
-    /// group (always, so children it left behind die too) and reap the leader. Returns the
-    /// leader's exit status if it could be reaped.
-    pub async fn terminate(&mut self, grace: Duration) -> Option<ExitStatus> {
-        let exited = self.wait_exit(grace).await;
-        self.kill_group();
-        match exited {
+    /// After END was sent: gives the leader `grace` to exit, else SIGKILLs the whole group;
+    /// returns the leader's exit status if it could be reaped. A leader that exited in time
+    /// leaves the rest of its group as it is: `check` looks at what it left running before the
+    /// group is killed.
+    pub async fn exit_or_kill(&mut self, grace: Duration) -> Option<ExitStatus> {
+        match self.wait_exit(grace).await {
             Some(status) => Some(status),
-            None => self.wait_exit(REAP_WAIT).await,
+            None => {
+                self.kill_group();
+                self.wait_exit(REAP_WAIT).await
+            }
         }
     }
 }

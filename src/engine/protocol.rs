@@ -26,8 +26,10 @@ pub enum Command {
     Begin,
     /// `TURN x,y`: the opponent played here; answer a move.
     Turn(Pos),
-    /// `BOARD`, one `x,y,f` line per stone in play order (f = 1 own, 2 opponent), `DONE`.
-    Board(Vec<(Pos, bool)>),
+    /// `BOARD`, one `x,y,f` line per stone in play order, `DONE`.
+    Board(Vec<(Pos, Field)>),
+    /// `TAKEBACK x,y`: undo the last move, the stone on this point; answered `OK`.
+    Takeback(Pos),
     /// `PLAY x,y`: the answer to an engine's `SUGGEST x,y`.
     Play(i64, i64),
     /// `END`: exit now.
@@ -38,6 +40,38 @@ pub enum Command {
     /// [`parse_swap_answer`]). The protocol page's lines are `x,y`; in [`Swap2Form::Board`]
     /// they are `x,y,c` as in `BOARD`, the engine taken as the side to move.
     Swap2Board { stones: Vec<Pos>, form: Swap2Form },
+}
+
+/// The third number of a `BOARD` line: whose stone the point holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// 1: the engine's own stone.
+    Own,
+    /// 2: the opponent's stone.
+    Opponent,
+    /// 3: a stone of a winning line in Piskvork's continuous game (`INFO rule` bit 2), or a
+    /// point forbidden by renju rules there. Only `check` sends it: a game never does.
+    WinningLine,
+}
+
+impl Field {
+    /// [`Own`](Field::Own) for the engine's stone, else [`Opponent`](Field::Opponent).
+    pub fn of(own: bool) -> Field {
+        if own {
+            Field::Own
+        } else {
+            Field::Opponent
+        }
+    }
+
+    /// The line's ending after `x,y`.
+    fn suffix(self) -> &'static str {
+        match self {
+            Field::Own => ",1",
+            Field::Opponent => ",2",
+            Field::WinningLine => ",3",
+        }
+    }
 }
 
 impl Command {
@@ -60,12 +94,13 @@ impl Command {
             Command::Board(stones) => {
                 let mut lines = Vec::with_capacity(stones.len() + 2);
                 lines.push("BOARD".to_string());
-                for (p, own) in stones {
-                    lines.push(format!("{},{},{}", p.x, p.y, if *own { 1 } else { 2 }));
+                for (p, field) in stones {
+                    lines.push(format!("{},{}{}", p.x, p.y, field.suffix()));
                 }
                 lines.push("DONE".into());
                 lines
             }
+            Command::Takeback(p) => vec![format!("TAKEBACK {},{}", p.x, p.y)],
             Command::Play(x, y) => vec![format!("PLAY {x},{y}")],
             Command::End => vec!["END".into()],
             Command::About => vec!["ABOUT".into()],
@@ -123,11 +158,16 @@ impl Command {
             }
             Command::Board(stones) => {
                 line(out, &["BOARD"]);
-                for (p, own) in stones {
+                for (p, field) in stones {
                     xy(out, i64::from(p.x), i64::from(p.y));
-                    line(out, &[if *own { ",1" } else { ",2" }]);
+                    line(out, &[field.suffix()]);
                 }
                 line(out, &["DONE"]);
+            }
+            Command::Takeback(p) => {
+                out.push_str("TAKEBACK ");
+                xy(out, i64::from(p.x), i64::from(p.y));
+                out.push_str(EOL);
             }
             Command::Play(x, y) => {
                 out.push_str("PLAY ");
@@ -427,7 +467,12 @@ mod tests {
             Command::Play(-3, 1_000_000_007),
             Command::Play(i64::MIN, 0),
             Command::info("time_left", 2_147_483_647u64),
-            Command::Board(vec![(p(7, 7), true), (p(12, 0), false)]),
+            Command::Board(vec![
+                (p(7, 7), Field::Own),
+                (p(12, 0), Field::Opponent),
+                (p(3, 3), Field::WinningLine),
+            ]),
+            Command::Takeback(p(10, 9)),
             Command::Swap2Board {
                 stones: vec![p(10, 9)],
                 form: Swap2Form::Points,
@@ -463,9 +508,24 @@ mod tests {
         assert_eq!(Command::End.encode(), "END\r\n");
         assert_eq!(Command::About.encode(), "ABOUT\r\n");
         assert_eq!(
-            Command::Board(vec![(p(7, 7), true), (p(8, 7), false), (p(0, 31), true)]).encode(),
+            Command::Board(vec![
+                (p(7, 7), Field::Own),
+                (p(8, 7), Field::Opponent),
+                (p(0, 31), Field::of(true))
+            ])
+            .encode(),
             "BOARD\r\n7,7,1\r\n8,7,2\r\n0,31,1\r\nDONE\r\n"
         );
+        // The continuous game's winning-line value, as the protocol page writes it.
+        assert_eq!(
+            Command::Board(vec![
+                (p(1, 2), Field::WinningLine),
+                (p(5, 5), Field::of(false))
+            ])
+            .encode(),
+            "BOARD\r\n1,2,3\r\n5,5,2\r\nDONE\r\n"
+        );
+        assert_eq!(Command::Takeback(p(9, 10)).encode(), "TAKEBACK 9,10\r\n");
         assert_eq!(Command::Board(vec![]).encode(), "BOARD\r\nDONE\r\n");
         let swap2 = |stones: Vec<Pos>, form| Command::Swap2Board { stones, form }.encode();
         for form in [Swap2Form::Points, Swap2Form::Board] {

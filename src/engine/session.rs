@@ -12,7 +12,7 @@ use tokio::time::{timeout, timeout_at, Instant};
 use super::process::{describe_status, EngineProcess, LineReader};
 use super::protocol::{
     cut_text, parse_about, parse_coords, parse_engine_line, parse_swap_answer, About, Command,
-    EngineLine, ABOUT_NAME_CHARS, EOL, QUOTED_ANSWER_CHARS, UNLIMITED_TIME_LEFT_MS,
+    EngineLine, Field, ABOUT_NAME_CHARS, EOL, QUOTED_ANSWER_CHARS, UNLIMITED_TIME_LEFT_MS,
 };
 use super::resources::ProcWatch;
 use super::spec::EngineSpec;
@@ -43,8 +43,9 @@ pub enum MoveRequest {
     Begin,
     /// The opponent's last move.
     Turn(Pos),
-    /// The whole position, stones in play order, `true` = the engine's own stone.
-    Board(Vec<(Pos, bool)>),
+    /// The whole position, stones in play order with their field (the engine's own, the
+    /// opponent's; a continuous game's winning line only in `check`).
+    Board(Vec<(Pos, Field)>),
 }
 
 impl MoveRequest {
@@ -63,6 +64,15 @@ impl MoveRequest {
             MoveRequest::Board(stones) => format!("BOARD ({} stones)", stones.len()),
         }
     }
+}
+
+/// The engine's answer to `TAKEBACK`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Takeback {
+    /// `OK`: the stone is off its board.
+    Done,
+    /// `UNKNOWN` or `ERROR` (the line): it does not take moves back.
+    Refused(String),
 }
 
 /// Which answer a request waits for: the lines an engine may send before it differ.
@@ -461,6 +471,45 @@ impl EngineSession {
         })
     }
 
+    /// `TAKEBACK x,y`: the engine removes the stone on `p` (the last move) and answers `OK`,
+    /// within `deadline`. MESSAGE lines before the answer are kept, DEBUG lines logged; the
+    /// first other line is the answer. `UNKNOWN` or `ERROR` is a refusal (the command is
+    /// optional in the protocol), anything else a protocol error; after either, what the
+    /// engine still prints is drained before the next request. Past `deadline` the engine is
+    /// killed and `Timeout` returned; if it dies instead, `Crashed` with its exit status.
+    pub async fn takeback(&mut self, p: Pos, deadline: Duration) -> Result<Takeback, EngineError> {
+        self.check_alive()?;
+        if self.unsettled.is_some() {
+            self.drain(deadline, false).await?;
+        }
+        let start = Instant::now();
+        let outcome = timeout_at(deadline_at(start, deadline), async {
+            self.send(&Command::Takeback(p)).await?;
+            loop {
+                let line = self.read_line().await?;
+                match parse_engine_line(&line) {
+                    None | Some(EngineLine::Debug(_)) => {}
+                    Some(EngineLine::Message(text)) => self.messages.push(text),
+                    Some(_) => return Ok::<_, Broken>(line.trim().to_string()),
+                }
+            }
+        })
+        .await;
+        let what = format!("TAKEBACK {},{}", p.x, p.y);
+        let line = self.settle(outcome.ok(), &what, start).await?;
+        if parse_engine_line(&line) == Some(EngineLine::Ok) {
+            return Ok(Takeback::Done);
+        }
+        self.unsettled = Some(what.clone());
+        let text = cut_text(line.clone(), QUOTED_ANSWER_CHARS);
+        if is_refusal(&line) {
+            return Ok(Takeback::Refused(text));
+        }
+        Err(EngineError::Protocol {
+            text: format!("engine answered {what} with {text:?} instead of OK"),
+        })
+    }
+
     /// Asks `SWAP2BOARD` with `stones` (in play order) in a swap opening, as
     /// [`request_move`](Self::request_move) asks for a move: `INFO time_left` first, the same
     /// deadline, kill and crash handling, MESSAGE lines kept. The first line that is not
@@ -796,6 +845,20 @@ impl EngineSession {
     /// END (unless the engine is already dead), then the grace period counted from sending it,
     /// then SIGKILL to the group; returns the described exit status.
     async fn end_process(&mut self) -> Option<String> {
+        let status = self.end_leader().await;
+        // Always, so that whatever the engine left running dies with it.
+        if let Some(p) = &mut self.process {
+            p.kill_group();
+        }
+        status
+    }
+
+    /// The first half of [`shutdown`](Self::shutdown): END (unless the engine is already dead)
+    /// and up to the grace period for the engine to exit, its group SIGKILLed only if it does
+    /// not. What an engine that did exit left running is still there, for `check` to find;
+    /// [`kill`](Self::kill) or dropping the session kills the group afterwards. Returns the
+    /// described exit status, as `shutdown` does.
+    pub async fn end_leader(&mut self) -> Option<String> {
         self.wake();
         let grace_end = deadline_at(Instant::now(), self.grace);
         if self.dead.is_none() {
@@ -803,25 +866,19 @@ impl EngineSession {
             let _ = timeout_at(grace_end, self.send(&Command::End)).await;
         }
         self.dead.get_or_insert_with(|| "ended".to_string());
-        let status = match &mut self.process {
-            Some(p) => {
-                let status = match self.exited {
-                    Some(s) => {
-                        p.kill_group();
-                        Some(s)
-                    }
-                    None => {
-                        let left = grace_end.saturating_duration_since(Instant::now());
-                        p.terminate(left).await
-                    }
-                };
-                status.map(describe_status)
-            }
+        let Some(p) = &mut self.process else {
+            let _ = self.writer.shutdown().await;
+            return None;
+        };
+        let status = match self.exited {
+            Some(s) => Some(s),
             None => {
-                let _ = self.writer.shutdown().await;
-                None
+                let left = grace_end.saturating_duration_since(Instant::now());
+                p.exit_or_kill(left).await
             }
         };
+        self.exited = self.exited.or(status);
+        let status = status.map(describe_status);
         if let Some(s) = &status {
             self.note(format!("ended: {s}"));
         }
@@ -1475,7 +1532,10 @@ mod tests {
         assert_eq!(r.elapsed, Duration::ZERO);
         let r = s
             .request_move(
-                MoveRequest::Board(vec![(Pos::new(7, 7), true), (Pos::new(8, 9), false)]),
+                MoveRequest::Board(vec![
+                    (Pos::new(7, 7), Field::Own),
+                    (Pos::new(8, 9), Field::Opponent),
+                ]),
                 Some(Duration::ZERO),
                 SEC,
             )
@@ -1988,6 +2048,69 @@ mod tests {
                 (Direction::FromEngine, "5,5".into(), fake),
             ]
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn takeback_reads_ok_a_refusal_or_reports_another_answer() {
+        let (mut s, mut e, _rx) = started().await;
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "TAKEBACK 9,10");
+            e.send("DEBUG undo\r\nMESSAGE gone\r\nOK\r\n").await;
+            assert_eq!(e.recv().await, "TAKEBACK 1,2");
+            e.send("UNKNOWN TAKEBACK\r\n").await;
+            // The refusal is drained (ABOUT, up to its known answer) before the next request.
+            assert_eq!(e.recv().await, "ABOUT");
+            e.send("name=\"fake\"\r\n").await;
+            assert_eq!(e.recv().await, "TAKEBACK 3,4");
+            e.send("7,7\r\n").await;
+            e
+        });
+        let at = |x, y| Pos::new(x, y);
+        assert_eq!(s.takeback(at(9, 10), SEC).await.unwrap(), Takeback::Done);
+        assert_eq!(s.take_messages(), vec!["gone"]);
+        assert_eq!(
+            s.takeback(at(1, 2), SEC).await.unwrap(),
+            Takeback::Refused("UNKNOWN TAKEBACK".into())
+        );
+        match s.takeback(at(3, 4), SEC).await {
+            Err(EngineError::Protocol { text }) => {
+                assert_eq!(
+                    text,
+                    "engine answered TAKEBACK 3,4 with \"7,7\" instead of OK"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(s.is_alive());
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_or_closed_engine_at_takeback_times_out_or_crashes() {
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "TAKEBACK 0,0");
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            e
+        });
+        let t = Instant::now();
+        match s.takeback(Pos::new(0, 0), SEC).await {
+            Err(EngineError::Timeout { what, .. }) => assert_eq!(what, "TAKEBACK 0,0"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(t.elapsed(), SEC);
+        assert!(!s.is_alive());
+        engine.abort();
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            e.recv().await;
+            drop(e);
+        });
+        assert!(matches!(
+            s.takeback(Pos::new(0, 0), SEC).await,
+            Err(EngineError::Crashed { .. })
+        ));
+        engine.await.unwrap();
     }
 
     #[tokio::test(start_paused = true)]

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::board::{BoardSize, Color, Pos, Symmetry};
 use crate::config::{Config, LogLevel};
-use crate::engine::{Direction, EngineError, EngineSession, LogSink, MoveRequest};
+use crate::engine::{Direction, EngineError, EngineSession, Field, LogSink, MoveRequest};
 use crate::game::{self, Abandoned, Failure, GameSetup, Player, Reply, Request, Termination};
 use crate::opening::{OpeningBook, OpeningSequence};
 use crate::record::{EngineUse, GameRecord, GameUse};
@@ -173,7 +173,7 @@ impl Player for SessionPlayer<'_> {
                 stones
                     .iter()
                     .enumerate()
-                    .map(|(i, &p)| (p, Color::of_ply(i) == own))
+                    .map(|(i, &p)| (p, Field::of(Color::of_ply(i) == own)))
                     .collect(),
             ),
         };

@@ -3,7 +3,7 @@
 //!
 //! Every fault is a command-line flag and they combine freely. The general form is
 //! `--fault PHASE:KIND`: at one of the protocol's exchanges (`about`, `start`, `restart`, the
-//! N-th move asked in a game `moveN`, `end`) the engine misbehaves in one way (crash, hang,
+//! N-th move asked in a game `moveN`, `takeback`, `end`) the engine misbehaves in one way (crash, hang,
 //! garbage, ...), every time that exchange comes. The older flags (`--crash-at N`,
 //! `--error-at-start`, `--ignore-end`, ...) are shorthands for some of these. Without faults it
 //! plays random legal moves.
@@ -22,14 +22,16 @@ use rand_chacha::ChaCha8Rng;
 const USAGE: &str = "usage: pbrain-faulty [--seed N] [--fault PHASE:KIND]... [--late-ms M]
   [--crash-at N] [--abort-at N] [--hang-at N] [--late-at N] [--illegal-at N] [--offboard-at N]
   [--garbage-at N] [--error-at-start] [--exit-between-moves-at N] [--ignore-end] [--banner]
-  [--huge-line-at N] [--message-every-move] [--spawn-child] [--trailing-space] [--suggest]
+  [--huge-line-at N] [--message-every-move] [--spawn-child] [--spawn-daemon]
+  [--trailing-space] [--suggest]
   [--slow-info-ms M] [--alloc-at N --alloc-mb M] [--burn] [--move-ms M] [--report-cpus]
   [--start-cpu-ms M]
   [--swap-unknown] [--swap-garbage] [--swap-occupied] [--swap-offboard] [--swap-wrong-count]
   [--swap-always] [--swap-two]
 
 --fault PHASE:KIND (repeatable) misbehaves at every PHASE exchange:
-  PHASE  about | start | restart | moveN (the N-th move asked in a game, from 1) | end
+  PHASE  about | start | restart | moveN (the N-th move asked in a game, from 1) | takeback
+         | end
   KIND   crash         exit with status 3 instead of answering
          abort         abort() (SIGABRT) instead of answering
          silent-exit   exit with status 0 instead of answering
@@ -42,10 +44,13 @@ const USAGE: &str = "usage: pbrain-faulty [--seed N] [--fault PHASE:KIND]... [--
          exit-after    answer, then exit with status 0
          illegal       (moveN only) an occupied point (off the board on an empty board)
          offboard      (moveN only) the point SIZE,SIZE
+         ignore        (takeback only) answer OK but keep the stone
   At end the answer is the exit: `garbage`, `error` and `huge-line` print it before exiting.
 Shorthands: --crash-at N = --fault moveN:crash (abort, hang, late, illegal, offboard, garbage
 alike), --exit-between-moves-at N = moveN:exit-after, --huge-line-at N = moveN:huge-message,
---error-at-start = start:error, --ignore-end = end:hang.";
+--error-at-start = start:error, --ignore-end = end:hang.
+--spawn-child starts `sleep 1000` in the engine's process group at start-up, --spawn-daemon one
+that escapes it (setsid and a double fork through sh); neither is ever waited for or killed.";
 
 /// Exit status of a `crash` fault.
 const CRASH_STATUS: i32 = 3;
@@ -64,6 +69,8 @@ enum Phase {
     Restart,
     /// The N-th move asked in a game (`BEGIN`, `TURN` or `BOARD`), from 1.
     Move(u32),
+    /// `TAKEBACK`.
+    Takeback,
     /// `END`.
     End,
 }
@@ -76,13 +83,14 @@ impl std::str::FromStr for Phase {
             "about" => Phase::About,
             "start" => Phase::Start,
             "restart" => Phase::Restart,
+            "takeback" => Phase::Takeback,
             "end" => Phase::End,
             _ => match s.strip_prefix("move").map(str::parse::<u32>) {
                 Some(Ok(n)) if n >= 1 => Phase::Move(n),
                 _ => {
                     return Err(format!(
-                        "unknown phase {s:?}: about, start, restart, moveN (N from 1) or end"
-                    ))
+                    "unknown phase {s:?}: about, start, restart, moveN (N from 1), takeback or end"
+                ))
                 }
             },
         })
@@ -104,10 +112,11 @@ enum Kind {
     ExitAfter,
     Illegal,
     OffBoard,
+    Ignore,
 }
 
 impl Kind {
-    const ALL: [(&'static str, Kind); 12] = [
+    const ALL: [(&'static str, Kind); 13] = [
         ("crash", Kind::Crash),
         ("abort", Kind::Abort),
         ("silent-exit", Kind::SilentExit),
@@ -120,6 +129,7 @@ impl Kind {
         ("exit-after", Kind::ExitAfter),
         ("illegal", Kind::Illegal),
         ("offboard", Kind::OffBoard),
+        ("ignore", Kind::Ignore),
     ];
 }
 
@@ -142,6 +152,9 @@ fn parse_fault(text: &str) -> Result<(Phase, Kind), String> {
             "--fault {text}: an illegal move needs a move phase (moveN)"
         ));
     }
+    if kind == Kind::Ignore && phase != Phase::Takeback {
+        return Err(format!("--fault {text}: ignore is a takeback fault"));
+    }
     Ok((phase, kind))
 }
 
@@ -156,6 +169,8 @@ struct Strike {
     /// The line sent instead of the answer.
     replace: Option<Kind>,
     exit_after: bool,
+    /// `OK` without doing it (a TAKEBACK that keeps the stone).
+    ignore: bool,
 }
 
 #[derive(Debug, Default)]
@@ -166,6 +181,7 @@ struct Faults {
     banner: bool,
     message_every_move: bool,
     spawn_child: bool,
+    spawn_daemon: bool,
     trailing_space: bool,
     suggest: bool,
     /// Milliseconds of work on `INFO max_memory` (a hash table being allocated), before reading on.
@@ -202,6 +218,7 @@ impl Faults {
                 Kind::Late => s.late = true,
                 Kind::HugeMessage => s.huge_message = true,
                 Kind::ExitAfter => s.exit_after = true,
+                Kind::Ignore => s.ignore = true,
                 Kind::Garbage | Kind::Error | Kind::HugeLine | Kind::Illegal | Kind::OffBoard => {
                     s.replace.get_or_insert(kind);
                 }
@@ -306,7 +323,7 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         "--garbage-at",
         "--exit-between-moves-at",
     ];
-    const FLAGS: [&str; 16] = [
+    const FLAGS: [&str; 17] = [
         "--swap-unknown",
         "--swap-garbage",
         "--swap-occupied",
@@ -321,6 +338,7 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         "--banner",
         "--message-every-move",
         "--spawn-child",
+        "--spawn-daemon",
         "--trailing-space",
         "--suggest",
     ];
@@ -389,6 +407,7 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         banner: flag("--banner"),
         message_every_move: flag("--message-every-move"),
         spawn_child: flag("--spawn-child"),
+        spawn_daemon: flag("--spawn-daemon"),
         trailing_space: flag("--trailing-space"),
         suggest: flag("--suggest"),
         alloc_at: num("--alloc-at")?,
@@ -441,6 +460,32 @@ fn main() {
     }
 }
 
+/// `sleep 1000` as a daemon: `sh` in a session of its own (out of the engine's process group)
+/// starts it in the background and exits, so it is orphaned at once. Returns once it runs.
+fn spawn_daemon() -> io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let mut sh = Process::new("sh");
+    sh.args(["-c", "sleep 1000 &"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: the closure runs in the forked child before exec and only calls setsid(2), which
+    // is async-signal-safe.
+    unsafe {
+        sh.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let status = sh.status()?;
+    if !status.success() {
+        return Err(io::Error::other(format!("sh for the daemon: {status}")));
+    }
+    Ok(())
+}
+
 /// Sleep for ever (the manager has to kill us).
 fn stall() -> ! {
     loop {
@@ -476,16 +521,9 @@ fn replacement(kind: Option<Kind>, phase: Phase, state: &GameState) -> Option<St
     })
 }
 
-fn serve(f: &Faults, seed: u64) -> io::Result<()> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let stdin = io::stdin();
-    let mut input = Input::new(stdin.lock());
-    let stdout = io::stdout();
-    let mut out = if f.trailing_space {
-        Output::with_endings(stdout.lock(), "  ", "\r\n")
-    } else {
-        Output::new(stdout.lock())
-    };
+/// What the engine does before reading its first command: SIGTERM ignored, the banner, the
+/// processes and the thread it leaves running.
+fn start_up<W: Write>(f: &Faults, out: &mut Output<W>) -> io::Result<()> {
     if f.ignores_end() {
         // SAFETY: setting a signal disposition to SIG_IGN has no memory-safety requirements.
         unsafe {
@@ -505,6 +543,10 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
         // Deliberately neither waited for nor killed: it outlives us unless the group is killed.
         out.line(&format!("MESSAGE spawned child pid {}", child.id()))?;
     }
+    if f.spawn_daemon {
+        spawn_daemon()?;
+        out.line("MESSAGE spawned a daemon outside the process group")?;
+    }
     if f.burn {
         std::thread::spawn(|| {
             let mut x = 0u64;
@@ -513,6 +555,20 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
             }
         });
     }
+    Ok(())
+}
+
+fn serve(f: &Faults, seed: u64) -> io::Result<()> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let stdin = io::stdin();
+    let mut input = Input::new(stdin.lock());
+    let stdout = io::stdout();
+    let mut out = if f.trailing_space {
+        Output::with_endings(stdout.lock(), "  ", "\r\n")
+    } else {
+        Output::new(stdout.lock())
+    };
+    start_up(f, &mut out)?;
     let mut state = GameState::new();
     let mut hanging = false;
     // Memory taken by --alloc-at, held until the process ends.
@@ -538,13 +594,19 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
             Command::About => Some(Phase::About),
             Command::Start(_) | Command::RectStart(..) => Some(Phase::Start),
             Command::Restart => Some(Phase::Restart),
+            Command::Takeback(..) => Some(Phase::Takeback),
             Command::End => Some(Phase::End),
             _ => None,
         };
         if f.start_cpu_ms > 0 && matches!(phase, Some(Phase::Start | Phase::Restart)) {
             spin(Duration::from_millis(f.start_cpu_ms));
         }
-        let action = state.handle(cmd);
+        let keeps_stone = phase == Some(Phase::Takeback) && f.at(Phase::Takeback).ignore;
+        let action = if keeps_stone {
+            Action::Reply("OK".into())
+        } else {
+            state.handle(cmd)
+        };
         let phase = phase.or((action == Action::Think).then(|| Phase::Move(state.moves_asked())));
         let strike = phase.map(|p| f.at(p)).unwrap_or_default();
         match strike.quit {
@@ -681,6 +743,10 @@ mod tests {
             parse_fault("move1:illegal"),
             Ok((Phase::Move(1), Kind::Illegal))
         );
+        assert_eq!(
+            parse_fault("takeback:ignore"),
+            Ok((Phase::Takeback, Kind::Ignore))
+        );
         for bad in [
             "start",
             "move0:crash",
@@ -689,6 +755,7 @@ mod tests {
             "start:explode",
             "about:illegal",
             "end:offboard",
+            "move1:ignore",
         ] {
             assert!(parse_fault(bad).is_err(), "{bad}");
         }

@@ -373,6 +373,9 @@ pub struct GameState {
     rule: Rule,
     me: Color,
     moves_asked: u32,
+    /// The points of a continuous game's winning line (`BOARD` field 3): held, by no one's
+    /// stone that counts, so never a move.
+    blocked: Vec<Pos>,
     pub limits: Limits,
     /// Strict mode (see the crate's documentation).
     strict: bool,
@@ -393,6 +396,7 @@ impl GameState {
             rule: Rule::Freestyle,
             me: Color::Black,
             moves_asked: 0,
+            blocked: Vec::new(),
             limits: Limits::default(),
             strict: false,
             before: Vec::new(),
@@ -456,6 +460,7 @@ impl GameState {
         };
         b.size().contains(p.x as i64, p.y as i64)
             && b.is_empty_at(p)
+            && !self.blocked.contains(&p)
             && !(self.rule == Rule::Renju
                 && self.me == Color::Black
                 && forbidden_kind(b, p).is_some())
@@ -484,6 +489,7 @@ impl GameState {
                 self.board = Some(Board::new(size));
                 self.me = Color::Black;
                 self.moves_asked = 0;
+                self.blocked.clear();
                 Action::Reply("OK".into())
             }
             Err(e) => Action::Reply(format!("ERROR {e}")),
@@ -594,6 +600,7 @@ impl GameState {
             Color::of_ply(own + theirs)
         };
         let mut board = Board::new(size);
+        let mut blocked = Vec::new();
         for &(x, y, f) in stones {
             let p = match size.pos(x, y) {
                 Ok(p) => p,
@@ -602,7 +609,11 @@ impl GameState {
             let c = match f {
                 1 => self.me,
                 2 => self.me.opponent(),
-                // Field 3 only exists in continuous games, which we do not play: skip it.
+                // A continuous game's winning line: its points are taken, by nobody's stone.
+                3 => {
+                    blocked.push(p);
+                    continue;
+                }
                 _ => continue,
             };
             if !board.put(p, c) {
@@ -610,6 +621,7 @@ impl GameState {
             }
         }
         self.board = Some(board);
+        self.blocked = blocked;
         self.moves_asked += 1;
         Action::Think
     }
@@ -1001,6 +1013,21 @@ mod tests {
             Action::Reply("OK".into())
         );
         assert!(s.is_legal(Pos::new(9, 9)));
+        // A winning line's points (field 3) count for no one's stones and are never a move.
+        assert_eq!(
+            s.handle(Command::Board(vec![
+                (0, 0, 3),
+                (1, 0, 3),
+                (7, 7, 1),
+                (8, 8, 2)
+            ])),
+            Action::Think
+        );
+        assert_eq!(s.me(), Color::Black);
+        assert!(!s.is_legal(Pos::new(1, 0)));
+        assert!(s.legal_moves().iter().all(|p| p.y != 0 || p.x > 1));
+        assert_eq!(s.handle(Command::Restart), Action::Reply("OK".into()));
+        assert!(s.is_legal(Pos::new(1, 0)));
         assert_eq!(s.handle(Command::Start(4)).clone(), {
             let e = gomoku_cli::board::BoardSize::new(4).unwrap_err();
             Action::Reply(format!("ERROR {e}"))
