@@ -25,6 +25,10 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// about 20 KiB a slot (see BENCHMARKS.md); longer lines only take more reads.
 const PIPE_BUFFER_BYTES: usize = 1024;
 
+/// Read buffer of an engine's stderr drain: stderr is only logged, never waited on, so small
+/// reads cost nothing that matters, while 1024 slots keep 2,048 of these buffers.
+const STDERR_BUFFER_BYTES: usize = 256;
+
 /// After SIGKILL, how long to wait for the kernel to let us reap the leader.
 const REAP_WAIT: Duration = Duration::from_secs(2);
 
@@ -46,8 +50,13 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     pub fn with_limit(inner: R, max: usize) -> Self {
+        Self::with_buffer(inner, max, PIPE_BUFFER_BYTES)
+    }
+
+    /// A reader whose pipe reads go through a buffer of `buffer` bytes.
+    pub fn with_buffer(inner: R, max: usize, buffer: usize) -> Self {
         LineReader {
-            inner: BufReader::with_capacity(PIPE_BUFFER_BYTES, inner),
+            inner: BufReader::with_capacity(buffer, inner),
             line: Vec::new(),
             truncated: false,
             max: max.max(1),
@@ -250,7 +259,7 @@ impl EngineProcess {
         let (log, name) = (log.clone(), name.to_string());
         // The drain ends at EOF, i.e. once every process holding the pipe is gone.
         tokio::spawn(async move {
-            let mut lines = LineReader::new(stderr);
+            let mut lines = LineReader::with_buffer(stderr, MAX_LINE_BYTES, STDERR_BUFFER_BYTES);
             while let Ok(Some(line)) = lines.next_line().await {
                 log.emit(slot, &name, Direction::Stderr, line);
             }

@@ -48,7 +48,6 @@ pub struct Started {
 struct Job {
     path: CString,
     args: Vec<CString>,
-    env: Vec<CString>,
     cwd: Option<CString>,
     cpus: Option<libc::cpu_set_t>,
 }
@@ -82,19 +81,10 @@ pub async fn spawn(req: &SpawnRequest<'_>) -> io::Result<Started> {
         .chain(req.args.iter().map(OsString::from))
         .map(c_string)
         .collect::<io::Result<_>>()?;
-    let env: Vec<CString> = std::env::vars_os()
-        .map(|(k, v)| {
-            let mut kv = k.into_vec();
-            kv.push(b'=');
-            kv.extend_from_slice(v.as_bytes());
-            c_string(OsString::from_vec(kv))
-        })
-        .collect::<io::Result<_>>()?;
     let (answer, outcome) = oneshot::channel();
     let job = Job {
         path: c_string(path.into_os_string())?,
         args,
-        env,
         cwd: req
             .cwd
             .map(|d| c_string(d.as_os_str().to_owned()))
@@ -224,8 +214,10 @@ fn launcher_main(
     }
     // SAFETY: the socket's descriptor in this thread's own table, owned here from now on.
     let socket = unsafe { OwnedFd::from_raw_fd(socket) };
+    // One stack for every child: they run one at a time, each until its exec.
+    let mut stack = vec![0u8; CHILD_STACK_BYTES];
     while let Ok(job) = inbox.recv() {
-        let outcome = run_job(&job);
+        let outcome = run_job(&job, &mut stack);
         let pid = outcome.as_ref().map(|l| l.pid).ok();
         if send_outcome(&socket, outcome).is_err() {
             if let Some(pid) = pid {
@@ -259,14 +251,24 @@ fn receiver_main(socket: OwnedFd, waiting: mpsc::Receiver<Answer>) {
 }
 
 /// Makes the pipes and starts the child of `job`: the runner's four ends, or the error.
-fn run_job(job: &Job) -> io::Result<Launched> {
+fn run_job(job: &Job, stack: &mut [u8]) -> io::Result<Launched> {
+    // The environment as it is now, read here rather than queued with the job: at
+    // -concurrency 1024 two thousand starts wait at once, and their copies added up to MiBs.
+    let env: Vec<CString> = std::env::vars_os()
+        .map(|(k, v)| {
+            let mut kv = k.into_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_bytes());
+            c_string(OsString::from_vec(kv))
+        })
+        .collect::<io::Result<_>>()?;
     let (stdin_child, stdin) = pipe()?;
     let (stdout, stdout_child) = pipe()?;
     let (stderr, stderr_child) = pipe()?;
     let plan = ChildPlan {
         path: job.path.as_ptr(),
         argv: null_terminated(&job.args),
-        envp: null_terminated(&job.env),
+        envp: null_terminated(&env),
         cwd: job.cwd.as_ref().map(|c| c.as_ptr()),
         stdio: [
             stdin_child.as_raw_fd(),
@@ -278,7 +280,7 @@ fn run_job(job: &Job) -> io::Result<Launched> {
         parent: unsafe { libc::getpid() },
         error: AtomicI32::new(0),
     };
-    let (pid, pidfd) = clone_and_exec(&plan)?;
+    let (pid, pidfd) = clone_and_exec(&plan, stack)?;
     let error = plan.error.load(Ordering::SeqCst);
     if error != 0 {
         // It exited before its exec: reap it so no zombie stays, and say why.
@@ -393,10 +395,9 @@ fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// The clone itself: returns the child's pid and pidfd once it has exec'd or exited.
-fn clone_and_exec(plan: &ChildPlan) -> io::Result<(libc::pid_t, OwnedFd)> {
-    let mut stack = vec![0u8; CHILD_STACK_BYTES];
+fn clone_and_exec(plan: &ChildPlan, stack: &mut [u8]) -> io::Result<(libc::pid_t, OwnedFd)> {
     // The stack grows down from its end, which must be 16-byte aligned.
-    let top = (stack.as_mut_ptr() as usize + CHILD_STACK_BYTES) & !15;
+    let top = (stack.as_mut_ptr() as usize + stack.len()) & !15;
     let mut pidfd: libc::c_int = -1;
     // SAFETY: every signal is blocked around the clone so that no handler of the runner runs on
     // the child's stack in the shared memory before the child has reset the dispositions; the
@@ -421,7 +422,6 @@ fn clone_and_exec(plan: &ChildPlan) -> io::Result<(libc::pid_t, OwnedFd)> {
         }
         pid
     };
-    drop(stack);
     // SAFETY: CLONE_PIDFD stored a new descriptor that nothing else owns.
     Ok((pid, unsafe { OwnedFd::from_raw_fd(pidfd) }))
 }
