@@ -220,6 +220,9 @@ pub struct Config {
     pub seed_source: SeedSource,
     /// `-resume`: continue the run recorded in the journal instead of starting a new one.
     pub start: Start,
+    /// The identity of the run this one continues (its journal header's fingerprint, set by
+    /// `-resume`): kept as it was written, whichever build computed it.
+    pub run_identity: Option<String>,
     /// `-shard K/N` (or a scheduler's array variables): this process plays shard K of N.
     pub shard: Option<Shard>,
     /// Where shards keep their journals (`-rundir`; the stop marker of a cluster-wide SPRT too).
@@ -879,6 +882,7 @@ impl Config {
             } else {
                 Start::Fresh
             },
+            run_identity: None,
             quiet: raw.flag("quiet"),
             suspend: raw.flag("suspend"),
             swap,

@@ -440,3 +440,56 @@ fn a_run_killed_before_its_first_line_resumes_from_the_beginning() {
         }
     }
 }
+
+#[test]
+fn a_journal_of_another_build_resumes_under_the_identity_it_was_started_with() {
+    // Builds before the SHA-256 identity wrote another fingerprint for the same settings: the
+    // resumed run must go on under the journal's, or its lines would look like two runs.
+    let dir = tempfile::tempdir().unwrap();
+    let r = format!("cmd={}", engine("pbrain-random"));
+    let mut first = vec![
+        "-engine",
+        &r,
+        "name=A",
+        "-engine",
+        &r,
+        "name=B",
+        "-boardsize",
+        "9",
+        "-games",
+        "6",
+        "-quiet",
+        "-journal",
+        "j.jsonl",
+    ];
+    let run = run_in(dir.path(), &first);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let path = dir.path().join("j.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let ours = header["fingerprint"].as_str().unwrap().to_string();
+    assert_eq!(ours.len(), 32, "{ours}");
+    let older: Vec<String> = text
+        .lines()
+        .take(4)
+        .map(|l| l.replace(&ours, "0123456789abcdef"))
+        .collect();
+    std::fs::write(&path, older.join("\n") + "\n").unwrap();
+    first.push("-resume");
+    let run = run_in(dir.path(), &first);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("3 games in the journal, 3 to play"),
+        "{}",
+        run.stderr
+    );
+    let games = journal_games(&path);
+    assert_eq!(games.len(), 6);
+    assert!(
+        games.iter().all(|g| g["fingerprint"] == "0123456789abcdef"),
+        "{:?}",
+        games.iter().map(|g| &g["fingerprint"]).collect::<Vec<_>>()
+    );
+    let merged = run_in(dir.path(), &["merge", "j.jsonl"]);
+    assert_eq!(merged.code(), Some(0), "{}", merged.stderr);
+}

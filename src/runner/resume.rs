@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::config::{Config, JournalTarget, SeedSource};
 use crate::record::journal::{self, JournalEntry, JournalHeader, RunSettings};
 
-use super::outputs::{fingerprint, record_targets};
+use super::outputs::{fingerprint, identity, legacy_identity, record_targets};
 use super::records::complete_last;
 use super::RunError;
 
@@ -89,13 +89,21 @@ fn find_journal(config: &Config) -> Result<PathBuf, RunError> {
     }
 }
 
-/// Whether a header may be this configuration's (the fingerprint, or the seed is the journal's).
+/// Whether a header may be this configuration's: its fingerprint, computed with the journal's
+/// seed where the run adopts it, as this build computes it or as builds before the SHA-256
+/// identity did.
 fn same_run(h: &JournalHeader, config: &Config, want: &str) -> bool {
-    h.fingerprint == want || {
-        let mut adopted = config.clone();
-        adopt_seed(&mut adopted, h);
-        fingerprint(&adopted) == h.fingerprint
+    if h.fingerprint == want {
+        return true;
     }
+    let mut adopted = config.clone();
+    adopt_seed(&mut adopted, h);
+    [
+        identity(&adopted),
+        legacy_identity(config),
+        legacy_identity(&adopted),
+    ]
+    .contains(&h.fingerprint)
 }
 
 /// The header of a journal file, if it has one.
@@ -197,6 +205,9 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
         ))
     })?;
     adopt_seed(config, &header);
+    // The run goes on under the identity it started with: new lines, shards and library keys
+    // must match the old ones even when an older build computed it another way.
+    config.run_identity = Some(header.fingerprint.clone());
     // A journal from before the colour rule was recorded: its games gave the first engine black,
     // and so do the rest of them.
     if header.settings.colours.is_none() {
@@ -241,4 +252,27 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
             .map(|e| e.name.clone())
             .collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(args: &str) -> Config {
+        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
+        Config::from_raw(&crate::cli::parse_legacy(&args).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn journals_of_this_build_and_of_builds_before_the_sha256_identity_are_this_run() {
+        let c = config("-engine cmd=cat -engine cmd=sh -games 4 -boardsize 9");
+        let want = identity(&c);
+        let mut h = super::super::outputs::header(&c, &[], 4);
+        assert!(same_run(&h, &c, &want));
+        h.fingerprint = legacy_identity(&c);
+        assert_ne!(h.fingerprint, want);
+        assert!(same_run(&h, &c, &want), "an older build's journal is found");
+        h.fingerprint = "0123456789abcdef".into();
+        assert!(!same_run(&h, &c, &want), "another run's is not");
+    }
 }
