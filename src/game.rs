@@ -115,6 +115,27 @@ pub enum GameResult {
     Draw,
 }
 
+/// A result text that is none of `1-0`, `0-1`, `1/2-1/2`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown result {0:?} (expected 1-0, 0-1 or 1/2-1/2)")]
+pub struct UnknownResult(pub String);
+
+impl std::str::FromStr for GameResult {
+    type Err = UnknownResult;
+
+    /// The text [`GameResult::as_str`] writes, surrounding blanks allowed.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        [
+            GameResult::BlackWins,
+            GameResult::WhiteWins,
+            GameResult::Draw,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == text.trim())
+        .ok_or_else(|| UnknownResult(text.to_string()))
+    }
+}
+
 impl GameResult {
     pub fn win_for(c: Color) -> GameResult {
         match c {
@@ -713,6 +734,25 @@ mod tests {
     use super::*;
     use crate::board::parse_pos_sequence;
     use std::collections::VecDeque;
+
+    #[test]
+    fn results_read_back_what_they_write_and_nothing_else() {
+        for r in [
+            GameResult::BlackWins,
+            GameResult::WhiteWins,
+            GameResult::Draw,
+        ] {
+            assert_eq!(r.as_str().parse::<GameResult>(), Ok(r));
+            assert_eq!(format!(" {} ", r.as_str()).parse::<GameResult>(), Ok(r));
+        }
+        for bad in ["", "1-1", "½-½", "1/2", "B+", "1-0x"] {
+            assert_eq!(
+                bad.parse::<GameResult>(),
+                Err(UnknownResult(bad.to_string())),
+                "{bad}"
+            );
+        }
+    }
 
     /// A player that answers from a script; each entry is the reply or a failure.
     pub(super) struct Scripted {

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use thiserror::Error;
 
+use crate::game::GameResult;
 use crate::record::journal::{GameSummary, JournalHeader};
 use crate::stats::{
     results_block, sprt_calculator, Counts, MatchSummary, PairTally, Score, Sprt, SprtCalculation,
@@ -316,13 +317,24 @@ pub fn replay_stream(
     let pairs = t.pairs().to_vec();
     // Game number → result byte: a few bytes per game, whatever the games' length.
     let mut seen: HashMap<u64, u8> = HashMap::new();
-    let code = |r: &str| match r {
-        "1-0" => 0u8,
-        "0-1" => 1,
-        "1/2-1/2" => 2,
-        _ => 3,
+    const RESULTS: [GameResult; 3] = [
+        GameResult::BlackWins,
+        GameResult::WhiteWins,
+        GameResult::Draw,
+    ];
+    let code = |r: &str| {
+        let parsed = r.parse::<GameResult>().ok();
+        RESULTS
+            .iter()
+            .position(|&g| Some(g) == parsed)
+            .map_or(3, |i| i as u8)
     };
-    let text = |c: u8| ["1-0", "0-1", "1/2-1/2", "?"][usize::from(c.min(3))].to_string();
+    let text = |c: u8| {
+        RESULTS
+            .get(usize::from(c))
+            .map_or("?", |g| g.as_str())
+            .to_string()
+    };
     for e in entries {
         if e.fingerprint != header.fingerprint {
             return Err(TrackerError::MixedRuns(2));
@@ -355,16 +367,14 @@ pub fn replay_stream(
 pub fn scored(e: &GameSummary, pairs: &[(usize, usize)]) -> Result<ScoredGame, TrackerError> {
     let first = pairs.get(e.pair).map_or(0, |p| p.0);
     let first_is_black = e.black_engine == first;
-    let outcome = match (e.result.as_str(), first_is_black) {
-        ("1-0", true) | ("0-1", false) => Score::Win,
-        ("0-1", true) | ("1-0", false) => Score::Loss,
-        ("1/2-1/2", _) => Score::Draw,
-        _ => {
-            return Err(TrackerError::BadResult {
-                game: e.game,
-                result: e.result.clone(),
-            })
-        }
+    let result = e.result.parse().map_err(|_| TrackerError::BadResult {
+        game: e.game,
+        result: e.result.clone(),
+    })?;
+    let outcome = match (result, first_is_black) {
+        (GameResult::Draw, _) => Score::Draw,
+        (GameResult::BlackWins, true) | (GameResult::WhiteWins, false) => Score::Win,
+        _ => Score::Loss,
     };
     Ok(ScoredGame {
         game: e.game,

@@ -131,7 +131,7 @@ impl LibGame {
         LibGame::new(
             GameKey::of_run(&e.fingerprint, e.game),
             cells(&moves)?,
-            parse_result(&e.result),
+            e.result.parse().ok(),
             (&e.black, &e.white),
             &e.termination,
         )
@@ -278,16 +278,6 @@ fn sgf_cell(point: &str) -> Result<Cell, NotMergeable> {
     Cell::from_pos(p).ok_or_else(|| NotMergeable::OffTheBoard {
         point: format!("[{point}]"),
     })
-}
-
-/// `1-0`, `0-1`, `1/2-1/2`; anything else is unknown.
-pub fn parse_result(text: &str) -> Option<GameResult> {
-    match text.trim() {
-        "1-0" => Some(GameResult::BlackWins),
-        "0-1" => Some(GameResult::WhiteWins),
-        "1/2-1/2" => Some(GameResult::Draw),
-        _ => None,
-    }
 }
 
 /// SGF's `RE`: `B+...`, `W+...`, `0` or `Draw` for a draw.

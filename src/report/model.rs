@@ -533,9 +533,9 @@ impl ReportBuilder {
         code: &'static str,
     ) {
         let bump = |m: &mut BTreeMap<&'static str, u64>| *m.entry(code).or_default() += 1;
-        let (winner, loser) = match result {
-            "1-0" => (black, white),
-            "0-1" => (white, black),
+        let (winner, loser) = match result.parse() {
+            Ok(GameResult::BlackWins) => (black, white),
+            Ok(GameResult::WhiteWins) => (white, black),
             _ => {
                 bump(&mut self.terminations[black].drawn);
                 if white != black {

@@ -14,6 +14,7 @@ use super::model::{
     termination_label, EngineTerminations, Report, RunState, OTHER_TERMINATION, TERMINATIONS,
 };
 use crate::board::{BoardSize, Pos};
+use crate::game::GameResult;
 
 const TEMPLATE: &str = include_str!("page.html");
 const CSS: &str = include_str!("report.css");
@@ -172,9 +173,9 @@ fn game_rows(r: &Report) -> String {
     let mut out = String::with_capacity(r.games.len() * 160);
     for i in order {
         let g = &r.games[i];
-        let result = match g.result {
-            "1-0" => 'b',
-            "0-1" => 'w',
+        let result = match g.result.parse() {
+            Ok(GameResult::BlackWins) => 'b',
+            Ok(GameResult::WhiteWins) => 'w',
             _ => 'd',
         };
         let _ = write!(
