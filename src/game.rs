@@ -239,6 +239,22 @@ fn point(p: Pos, size: BoardSize) -> String {
     p.to_pos_notation(size).unwrap_or_else(|_| p.to_string())
 }
 
+/// The termination codes the journal writes ([`Termination::code`]), with the words the report
+/// shows for them, in the report's order: the one table, tied to the variants by a test.
+pub const TERMINATIONS: [(&str, &str); 11] = [
+    ("five", "five"),
+    ("forbidden", "forbidden move"),
+    ("illegal_move", "illegal move"),
+    ("swap_illegal", "illegal swap answer"),
+    ("time_forfeit", "time"),
+    ("crash", "crash"),
+    ("failed_start", "failed start"),
+    ("memory_limit", "memory"),
+    ("engine_error", "engine error"),
+    ("full_board", "full board"),
+    ("draw_after", "draw after"),
+];
+
 impl Termination {
     /// The variant in snake case, as written in the journal.
     pub fn code(&self) -> &'static str {
@@ -734,6 +750,84 @@ mod tests {
     use super::*;
     use crate::board::parse_pos_sequence;
     use std::collections::VecDeque;
+
+    /// One termination of each kind. The match has no wildcard: a new variant does not compile
+    /// until it is added here, and then to [`TERMINATIONS`] (the test below).
+    fn one_of_each() -> Vec<Termination> {
+        let (by, at) = (Color::Black, Pos::new(7, 7));
+        let all = vec![
+            Termination::Five {
+                winner: by,
+                line: vec![],
+            },
+            Termination::Forbidden {
+                kind: ForbiddenKind::Overline,
+                at,
+            },
+            Termination::IllegalMove {
+                by,
+                kind: IllegalMoveKind::Occupied,
+                text: "7,7".into(),
+                at: Some(at),
+            },
+            Termination::TimeForfeit {
+                by,
+                elapsed: Duration::from_secs(2),
+                limit: Duration::from_secs(1),
+            },
+            Termination::Crash {
+                by,
+                status: "exit status 1".into(),
+            },
+            Termination::FailedStart {
+                by,
+                text: "x".into(),
+            },
+            Termination::MemoryLimit {
+                by,
+                peak: 2,
+                limit: 1,
+            },
+            Termination::EngineError {
+                by,
+                text: "ERROR".into(),
+            },
+            Termination::FullBoard,
+            Termination::DrawAfter { stones: 100 },
+            Termination::SwapIllegal {
+                by,
+                answer: "x".into(),
+                why: "y".into(),
+            },
+        ];
+        for t in &all {
+            match t {
+                Termination::Five { .. }
+                | Termination::Forbidden { .. }
+                | Termination::IllegalMove { .. }
+                | Termination::TimeForfeit { .. }
+                | Termination::Crash { .. }
+                | Termination::FailedStart { .. }
+                | Termination::MemoryLimit { .. }
+                | Termination::EngineError { .. }
+                | Termination::FullBoard
+                | Termination::DrawAfter { .. }
+                | Termination::SwapIllegal { .. } => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_termination_has_its_code_once_in_the_table() {
+        let mut codes: Vec<&str> = one_of_each().iter().map(Termination::code).collect();
+        let mut table: Vec<&str> = TERMINATIONS.iter().map(|(c, _)| *c).collect();
+        codes.sort_unstable();
+        table.sort_unstable();
+        assert_eq!(codes, table);
+        table.dedup();
+        assert_eq!(table.len(), TERMINATIONS.len(), "no code twice");
+    }
 
     #[test]
     fn results_read_back_what_they_write_and_nothing_else() {

@@ -16,20 +16,7 @@ use crate::stats::{
 };
 use crate::tracker::{scored, Tracker};
 
-/// The termination codes the journal writes, with the words the report shows for them.
-pub const TERMINATIONS: [(&str, &str); 11] = [
-    ("five", "five"),
-    ("forbidden", "forbidden move"),
-    ("illegal_move", "illegal move"),
-    ("swap_illegal", "illegal swap answer"),
-    ("time_forfeit", "time"),
-    ("crash", "crash"),
-    ("failed_start", "failed start"),
-    ("memory_limit", "memory"),
-    ("engine_error", "engine error"),
-    ("full_board", "full board"),
-    ("draw_after", "draw after"),
-];
+pub use crate::game::TERMINATIONS;
 
 /// A code the journal may hold that this version does not know (a newer writer, a hand edit).
 pub const OTHER_TERMINATION: &str = "other";
