@@ -1,11 +1,12 @@
 //! Starting an engine without copying the runner: the child is a `clone(CLONE_VM | CLONE_VFORK)`
-//! of the calling thread, as glibc's `posix_spawn` makes it, that sets what `posix_spawn` cannot
-//! (the death signal) before its exec, and a `Child` that waits on the kernel's pidfd.
+//! of the launcher thread (see [`Launcher`]), as glibc's `posix_spawn` makes it, that sets what
+//! `posix_spawn` cannot (the death signal) before its exec, and a `Child` that waits on the
+//! kernel's pidfd.
 //!
 //! Why not `std::process::Command`: asking for `PR_SET_PDEATHSIG` needs a `pre_exec` hook, and
 //! std then forks, copying the page tables of the whole runner for each of the thousands of
 //! engines a run at `-concurrency 1024` starts (BENCHMARKS.md §2). A child sharing the runner's
-//! memory copies nothing; the calling thread waits only until the child's exec has begun.
+//! memory copies nothing; the launcher waits only until the child's exec has begun.
 
 use std::ffi::{CString, OsString};
 use std::io;
@@ -435,6 +436,8 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
     // the prepared plan.
     unsafe {
         reset_signals();
+        // The death signal comes when the parent *thread* ends: the launcher thread, which
+        // never ends before the process does.
         let ok = libc::setpgid(0, 0) == 0
             && libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) == 0;
         if !ok {
