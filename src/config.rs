@@ -776,6 +776,25 @@ fn log_level_of(raw: &RawCli) -> LogLevel {
     }
 }
 
+/// The run's seed: the openings' (their `srand=` when given, else drawn), or a fresh one without
+/// openings; and whether it was given, so that a resumed run knows whether to adopt its journal's.
+fn seed_of(raw: &RawCli, openings: Option<&OpeningsConfig>) -> (u64, SeedSource) {
+    let given = raw
+        .openings
+        .iter()
+        .flatten()
+        .any(|(k, v)| k == "srand" && v.trim() != "0");
+    let seed = openings
+        .map(|o| o.seed)
+        .unwrap_or_else(crate::opening::fresh_seed);
+    let source = if given {
+        SeedSource::Given
+    } else {
+        SeedSource::Fresh
+    };
+    (seed, source)
+}
+
 impl Config {
     /// Check every value of the raw command line.
     pub fn from_raw(raw: &RawCli) -> Result<Config, ConfigError> {
@@ -815,15 +834,7 @@ impl Config {
             ));
         }
         let sample = sample_of(raw, size, rule)?;
-        let srand_given = raw
-            .openings
-            .iter()
-            .flatten()
-            .any(|(k, v)| k == "srand" && v.trim() != "0");
-        let seed = openings
-            .as_ref()
-            .map(|o| o.seed)
-            .unwrap_or_else(crate::opening::fresh_seed);
+        let (seed, seed_source) = seed_of(raw, openings.as_ref());
         let (kind, lose_only) = kind_of(raw, &mut warnings);
         if checked_total(engines.len(), kind, games, rounds).is_none() {
             return Err(ConfigError::TooManyGames {
@@ -872,11 +883,7 @@ impl Config {
             rating_interval,
             sample,
             seed,
-            seed_source: if srand_given {
-                SeedSource::Given
-            } else {
-                SeedSource::Fresh
-            },
+            seed_source,
             start: if raw.flag("resume") {
                 Start::Resume
             } else {

@@ -230,7 +230,7 @@ impl EngineProcess {
             source,
         })?;
         let child = started.child;
-        let pid = child.id().unwrap_or_default();
+        let pid = child.started_pid();
         // Its own group (made by the child before its exec): killpg then reaches everything the
         // engine started, and a Ctrl-C in the terminal is handled by the runner instead of
         // hitting engines directly.

@@ -617,6 +617,11 @@ impl Child {
         })
     }
 
+    /// The pid the child was started with, reaped or not (its process group's id too).
+    pub fn started_pid(&self) -> u32 {
+        self.pid as u32
+    }
+
     /// The pid, until the child has been reaped.
     pub fn id(&self) -> Option<u32> {
         self.status.is_none().then_some(self.pid as u32)
