@@ -336,9 +336,13 @@ def main():
                     f"({len(games)} games, last start "
                     f"{fmt_s(last - stop_ns) if last is not None else 'none'} from the marker)",
                     [f"game {n} started {fmt_s(d)} after the marker" for d, n in sorted(late)[-10:]])
-            after = sum(1 for e in ended if e > stop_ns)
+            # In flight at the stop: started before the marker's time, ended after it. A game
+            # started after that time (the marker's time is taken just before its file appears,
+            # so a shard can start one in between) is judged by the start check above.
+            after = sum(1 for (s, _), e in zip(started, ended) if s <= stop_ns < e)
             c.check(after <= a.concurrency,
-                    f"{name}: {after} game(s) ended after the stop, at most the {a.concurrency} in flight")
+                    f"{name}: {after} game(s) in flight at the stop (started before, ended after), "
+                    f"at most the {a.concurrency} slot(s)")
 
     # --- merge and the calculator ------------------------------------------------------------
     rc, out, err = run([a.cli, "merge", rundir, "--json"])
