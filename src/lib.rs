@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod game;
+pub mod journal;
 pub mod judge;
 pub mod opening;
 pub mod record;

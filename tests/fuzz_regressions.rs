@@ -12,9 +12,9 @@ use std::process::Command;
 use gomoku_cli::board::BoardSize;
 use gomoku_cli::cli::{args_from_os, parse_legacy, CliError};
 use gomoku_cli::config::Config;
+use gomoku_cli::journal::{self, Item, JournalEntry, JournalError, Stream};
 use gomoku_cli::judge::{run_judge, JudgeOptions};
 use gomoku_cli::opening::{LineProblem, OpeningBook, OpeningFormat};
-use gomoku_cli::record::journal::{self, Item, JournalEntry, JournalError, Stream};
 use gomoku_cli::rules::Rule;
 
 fn input(target: &str, name: &str) -> Vec<u8> {

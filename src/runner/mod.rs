@@ -72,7 +72,7 @@ pub enum RunError {
     Renlib(String),
     /// A journal line that cannot be turned back into the game it records.
     #[error("{0}")]
-    Rebuild(#[from] crate::record::journal::RebuildError),
+    Rebuild(#[from] crate::journal::RebuildError),
     /// `-resume` and `-journal off`.
     #[error("-resume needs the journal: it cannot be used with -journal off")]
     ResumeWithoutJournal,
@@ -509,6 +509,7 @@ fn remaining(
     };
     let pairs: Vec<(usize, usize)> = schedule.pairs().iter().map(|(a, b)| (a.0, b.0)).collect();
     let mut done = std::collections::HashSet::new();
+    let mut repeats = crate::journal::Repeats::default();
     let mut prior = Vec::new();
     for e in &r.entries {
         if e.game == 0 || e.game > total {
@@ -518,9 +519,12 @@ fn remaining(
                 e.game
             )));
         }
-        if done.insert(e.game) {
-            let summary = crate::record::journal::GameSummary::from(e);
-            prior.push(scored(&summary, &pairs).map_err(|x| RunError::BadJournal(x.to_string()))?);
+        let seen = repeats
+            .admit(e.game, e.result)
+            .map_err(|c| RunError::BadJournal(format!("{}: {c}", r.journal.display())))?;
+        if seen == crate::journal::Seen::First {
+            done.insert(e.game);
+            prior.push(scored(&crate::journal::GameSummary::from(e), &pairs));
         }
     }
     Ok((GameQueue::new(schedule, shard, done), prior))

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 
 use crate::config::{Config, JournalTarget};
 use crate::engine::{Direction, LogEvent};
-use crate::record::journal::{
+use crate::journal::{
     self, EngineSettings, JournalEntry, JournalHeader, OpeningSettings, OutputSizes, RunSettings,
     SprtSettings,
 };

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::atomic_file::write_atomic;
-use crate::record::journal::{JournalEntry, OutputSizes};
+use crate::journal::{JournalEntry, OutputSizes};
 use crate::record::samples::{self, SampleConfig, SampleWriter};
 use crate::record::{msg, pgn, psq, sgf, GameRecord};
 use crate::schedule::GameId;

@@ -3,10 +3,10 @@
 //! last journal line, the last game missing from or cut in the other records) and tell the
 //! dispatcher which games are done.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::config::{Config, JournalTarget, SeedSource};
-use crate::record::journal::{self, JournalEntry, JournalHeader, RunSettings};
+use crate::journal::{self, JournalEntry, JournalHeader, RunSettings};
 
 use super::outputs::{fingerprint, identity, legacy_identity, record_targets};
 use super::records::complete_last;
@@ -77,7 +77,7 @@ fn find_journal(config: &Config) -> Result<PathBuf, RunError> {
                         n.starts_with("gomoku-cli-") && n.ends_with(".journal.jsonl")
                     })
                 })
-                .filter(|p| header_of(p).is_some_and(|h| same_run(&h, config, &want)))
+                .filter(|p| journal::header_of(p).is_some_and(|h| same_run(&h, config, &want)))
                 .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
                 .collect();
             found.sort();
@@ -106,13 +106,6 @@ fn same_run(h: &JournalHeader, config: &Config, want: &str) -> bool {
     .contains(&h.fingerprint)
 }
 
-/// The header of a journal file, if it has one.
-fn header_of(path: &Path) -> Option<JournalHeader> {
-    use std::io::BufRead;
-    let file = std::fs::File::open(path).ok()?;
-    let first = std::io::BufReader::new(file).lines().next()?.ok()?;
-    serde_json::from_str(&first).ok()
-}
 
 /// A run without `srand=` continues with the seed it started with.
 fn adopt_seed(config: &mut Config, h: &JournalHeader) {
