@@ -13,6 +13,7 @@ pub mod game;
 pub mod journal;
 pub mod judge;
 pub mod opening;
+pub mod outputs;
 pub mod record;
 pub mod renlib;
 pub mod report;

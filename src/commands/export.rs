@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use gomoku_cli::journal::{JournalEntry, JournalHeader, JournalSet, Order, ReadAll, Repeats, Seen};
+use gomoku_cli::outputs::records::{PsqTarget, RecordFiles, RecordTargets};
 use gomoku_cli::record::samples::SampleConfig;
-use gomoku_cli::runner::records::{PsqTarget, RecordFiles, RecordTargets};
 use gomoku_cli::schedule::GameId;
 
 use super::{say, CommandError, CommandResult, Outcome};

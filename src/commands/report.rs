@@ -36,7 +36,7 @@ pub fn run(a: ReportArgs) -> CommandResult {
     super::warn_all(&set.warnings);
     let (r, page) = built.map_err(CommandError::Failed)?;
     let games = r.games.len();
-    gomoku_cli::runner::outputs::prepare_parent(&a.output)
+    gomoku_cli::outputs::prepare_parent(&a.output)
         .map_err(|e| CommandError::Failed(e.to_string()))?;
     gomoku_cli::atomic_file::write_atomic(&a.output, |w| w.write_all(page.as_bytes()))
         .map_err(|e| CommandError::Failed(format!("cannot write {}: {e}", a.output.display())))?;

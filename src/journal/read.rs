@@ -208,10 +208,8 @@ impl<R, E> Stream<R, E> {
 /// The header of a journal file (its first line), if it has one.
 pub fn header_of(path: &std::path::Path) -> Option<JournalHeader> {
     let file = std::fs::File::open(path).ok()?;
-    let mut lines = Stream::<_, GameSummary>::new(
-        std::io::BufReader::new(file),
-        path.display().to_string(),
-    );
+    let mut lines =
+        Stream::<_, GameSummary>::new(std::io::BufReader::new(file), path.display().to_string());
     match lines.next()? {
         Ok(Item::Header(h)) => Some(*h),
         _ => None,

@@ -112,7 +112,7 @@ impl LiveReport {
     /// before its first game, then start the writer thread.
     pub fn start(journal: PathBuf, out: PathBuf) -> Result<LiveReport, RunError> {
         map_large_buffers();
-        super::outputs::prepare_parent(&out)?;
+        crate::outputs::prepare_parent(&out)?;
         write(&journal, &out, RunState::Running).map_err(RunError::Report)?;
         let (tx, rx) = mpsc::channel::<RunState>();
         let thread = std::thread::Builder::new()

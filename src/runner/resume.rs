@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use crate::config::{Config, JournalTarget, SeedSource};
 use crate::journal::{self, JournalEntry, JournalHeader, RunSettings};
 
-use super::outputs::{fingerprint, identity, legacy_identity, record_targets};
-use super::records::complete_last;
 use super::RunError;
+use crate::journal::{fingerprint, identity, legacy_identity};
+use crate::outputs::records::complete_last;
+use crate::outputs::{record_targets, OutputError};
 
 /// A journal ready to be continued.
 #[derive(Debug)]
@@ -65,7 +66,7 @@ fn find_journal(config: &Config) -> Result<PathBuf, RunError> {
             };
             let want = fingerprint(config);
             let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&dir)
-                .map_err(|source| RunError::Output {
+                .map_err(|source| OutputError::Open {
                     path: dir.clone(),
                     source,
                 })?
@@ -105,7 +106,6 @@ fn same_run(h: &JournalHeader, config: &Config, want: &str) -> bool {
     ]
     .contains(&h.fingerprint)
 }
-
 
 /// A run without `srand=` continues with the seed it started with.
 fn adopt_seed(config: &mut Config, h: &JournalHeader) {
@@ -166,7 +166,7 @@ fn diff_values(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &m
 /// Read, check and repair the journal to resume; `config` adopts the journal's seed.
 pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
     let path = find_journal(config)?;
-    let io = |source| RunError::Output {
+    let io = |source| OutputError::Open {
         path: path.clone(),
         source,
     };
@@ -207,7 +207,7 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
         config.colours = crate::config::ColourRule::FirstBlack;
     }
     let unnamed = vec![String::new(); config.engines.len()];
-    let now = super::outputs::header(config, &unnamed, total);
+    let now = crate::journal::header(config, &unnamed, total);
     let diffs = differences(&header.settings, &now.settings);
     if !diffs.is_empty() {
         return Err(RunError::ResumeMismatch {
@@ -260,7 +260,7 @@ mod tests {
     fn journals_of_this_build_and_of_builds_before_the_sha256_identity_are_this_run() {
         let c = config("-engine cmd=cat -engine cmd=sh -games 4 -boardsize 9");
         let want = identity(&c);
-        let mut h = super::super::outputs::header(&c, &[], 4);
+        let mut h = crate::journal::header(&c, &[], 4);
         assert!(same_run(&h, &c, &want));
         h.fingerprint = legacy_identity(&c);
         assert_ne!(h.fingerprint, want);
