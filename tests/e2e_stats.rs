@@ -7,15 +7,13 @@ use std::process::Command;
 
 use common::*;
 
+/// The bundled scout searching `depth` plies, as an engine spec.
 fn scout(depth: u32) -> String {
-    format!("cmd={} --depth {depth}", engine("pbrain-scout"))
+    format!("pbrain-scout --depth {depth}")
 }
 
-fn openings() -> String {
-    format!(
-        "file={}",
-        repo_root().join("openings/freestyle15.txt").display()
-    )
+fn openings() -> std::path::PathBuf {
+    repo_root().join("openings/freestyle15.txt")
 }
 
 fn finished_count(stdout: &str) -> usize {
@@ -63,35 +61,19 @@ fn last_llr(stdout: &str) -> f64 {
 #[test]
 fn sprt_between_two_depths_accepts_h1_and_the_calculator_agrees() {
     let dir = tempfile::tempdir().unwrap();
-    let (d4, d2, op) = (scout(4), scout(2), openings());
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &d4,
-            "name=deep",
-            "-engine",
-            &d2,
-            "name=shallow",
-            "-each",
-            "tc=0/5",
-            "-games",
-            "3000",
-            "-repeat",
-            "-concurrency",
-            "2",
-            "-openings",
-            &op,
-            "type=pos",
-            "-sprt",
-            "elo0=0",
-            "elo1=20",
-            "-journal",
-            "h1.jsonl",
-            "-quiet",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
+    let run = Match::new()
+        .engine(&scout(4), &["name=deep"])
+        .engine(&scout(2), &["name=shallow"])
+        .each(&["tc=0/5"])
+        .games(3000)
+        .repeat()
+        .concurrency(2)
+        .openings_file(openings(), &["type=pos"])
+        .args(&["-sprt", "elo0=0", "elo1=20"])
+        .journal("h1.jsonl")
+        .quiet()
+        .run_in(dir.path());
+    run.assert_success();
     assert!(run.stdout.contains("H1 accepted"), "{}", run.stdout);
     let n = finished_count(&run.stdout);
     eprintln!("SPRT depth 4 vs depth 2 accepted H1 after {n} games");
@@ -118,11 +100,7 @@ fn sprt_between_two_depths_accepts_h1_and_the_calculator_agrees() {
         .arg(dir.path().join("h1.jsonl"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "gomoku-cli sprt");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["verdict"], "H1");
     assert_eq!(v["stats"], "pentanomial");
@@ -140,37 +118,24 @@ fn sprt_between_two_depths_accepts_h1_and_the_calculator_agrees() {
 #[test]
 fn sprt_of_an_engine_against_itself_accepts_h0_with_exit_code_3() {
     let dir = tempfile::tempdir().unwrap();
-    let r = format!("cmd={}", engine("pbrain-random"));
-    let op = openings();
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &r,
-            "name=one",
-            "-engine",
-            &r,
-            "name=two",
-            "-games",
-            "20000",
-            "-repeat",
-            "-concurrency",
-            "2",
-            "-openings",
-            &op,
-            "type=pos",
+    let run = Match::new()
+        .engines("pbrain-random", &["one", "two"])
+        .games(20000)
+        .repeat()
+        .concurrency(2)
+        .openings_file(openings(), &["type=pos"])
+        .args(&[
             "-sprt",
             "elo0=0",
             "elo1=20",
             // Under H0 the test accepts H1 with probability alpha: keep it tiny so the test is
             // not flaky (H0 is decided by the lower bound, which alpha barely moves).
             "alpha=0.001",
-            "-quiet",
-            "-ratinginterval",
-            "0",
-        ],
-    );
-    assert_eq!(run.code(), Some(3), "{}\n{}", run.stdout, run.stderr);
+        ])
+        .quiet()
+        .opt("-ratinginterval", 0)
+        .run_in(dir.path());
+    run.assert_exit(3);
     assert!(run.stdout.contains("H0 accepted"), "{}", run.stdout);
     let n = finished_count(&run.stdout);
     eprintln!("SPRT of pbrain-random against itself accepted H0 after {n} games");
@@ -182,25 +147,13 @@ fn sprt_of_an_engine_against_itself_accepts_h0_with_exit_code_3() {
 #[test]
 fn results_block_in_fastchess_layout_every_interval() {
     let dir = tempfile::tempdir().unwrap();
-    let r = format!("cmd={}", engine("pbrain-random"));
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &r,
-            "name=A",
-            "-engine",
-            &r,
-            "name=B",
-            "-games",
-            "6",
-            "-ratinginterval",
-            "2",
-            "-boardsize",
-            "9",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let run = Match::new()
+        .engines("pbrain-random", &["A", "B"])
+        .games(6)
+        .opt("-ratinginterval", 2)
+        .boardsize(9)
+        .run_in(dir.path());
+    run.assert_success();
     // Interval blocks after games 2 and 4, then the final one (not a copy after game 6 too).
     assert_eq!(
         run.lines_starting("Results of A vs B (").len(),
@@ -223,30 +176,15 @@ fn results_block_in_fastchess_layout_every_interval() {
 #[test]
 fn round_robin_prints_standings_and_crosstable() {
     let dir = tempfile::tempdir().unwrap();
-    let r = format!("cmd={}", engine("pbrain-random"));
-    let s = scout(2);
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &s,
-            "name=scout",
-            "-engine",
-            &r,
-            "name=rand1",
-            "-engine",
-            &r,
-            "name=rand2",
-            "-games",
-            "4",
-            "-repeat",
-            "-concurrency",
-            "2",
-            "-each",
-            "tc=0/5",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let run = Match::new()
+        .engine(&scout(2), &["name=scout"])
+        .engines("pbrain-random", &["rand1", "rand2"])
+        .games(4)
+        .repeat()
+        .concurrency(2)
+        .each(&["tc=0/5"])
+        .run_in(dir.path());
+    run.assert_success();
     let table_start = run
         .stdout
         .lines()
@@ -336,21 +274,12 @@ fn sprt_of_a_journal_takes_the_runs_design_and_flags_override_it() {
     let dir = tempfile::tempdir().unwrap();
     // The shallow scout against random wins every game: a one-sided score, which gsprt must
     // decide (c-gomoku-cli's approximation alone never stops on it).
-    let args = scout_vs_random(
-        "freestyle15.txt",
-        &[
-            "-games",
-            "200",
-            "-sprt",
-            "elo0=0",
-            "elo1=20",
-            "model=gsprt",
-            "-journal",
-            "run.jsonl",
-        ],
-    );
-    let run = run_in(dir.path(), &strs(&args));
-    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
+    let run = scout_vs_random_match("freestyle15.txt")
+        .games(200)
+        .args(&["-sprt", "elo0=0", "elo1=20", "model=gsprt"])
+        .journal("run.jsonl")
+        .run_in(dir.path());
+    run.assert_success();
     let (after, at, llr) = decision(&run.stdout);
     assert!(after < 200, "{}", run.stdout);
     let sprt = |extra: &[&str]| {
