@@ -59,6 +59,8 @@ fn spawn_limited(dir: &Path, args: &[String]) -> Tagged {
     Tagged {
         child: cmd.spawn().expect("runner starts"),
         tag,
+        args: args.to_vec(),
+        dir: dir.to_path_buf(),
     }
 }
 

@@ -241,8 +241,7 @@ fn bin_lz4_samples_stay_valid_after_ctrl_c() {
         journal_games(&dir.path().join("j.jsonl")).len() >= 5
     });
     run.signal(libc::SIGINT);
-    let status = run.finish().status;
-    assert_eq!(status.code(), Some(130));
+    run.finish_run().assert_exit(130);
     let file = dir.path().join("s.bin.lz4");
     // The real lz4 tool decodes the whole file (concatenated frames).
     let lz4 = Command::new("lz4").args(["-d", "-c"]).arg(&file).output();

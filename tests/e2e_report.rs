@@ -83,8 +83,7 @@ fn an_interrupted_match_leaves_a_report_of_the_games_it_finished() {
         journal_games(&journal).len() >= 3
     });
     run.signal(libc::SIGINT);
-    let out = run.finish();
-    assert_eq!(out.status.code(), Some(130));
+    run.finish_run().assert_exit(130);
     let games = journal_games(&journal).len();
     let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
     assert_eq!(listed_games(&html).len(), games);

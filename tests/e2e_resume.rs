@@ -175,8 +175,7 @@ fn resume_after_ctrl_c_and_of_a_finished_run() {
         journal_games(&dir.path().join("j.jsonl")).len() >= 20
     });
     run.signal(libc::SIGINT);
-    let out = run.finish();
-    assert_eq!(out.status.code(), Some(130));
+    run.finish_run().assert_exit(130);
     let again = a.resume();
     again.run_in(dir.path()).assert_success();
     assert_complete_and_exact(dir.path(), 200);

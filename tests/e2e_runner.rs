@@ -547,9 +547,9 @@ fn ctrl_c_while_an_engine_is_asked_its_name_stops_at_once() {
     if !stopped {
         let _ = run.child.kill();
     }
-    let out = run.finish();
+    let out = run.finish_run();
     assert!(stopped, "the runner was still asking the engine's name");
-    assert_eq!(out.status.code(), Some(130));
+    out.assert_exit(130);
     assert!(journal(dir.path(), "n.jsonl").is_empty());
 }
 
@@ -601,13 +601,7 @@ fn predecessor_readme_example_runs_unchanged() {
     };
     wait_until(Duration::from_secs(90), || games_in("my_games.pgn") >= 4);
     run.signal(libc::SIGINT);
-    let out = run.finish();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run.finish_run().assert_exit(130);
     let n = games_in("my_games.pgn");
     assert!(n >= 4, "only {n} games in 90 s");
     let sgf = std::fs::read_to_string(dir.path().join("my_games.sgf")).unwrap();
@@ -659,14 +653,10 @@ fn interrupt_run(flags: &str, signals: &[i32], games: usize) -> (Option<i32>, St
         }
         run.signal(sig);
     }
-    let out = run.finish();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let finished = stdout
-        .lines()
-        .filter(|l| l.starts_with("Finished game "))
-        .count();
-    assert_eq!(journal(dir.path(), "sig.jsonl").len(), finished);
-    (out.status.code(), stdout, finished)
+    let out = run.finish_run();
+    let finished = out.lines_starting("Finished game ").len();
+    assert_eq!(out.journal("sig.jsonl").len(), finished);
+    (out.code(), out.stdout, finished)
 }
 
 #[test]
@@ -700,10 +690,9 @@ fn a_closed_stdout_does_not_kill_the_runner() {
         .journal("j.jsonl")
         .spawn_in(dir.path());
     drop(run.child.stdout.take());
-    let out = run.finish();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    let out = run.finish_run();
+    out.assert_success();
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     assert_eq!(journal(dir.path(), "j.jsonl").len(), 20);
 }
 

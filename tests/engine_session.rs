@@ -87,10 +87,15 @@ async fn spawn_retry(
 /// A session on `spec` (slot 0, no log) with a 15×15 freestyle game started.
 async fn started(spec: &EngineSpec) -> EngineSession {
     let mut s = spawn_retry(spec, 0, LogSink::none()).await.unwrap();
+    freestyle(&mut s).await;
+    s
+}
+
+/// A 15×15 freestyle game started on `s`, which must accept it.
+async fn freestyle(s: &mut EngineSession) {
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
-    s
 }
 
 /// A script engine `name` (see [`script`]) with a 15×15 freestyle game started; keep the
@@ -178,9 +183,7 @@ async fn normal_engine_plays_a_game_then_restarts_and_ends() {
     let (log, mut rx) = LogSink::channel();
     let mut s = spawn_retry(&spec, 1, log).await.unwrap();
     assert_eq!(s.about(DEADLINE).await.unwrap(), "TestEngine");
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
     let r = begin(&mut s).await;
     assert_eq!((r.raw.as_str(), r.coords), ("0,0", Some((0, 0))));
     let r = s
@@ -248,9 +251,7 @@ async fn silent_engine_times_out_and_is_killed() {
     assert!(!s.is_alive());
     assert_group_gone(pgid).await;
     // The next game starts a fresh process.
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
     assert!(s.is_alive());
     assert_ne!(pgid_of(&s), pgid);
     let pgid = pgid_of(&s);
@@ -349,9 +350,7 @@ async fn banner_messages_before_about_are_skipped() {
     let mut s = spawn_retry(&spec, 0, LogSink::none()).await.unwrap();
     assert_eq!(s.about(DEADLINE).await.unwrap(), "Chatty");
     assert_eq!(s.about_info().unwrap().author(), Some("X"));
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
     assert_eq!(begin(&mut s).await.coords, Some((0, 0)));
 }
 
@@ -462,13 +461,9 @@ async fn restart_refused_means_end_and_respawn() {
     );
     let (log, mut rx) = LogSink::channel();
     let mut s = spawn_retry(&spec, 0, log).await.unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
     let first = pgid_of(&s);
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
     assert_ne!(pgid_of(&s), first);
     assert_group_gone(first).await;
     let r = begin(&mut s).await;
@@ -496,9 +491,7 @@ async fn stderr_goes_to_the_log_not_the_protocol() {
     );
     let (log, mut rx) = LogSink::channel();
     let mut s = spawn_retry(&spec, 5, log).await.unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
     let r = begin(&mut s).await;
     assert_eq!(r.coords, Some((2, 2)));
     let pgid = pgid_of(&s);

@@ -436,31 +436,28 @@ const LZ4_FORMATS: [(SampleFormat, SampleFormat); 2] = [
     (SampleFormat::BinpackLz4, SampleFormat::Binpack),
 ];
 
-#[test]
-fn lz4_file_decodes_with_the_lz4_tool_to_the_uncompressed_bytes() {
-    if !have("lz4", &["--version"]) {
-        return;
-    }
+/// Each LZ4 format's file, decoded by `decode`, is its uncompressed format's file.
+fn lz4_files_decode_to_the_uncompressed_bytes(decode: fn(&Path) -> Vec<u8>) {
     let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
     for (lz4, plain) in LZ4_FORMATS {
         let dir = tmp();
         let plain = std::fs::read(write_file(dir.path(), plain, &batches)).unwrap();
         let file = write_file(dir.path(), lz4, &batches);
-        assert_eq!(lz4_cli_decode(&file), plain, "{lz4}");
+        assert_eq!(decode(&file), plain, "{lz4}");
+    }
+}
+
+#[test]
+fn lz4_file_decodes_with_the_lz4_tool_to_the_uncompressed_bytes() {
+    if have("lz4", &["--version"]) {
+        lz4_files_decode_to_the_uncompressed_bytes(lz4_cli_decode);
     }
 }
 
 #[test]
 fn lz4_file_decodes_with_python_lz4_frame_to_the_uncompressed_bytes() {
-    if !have("python3", &["-c", "import lz4.frame"]) {
-        return;
-    }
-    let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
-    for (lz4, plain) in LZ4_FORMATS {
-        let dir = tmp();
-        let plain = std::fs::read(write_file(dir.path(), plain, &batches)).unwrap();
-        let file = write_file(dir.path(), lz4, &batches);
-        assert_eq!(python_decode(&file), plain, "{lz4}");
+    if have("python3", &["-c", "import lz4.frame"]) {
+        lz4_files_decode_to_the_uncompressed_bytes(python_decode);
     }
 }
 

@@ -198,6 +198,30 @@ pub fn run_in(dir: &Path, args: &[&str]) -> Run {
     }
 }
 
+/// Methods of [`Match`] adding an option and its value: `name => "-option"`.
+macro_rules! valued {
+    ($($name:ident => $option:literal,)*) => {
+        $(
+            #[doc = concat!("`", $option, " VALUE`")]
+            pub fn $name(self, value: impl Display) -> Self {
+                self.opt($option, value)
+            }
+        )*
+    };
+}
+
+/// Methods of [`Match`] adding an option without a value: `name => "-option"`.
+macro_rules! flags {
+    ($($name:ident => $option:literal,)*) => {
+        $(
+            #[doc = concat!("`", $option, "`")]
+            pub fn $name(self) -> Self {
+                self.arg($option)
+            }
+        )*
+    };
+}
+
 /// A gomoku-cli command line, its arguments in the order of the calls that add them (so a test
 /// says exactly what reaches the binary), and the ways to run it.
 #[derive(Clone, Debug, Default)]
@@ -240,23 +264,18 @@ impl Match {
     pub fn each(self, opts: &[&str]) -> Self {
         self.arg("-each").args(opts)
     }
-    pub fn rule(self, rule: impl Display) -> Self {
-        self.opt("-rule", rule)
+    valued! {
+        rule => "-rule",
+        boardsize => "-boardsize",
+        games => "-games",
+        rounds => "-rounds",
+        concurrency => "-concurrency",
     }
-    pub fn boardsize(self, n: impl Display) -> Self {
-        self.opt("-boardsize", n)
-    }
-    pub fn games(self, n: impl Display) -> Self {
-        self.opt("-games", n)
-    }
-    pub fn rounds(self, n: impl Display) -> Self {
-        self.opt("-rounds", n)
-    }
-    pub fn repeat(self) -> Self {
-        self.arg("-repeat")
-    }
-    pub fn concurrency(self, n: impl Display) -> Self {
-        self.opt("-concurrency", n)
+    flags! {
+        repeat => "-repeat",
+        quiet => "-quiet",
+        noprogress => "-noprogress",
+        resume => "-resume",
     }
     /// `-openings` with its options as given.
     pub fn openings(self, opts: &[&str]) -> Self {
@@ -267,39 +286,18 @@ impl Match {
         let file = format!("file={}", path.as_ref().display());
         self.openings(&[&file]).args(opts)
     }
-    pub fn journal(self, path: impl Display) -> Self {
-        self.opt("-journal", path)
-    }
-    pub fn pgn(self, path: impl Display) -> Self {
-        self.opt("-pgn", path)
-    }
-    pub fn sgf(self, path: impl Display) -> Self {
-        self.opt("-sgf", path)
-    }
-    pub fn msg(self, path: impl Display) -> Self {
-        self.opt("-msg", path)
-    }
-    pub fn psq(self, dir: impl Display) -> Self {
-        self.opt("-psq", dir)
+    valued! {
+        journal => "-journal",
+        pgn => "-pgn",
+        sgf => "-sgf",
+        msg => "-msg",
+        psq => "-psq",
+        renlib => "-renlib",
+        report => "-report",
     }
     /// `-sample` with its options (`format=csv`, `file=out.csv`…).
     pub fn samples(self, opts: &[&str]) -> Self {
         self.arg("-sample").args(opts)
-    }
-    pub fn renlib(self, path: impl Display) -> Self {
-        self.opt("-renlib", path)
-    }
-    pub fn report(self, path: impl Display) -> Self {
-        self.opt("-report", path)
-    }
-    pub fn quiet(self) -> Self {
-        self.arg("-quiet")
-    }
-    pub fn noprogress(self) -> Self {
-        self.arg("-noprogress")
-    }
-    pub fn resume(self) -> Self {
-        self.arg("-resume")
     }
     /// An option and its value.
     pub fn opt(self, name: &str, value: impl Display) -> Self {
@@ -347,6 +345,10 @@ pub fn assert_ok(out: &Output, what: &str) {
 pub struct Tagged {
     pub child: std::process::Child,
     pub tag: String,
+    /// The arguments it was given, for the messages of failed checks.
+    pub args: Vec<String>,
+    /// The directory it runs in.
+    pub dir: PathBuf,
 }
 
 /// Start the runner in `dir` without waiting for it.
@@ -361,7 +363,12 @@ pub fn spawn_tagged(dir: &Path, args: &[&str]) -> Tagged {
         .stderr(Stdio::piped())
         .spawn()
         .expect("runner starts");
-    Tagged { child, tag }
+    Tagged {
+        child,
+        tag,
+        args: args.iter().map(|a| a.to_string()).collect(),
+        dir: dir.to_path_buf(),
+    }
 }
 
 impl Tagged {
@@ -380,6 +387,20 @@ impl Tagged {
             "engine processes outlived the runner: {left:?}"
         );
         out
+    }
+
+    /// [`Tagged::finish`], as a [`Run`] to check.
+    pub fn finish_run(self) -> Run {
+        let (tag, args, dir) = (self.tag.clone(), self.args.clone(), self.dir.clone());
+        let output = self.finish();
+        Run {
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            output,
+            tag,
+            args,
+            dir,
+        }
     }
 }
 
