@@ -208,12 +208,10 @@ fn round_robin_prints_standings_and_crosstable() {
 
 #[test]
 fn sprt_calculator_inputs_and_errors() {
-    let ok = Command::new(runner())
-        .args(["sprt", "--ptnml", "10,20,30,25,15", "--elo1", "5", "--json"])
-        .output()
-        .unwrap();
-    assert!(ok.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    let ok =
+        Match::command(&["sprt", "--ptnml", "10,20,30,25,15", "--elo1", "5", "--json"]).run_here();
+    ok.assert_success();
+    let v: serde_json::Value = serde_json::from_str(&ok.stdout).unwrap();
     for key in [
         "llr",
         "lower",
@@ -228,32 +226,24 @@ fn sprt_calculator_inputs_and_errors() {
         assert!(v.get(key).is_some(), "missing {key}: {v}");
     }
     assert!(v["verdict"].is_null());
-    let bad = Command::new(runner())
-        .args(["sprt", "--wld", "1,2"])
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("3 comma-separated counts"));
-    let missing = Command::new(runner())
-        .args(["sprt", "/no/such/journal.jsonl"])
-        .output()
-        .unwrap();
-    assert_eq!(missing.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/journal.jsonl"));
+    Match::command(&["sprt", "--wld", "1,2"])
+        .run_here()
+        .assert_exit(2)
+        .assert_stderr_has("3 comma-separated counts");
+    Match::command(&["sprt", "/no/such/journal.jsonl"])
+        .run_here()
+        .assert_exit(1)
+        .assert_stderr_has("/no/such/journal.jsonl");
 }
 
 /// `gomoku-cli sprt ARGS --json` run in `dir`, which must succeed: its object and its stderr.
 fn sprt_json(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
-    let out = Command::new(runner())
-        .current_dir(dir)
-        .arg("sprt")
+    let out = Match::command(&["sprt"])
         .args(args)
         .arg("--json")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{stderr}");
-    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+        .run_in(dir);
+    out.assert_success();
+    (serde_json::from_str(&out.stdout).unwrap(), out.stderr)
 }
 
 #[test]

@@ -321,6 +321,13 @@ impl Match {
     pub fn run_in(&self, dir: &Path) -> Run {
         run_in(dir, &strs(&self.args))
     }
+    /// Run it to completion in the test's own working directory (cargo's: the package root).
+    pub fn run_here(&self) -> Run {
+        run_in(
+            &std::env::current_dir().expect("a working directory"),
+            &strs(&self.args),
+        )
+    }
     /// Start it in `dir` without waiting (see [`spawn_tagged`]).
     pub fn spawn_in(&self, dir: &Path) -> Tagged {
         spawn_tagged(dir, &strs(&self.args))
