@@ -50,10 +50,11 @@ fn cli_a_duration_too_large_for_a_duration_is_a_bad_value() {
         ["-each", "tolerance=1e10"],
         ["-each", "tc=1.8e19"],
     ] {
-        let mut args: Vec<String> = ["-engine", "cmd=/bin/sh", "-engine", "cmd=/bin/sh"]
-            .map(String::from)
-            .to_vec();
-        args.extend(extra.map(String::from));
+        let args = common::Match::new()
+            .engine_cmd("/bin/sh", &[])
+            .engine_cmd("/bin/sh", &[])
+            .args(&extra)
+            .to_args();
         let e = Config::from_raw(&parse_legacy(&args).unwrap()).unwrap_err();
         assert!(e.to_string().contains("1000000000 seconds"), "{e}");
     }
