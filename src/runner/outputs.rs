@@ -21,6 +21,7 @@ use crate::record::journal::{
 use crate::record::GameRecord;
 use crate::schedule::TournamentKind;
 
+use super::console::{Console, ConsoleEvent};
 use super::dispatcher::Records;
 use super::records::{PsqTarget, RecordFiles, RecordTargets, Sink};
 use super::RunError;
@@ -301,9 +302,9 @@ impl Outputs {
         Ok(())
     }
 
-    /// Close what needs closing (the samples writer's last frame).
-    pub fn finish(&mut self) {
-        self.records.finish();
+    /// Close what needs closing (the samples writer's last frame); returns warnings.
+    pub fn finish(&mut self) -> Vec<String> {
+        self.records.finish()
     }
 }
 
@@ -463,7 +464,13 @@ impl LogFiles {
     }
 
     /// Write the log events until every sender is gone; timestamps are seconds since `start`.
-    pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<LogEvent>, start: Instant) {
+    /// A failed write is a warning on `console`: the run goes on.
+    pub async fn run(
+        mut self,
+        mut rx: mpsc::UnboundedReceiver<LogEvent>,
+        start: Instant,
+        console: Console,
+    ) {
         while let Some(ev) = rx.recv().await {
             let Some((w, path)) = self.files.get_mut(&ev.slot) else {
                 continue;
@@ -483,23 +490,27 @@ impl LogFiles {
                 ev.text
             );
             if let Err(e) = writeln!(w, "{line}") {
-                eprintln!("warning: protocol log {}: {e}", path.display());
+                console.show(log_failed(path, e));
             }
             // Flush when the channel is momentarily empty: cheap batching off the hot path.
             if rx.is_empty() {
-                self.flush();
+                self.flush(&console);
             }
         }
-        self.flush();
+        self.flush(&console);
     }
 
-    fn flush(&mut self) {
+    fn flush(&mut self, console: &Console) {
         for (w, path) in self.files.values_mut() {
             if let Err(e) = w.flush() {
-                eprintln!("warning: protocol log {}: {e}", path.display());
+                console.show(log_failed(path, e));
             }
         }
     }
+}
+
+fn log_failed(path: &Path, e: std::io::Error) -> ConsoleEvent {
+    ConsoleEvent::Warning(format!("protocol log {}: {e}", path.display()))
 }
 
 #[cfg(test)]
