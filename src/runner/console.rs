@@ -11,6 +11,8 @@ use crate::game::GameResult;
 use crate::schedule::GameId;
 use crate::stats::{Sprt, SprtCrossing, Wld};
 
+use super::StopReason;
+
 /// How the console shows the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verbosity {
@@ -72,6 +74,12 @@ pub enum ConsoleEvent {
     },
     /// The report at the end of the run, after a blank line.
     FinalReport(String),
+    /// The run's last line: how many of its games were played, and why it ended.
+    Summary {
+        finished: u64,
+        total: u64,
+        reason: StopReason,
+    },
     /// What a resume found and did (standard error).
     ResumeNote(String),
     /// A resume starts (standard error).
@@ -176,6 +184,21 @@ impl ConsoleEvent {
                 false => block.clone(),
             }),
             E::FinalReport(text) => out(format!("\n{text}")),
+            E::Summary {
+                finished,
+                total,
+                reason,
+            } => out(format!(
+                "Finished {finished} of {total} games{}",
+                match reason {
+                    StopReason::Completed => "",
+                    StopReason::Interrupted => " (interrupted)",
+                    StopReason::EngineFailure => " (stopped: engine failure)",
+                    StopReason::SprtH0 => " (SPRT: H0 accepted)",
+                    StopReason::SprtH1 => " (SPRT: H1 accepted)",
+                    StopReason::OutputFailed => " (stopped: an output could not be written)",
+                }
+            )),
             E::ResumeNote(note) => err(format!("Resume: {note}")),
             E::Resuming {
                 journal,
@@ -280,62 +303,13 @@ impl Console {
 mod tests {
     use super::*;
     use crate::stats::{SprtModel, Verdict};
+    use ConsoleEvent as E;
+    use Stream::{Stderr, Stdout};
 
-    fn shown(e: &ConsoleEvent) -> String {
-        match e.render(Verbosity::PerGame) {
-            Some((Stream::Stdout, t)) => t,
-            other => panic!("{e:?} not on standard output: {other:?}"),
-        }
-    }
-
-    fn noted(e: &ConsoleEvent) -> String {
-        match e.render(Verbosity::PerGame) {
-            Some((Stream::Stderr, t)) => t,
-            other => panic!("{e:?} not on standard error: {other:?}"),
-        }
-    }
-
-    fn names(a: &str, b: &str) -> (String, String) {
-        (a.into(), b.into())
-    }
-
-    #[test]
-    fn game_lines_read_as_before_and_quiet_hides_them() {
-        let (black, white) = names("alpha", "beta");
-        let started = ConsoleEvent::GameStarted {
-            game: GameId(3),
-            total: 10,
-            black: black.clone(),
-            white: white.clone(),
-        };
-        let finished = ConsoleEvent::GameFinished {
-            game: GameId(3),
-            black,
-            white,
-            result: GameResult::WhiteWins,
-            reason: "five in a row".into(),
-        };
-        let score = ConsoleEvent::Score {
-            first: "alpha".into(),
-            second: "beta".into(),
-            wld: Wld::new(2, 1, 1),
-        };
-        assert_eq!(shown(&started), "Started game 3 of 10 (alpha vs beta)\n");
-        assert_eq!(
-            shown(&finished),
-            "Finished game 3 (alpha vs beta): 0-1 {five in a row}\n"
-        );
-        assert_eq!(
-            shown(&score),
-            "Score of alpha vs beta: 2 - 1 - 1  [0.625] 4\n"
-        );
-        for e in [started, finished, score] {
-            assert_eq!(e.render(Verbosity::Quiet), None, "{e:?}");
-        }
-    }
-
-    #[test]
-    fn decisions_and_stops_read_as_before_even_when_quiet() {
+    /// Each event's text, as the run printed it before the console had events; whether `-quiet`
+    /// shows it.
+    fn cases() -> Vec<(ConsoleEvent, Stream, &'static str, bool)> {
+        let (a, b) = (String::from("alpha"), String::from("beta"));
         let sprt = Sprt::new(0.0, 5.0, 0.05, 0.1, SprtModel::Normalized).unwrap();
         let crossing = SprtCrossing {
             verdict: Verdict::H1,
@@ -343,113 +317,158 @@ mod tests {
             games: 120,
             game: 131,
         };
-        let cases = [
+        let (game, reason) = (GameId(7), String::from("white crashed"));
+        vec![
             (
-                ConsoleEvent::SprtDecided { sprt, crossing },
-                format!(
-                    "SPRT ({}, elo0=0, elo1=5, alpha=0.05, beta=0.1): H1 accepted after 120 \
-                     games (at game 131, LLR 2.94); no new games start\n",
-                    sprt.model
-                ),
+                E::GameStarted {
+                    game,
+                    total: 10,
+                    black: a.clone(),
+                    white: b.clone(),
+                },
+                Stdout,
+                "Started game 7 of 10 (alpha vs beta)\n",
+                false,
             ),
             (
-                ConsoleEvent::ShardVerdict {
+                E::GameFinished {
+                    game,
+                    black: a.clone(),
+                    white: b.clone(),
+                    result: GameResult::WhiteWins,
+                    reason: "five in a row".into(),
+                },
+                Stdout,
+                "Finished game 7 (alpha vs beta): 0-1 {five in a row}\n",
+                false,
+            ),
+            (
+                E::Score {
+                    first: a,
+                    second: b.clone(),
+                    wld: Wld::new(2, 1, 1),
+                },
+                Stdout,
+                "Score of alpha vs beta: 2 - 1 - 1  [0.625] 4\n",
+                false,
+            ),
+            (
+                E::SprtDecided { sprt, crossing },
+                Stdout,
+                "SPRT (normalized, elo0=0, elo1=5, alpha=0.05, beta=0.1): H1 accepted after 120 \
+                 games (at game 131, LLR 2.94); no new games start\n",
+                true,
+            ),
+            (
+                E::ShardVerdict {
                     sprt: None,
                     crossing,
                     shard: "2/3".into(),
                 },
-                "SPRT: H1 accepted after 120 games (at game 131, LLR 2.94), decided by shard \
-                 2/3 (the run's stop marker); no new games start\n"
-                    .into(),
+                Stdout,
+                "SPRT: H1 accepted after 120 games (at game 131, LLR 2.94), decided by shard 2/3 \
+                 (the run's stop marker); no new games start\n",
+                true,
             ),
             (
-                ConsoleEvent::EngineFailureStop {
-                    game: GameId(7),
-                    reason: "white crashed".into(),
-                },
-                "Stopping: engine failure in game 7 (white crashed) and -fatalerror is set\n"
-                    .into(),
+                E::EngineFailureStop { game, reason },
+                Stdout,
+                "Stopping: engine failure in game 7 (white crashed) and -fatalerror is set\n",
+                true,
             ),
             (
-                ConsoleEvent::OutputFailedStop,
+                E::OutputFailedStop,
+                Stdout,
                 "Stopping: an output could not be written (see the error above); no new game \
-                 starts. Once the cause is fixed, run the same command with -resume to \
-                 complete the run\n"
-                    .into(),
+                 starts. Once the cause is fixed, run the same command with -resume to complete \
+                 the run\n",
+                true,
             ),
             (
-                ConsoleEvent::SwapUnsupported {
-                    engine: "beta".into(),
+                E::SwapUnsupported {
+                    engine: b,
                     answer: "ERROR x".into(),
                     opening_stones: 3,
                 },
-                "Warning: beta does not support SWAP2BOARD (it answered \"ERROR x\"): its \
-                 games are played from the opening with the scheduled colours, without a swap\n"
-                    .into(),
+                Stdout,
+                "Warning: beta does not support SWAP2BOARD (it answered \"ERROR x\"): its games \
+                 are played from the opening with the scheduled colours, without a swap\n",
+                true,
             ),
-        ];
-        for (event, want) in cases {
-            assert_eq!(shown(&event), want);
-            assert_eq!(
-                event.render(Verbosity::Quiet),
-                Some((Stream::Stdout, want)),
-                "-quiet keeps it"
-            );
+            (
+                E::FinalReport("Standings\n  1 a\n".into()),
+                Stdout,
+                "\nStandings\n  1 a\n",
+                true,
+            ),
+            (
+                E::Summary {
+                    finished: 3,
+                    total: 8,
+                    reason: StopReason::SprtH0,
+                },
+                Stdout,
+                "Finished 3 of 8 games (SPRT: H0 accepted)\n",
+                true,
+            ),
+            (E::ResumeNote("x".into()), Stderr, "Resume: x\n", true),
+            (
+                E::Resuming {
+                    journal: "run.jsonl".into(),
+                    games: 4,
+                    left: 6,
+                },
+                Stderr,
+                "Resuming run.jsonl: 4 games in the journal, 6 to play\n",
+                true,
+            ),
+            (
+                E::RandomOpenings {
+                    file: "o.txt".into(),
+                    seed: 42,
+                },
+                Stderr,
+                "Openings: o.txt in random order, srand=42 (repeat with this seed to replay)\n",
+                true,
+            ),
+            (
+                E::Journal("j.jsonl".into()),
+                Stderr,
+                "Journal: j.jsonl\n",
+                false,
+            ),
+            // A message that ends in a newline keeps it, as `eprintln!` did.
+            (E::Warning("w\n".into()), Stderr, "warning: w\n\n", true),
+            (E::Error("e".into()), Stderr, "error: e\n", true),
+        ]
+    }
+
+    #[test]
+    fn every_event_reads_as_before_and_quiet_hides_the_per_game_ones() {
+        for (event, stream, text, quiet_shows) in cases() {
+            let want = Some((stream, text.to_string()));
+            assert_eq!(event.render(Verbosity::PerGame), want, "{event:?}");
+            let quiet = event.render(Verbosity::Quiet);
+            assert_eq!(quiet, want.filter(|_| quiet_shows), "-quiet: {event:?}");
         }
     }
 
     #[test]
     fn results_blocks_are_separated_by_a_blank_line_only_under_quiet() {
-        let block = |follows_block| ConsoleEvent::Results {
-            block: "Results of a vs b:\nElo: 0\n".into(),
-            follows_block,
+        let text = |follows_block, v| {
+            let block = "Results of a vs b:\nElo: 0\n".into();
+            E::Results {
+                block,
+                follows_block,
+            }
+            .render(v)
+            .map(|(_, t)| t)
         };
-        let text = |e: ConsoleEvent, v| e.render(v).map(|(_, t)| t);
         let plain = Some("Results of a vs b:\nElo: 0\n".to_string());
-        assert_eq!(text(block(false), Verbosity::Quiet), plain);
-        assert_eq!(text(block(true), Verbosity::PerGame), plain);
-        assert_eq!(
-            text(block(true), Verbosity::Quiet),
-            Some("\nResults of a vs b:\nElo: 0\n".into())
-        );
-        let last = ConsoleEvent::FinalReport("Standings\n  1 a\n".into());
-        assert_eq!(shown(&last), "\nStandings\n  1 a\n");
-    }
-
-    #[test]
-    fn notes_warnings_and_errors_go_to_standard_error() {
-        let cases = [
-            (ConsoleEvent::ResumeNote("x".into()), "Resume: x\n"),
-            (
-                ConsoleEvent::Resuming {
-                    journal: "run.jsonl".into(),
-                    games: 4,
-                    left: 6,
-                },
-                "Resuming run.jsonl: 4 games in the journal, 6 to play\n",
-            ),
-            (
-                ConsoleEvent::RandomOpenings {
-                    file: "o.txt".into(),
-                    seed: 42,
-                },
-                "Openings: o.txt in random order, srand=42 (repeat with this seed to replay)\n",
-            ),
-            (
-                ConsoleEvent::Journal("j.jsonl".into()),
-                "Journal: j.jsonl\n",
-            ),
-            // A message that ends in a newline keeps it, as `eprintln!` did.
-            (ConsoleEvent::Warning("w\n".into()), "warning: w\n\n"),
-            (ConsoleEvent::Error("e".into()), "error: e\n"),
-        ];
-        for (event, want) in cases {
-            assert_eq!(noted(&event), want);
-        }
-        let journal = ConsoleEvent::Journal("j.jsonl".into());
-        assert_eq!(journal.render(Verbosity::Quiet), None);
-        let warning = ConsoleEvent::Warning("w".into());
-        assert!(warning.render(Verbosity::Quiet).is_some());
+        assert_eq!(text(false, Verbosity::Quiet), plain);
+        assert_eq!(text(true, Verbosity::PerGame), plain);
+        let separated = Some("\nResults of a vs b:\nElo: 0\n".to_string());
+        assert_eq!(text(true, Verbosity::Quiet), separated);
     }
 
     #[test]

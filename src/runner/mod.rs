@@ -303,6 +303,27 @@ impl Shell {
         }
     }
 
+    /// The final report, the last `-report` page and the summary line of the run's `total` games.
+    fn conclude(mut self, mut d: Dispatcher, total: u64) -> RunSummary {
+        let report = d.final_report();
+        self.execute(&mut d, report, &mut None);
+        if let Some(r) = self.report.take() {
+            r.finish();
+        }
+        let (reason, finished) = (d.stop_reason(), d.finished_games());
+        self.console.show(ConsoleEvent::Summary {
+            finished,
+            total,
+            reason,
+        });
+        RunSummary {
+            reason,
+            finished,
+            total,
+            results: d.into_tracker(),
+        }
+    }
+
     /// Read the other shards' games and their stop marker into the dispatcher.
     fn sync(&mut self, d: &mut Dispatcher) {
         let Some(sync) = self.sync.as_mut() else {
@@ -661,17 +682,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     if let Some(t) = log_task {
         let _ = t.await;
     }
-    let report = dispatcher.final_report();
-    shell.execute(&mut dispatcher, report, &mut None);
-    if let Some(r) = shell.report.take() {
-        r.finish();
-    }
-    Ok(RunSummary {
-        reason: dispatcher.stop_reason(),
-        finished: dispatcher.finished_games(),
-        total: own_total,
-        results: dispatcher.into_tracker(),
-    })
+    Ok(shell.conclude(dispatcher, own_total))
 }
 
 #[cfg(test)]
