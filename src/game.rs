@@ -479,7 +479,7 @@ fn over_time(
 
 /// What a game played: the moves after the opening and the engines' messages.
 #[derive(Debug, Default)]
-struct Played {
+struct MovesPlayed {
     moves: Vec<PlayedMove>,
     messages: Vec<(Color, String)>,
 }
@@ -636,7 +636,7 @@ pub async fn play_game<B: Player, W: Player>(
     white: &mut W,
     cancel: &CancellationToken,
 ) -> Result<GameOutcome, Abandoned> {
-    let mut played = Played::default();
+    let mut played = MovesPlayed::default();
     let termination = match start_both(setup, black, white, cancel).await? {
         Some(t) => t,
         None => {
@@ -682,7 +682,7 @@ async fn play_moves<B: Player, W: Player>(
     white: &mut W,
     mut sides: [Side; 2],
     cancel: &CancellationToken,
-    played: &mut Played,
+    played: &mut MovesPlayed,
 ) -> Result<Termination, Abandoned> {
     let draw_reached =
         |r: &Referee| setup.draw_after > 0 && r.board().stone_count() >= setup.draw_after;

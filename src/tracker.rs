@@ -232,7 +232,7 @@ pub enum TrackerError {
 
 /// How a journal says its games pair, or how it was guessed for journals without a header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pairing {
+pub enum PairingOrigin {
     /// From the header's `repeat` setting.
     Header { paired: bool },
     /// No header (an older journal): paired when every complete colour pair shares its opening
@@ -240,10 +240,10 @@ pub enum Pairing {
     Guessed { paired: bool },
 }
 
-impl Pairing {
+impl PairingOrigin {
     pub fn paired(self) -> bool {
         match self {
-            Pairing::Header { paired } | Pairing::Guessed { paired } => paired,
+            PairingOrigin::Header { paired } | PairingOrigin::Guessed { paired } => paired,
         }
     }
 }
@@ -253,7 +253,7 @@ impl Pairing {
 #[derive(Debug, Clone)]
 pub struct Replay {
     pub tracker: Tracker,
-    pub pairing: Pairing,
+    pub pairing: PairingOrigin,
 }
 
 /// Build a tracker from the entries of journals written before the header existed (journals with
@@ -277,7 +277,7 @@ pub fn from_journal(entries: &[GameSummary], sprt: Option<Sprt>) -> Result<Repla
         }
     }
     let (names, pairs) = engines_and_pairs(&games);
-    let pairing = Pairing::Guessed {
+    let pairing = PairingOrigin::Guessed {
         paired: guess_paired(&games),
     };
     let mut t = Tracker::new(names, pairs.clone(), pairing.paired(), sprt);
@@ -315,7 +315,7 @@ pub fn replay_stream(
     }
     Ok(Replay {
         tracker: t,
-        pairing: Pairing::Header { paired: s.repeat },
+        pairing: PairingOrigin::Header { paired: s.repeat },
     })
 }
 
@@ -338,7 +338,7 @@ pub fn scored(e: &GameSummary, pairs: &[(usize, usize)]) -> ScoredGame {
 
 /// The `sprt` command over a replayed run: the counts of its one engine pair, with the verdict of
 /// the first crossing.
-pub fn sprt_of(t: &Tracker, sprt: &Sprt) -> Result<SprtCalculation, TrackerError> {
+pub fn sprt_calculation(t: &Tracker, sprt: &Sprt) -> Result<SprtCalculation, TrackerError> {
     if t.pairs().len() != 1 {
         return Err(TrackerError::NotTwoEngines(t.pairs().len()));
     }
@@ -540,11 +540,11 @@ mod tests {
             })
             .collect();
         let guessed = from_journal(&entries, Some(sprt)).unwrap();
-        assert_eq!(guessed.pairing, Pairing::Guessed { paired: true });
+        assert_eq!(guessed.pairing, PairingOrigin::Guessed { paired: true });
         let mut header: JournalHeader = serde_json::from_str(HEADER_FIXTURE).unwrap();
         header.fingerprint = "f".into();
         let read = replay_stream(&header, entries.iter().cloned(), Some(sprt)).unwrap();
-        assert_eq!(read.pairing, Pairing::Header { paired: false });
+        assert_eq!(read.pairing, PairingOrigin::Header { paired: false });
         assert!(read.tracker.pair_tally(0).is_none());
         // The crossing is found at the same game whatever the numbers: journal order decides.
         let mut live = two(false, Some(sprt));

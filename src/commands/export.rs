@@ -20,12 +20,12 @@ pub struct ExportArgs {
     #[arg(required = true)]
     pub journals: Vec<PathBuf>,
     #[command(flatten)]
-    pub to: Records,
+    pub to: RecordArgs,
 }
 
 /// The record files to write (shared by `export` and `merge`).
 #[derive(clap::Args, Debug, Default)]
-pub struct Records {
+pub struct RecordArgs {
     /// PGN file to write.
     #[arg(long)]
     pub pgn: Option<PathBuf>,
@@ -121,7 +121,7 @@ fn read_journals(
     Ok((headers.into_iter().next(), kept))
 }
 
-impl Records {
+impl RecordArgs {
     /// Whether any record file is asked for.
     pub fn any(&self) -> bool {
         self.pgn.is_some()
@@ -153,7 +153,7 @@ pub fn summary(written: u64, journal_only: u64) -> String {
 
 /// Write the records of the journals (files or run directories) to `a`: the games written and
 /// the journal-only games left out.
-pub fn write(journals: &[PathBuf], a: Records) -> Result<(u64, u64), CommandError> {
+pub fn write(journals: &[PathBuf], a: RecordArgs) -> Result<(u64, u64), CommandError> {
     let journals = super::journal_files(journals).map_err(CommandError::Failed)?;
     let sample = match &a.sample {
         None => None,

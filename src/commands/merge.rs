@@ -24,7 +24,7 @@ pub struct MergeArgs {
     /// The merged records, in game order (as `gomoku-cli export`): -pgn F, -sgf F, -msg F,
     /// -psq DIR, -sample freq=F format=F file=F.
     #[command(flatten)]
-    pub export: super::export::Records,
+    pub export: super::export::RecordArgs,
 }
 
 /// What `--json` adds to the SPRT calculator's fields.

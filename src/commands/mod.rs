@@ -133,8 +133,8 @@ pub fn warn_all(warnings: &[String]) {
 }
 
 /// Warn when a journal without a header made a reader guess how games pair.
-pub fn warn_if_guessed(pairing: gomoku_cli::tracker::Pairing) {
-    if let gomoku_cli::tracker::Pairing::Guessed { paired } = pairing {
+pub fn warn_if_guessed(pairing: gomoku_cli::tracker::PairingOrigin) {
+    if let gomoku_cli::tracker::PairingOrigin::Guessed { paired } = pairing {
         eprintln!(
             "warning: the journal has no header (an older version wrote it): its games were read as {}, guessed from the openings",
             if paired { "colour-swapped pairs" } else { "single games" }

@@ -135,5 +135,5 @@ fn sprt_from_journals(
     sprt: &gomoku_cli::stats::Sprt,
 ) -> Result<gomoku_cli::stats::SprtCalculation, String> {
     let (replay, _) = super::replay(files, Some(*sprt))?;
-    gomoku_cli::tracker::sprt_of(&replay.tracker, sprt).map_err(|e| e.to_string())
+    gomoku_cli::tracker::sprt_calculation(&replay.tracker, sprt).map_err(|e| e.to_string())
 }

@@ -5,8 +5,8 @@
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    over_time, play_moves, referee_after, start_both, Abandoned, GameOutcome, GameSetup, Played,
-    Player, Side, Termination,
+    over_time, play_moves, referee_after, start_both, Abandoned, GameOutcome, GameSetup,
+    MovesPlayed, Player, Side, Termination,
 };
 use crate::board::{Color, Pos};
 use crate::swap::{Answer, Next, Role, SwapPhase, SwapRecord, SwapRule};
@@ -47,7 +47,7 @@ pub async fn play_swap_game<P: Player>(
     cancel: &CancellationToken,
 ) -> Result<SwapGame, Abandoned> {
     let mut sides = [Side::new(setup.black_clock), Side::new(setup.white_clock)];
-    let mut played = Played::default();
+    let mut played = MovesPlayed::default();
     let start = start_both(setup, proposer, chooser, cancel).await?;
     // The runner refuses openings a phase cannot start from before the first game; should one
     // come, its game is played as the opening stands, without a swap.
@@ -152,7 +152,7 @@ pub async fn play_swap_game<P: Player>(
     })
 }
 
-fn outcome(termination: Termination, played: Played) -> GameOutcome {
+fn outcome(termination: Termination, played: MovesPlayed) -> GameOutcome {
     GameOutcome {
         termination,
         moves: played.moves,

@@ -360,8 +360,8 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
             rank: s.rank,
             name: s.name.clone(),
             // The results block's figures and rounding (it is shown above the table).
-            elo: crate::stats::report::elo_text(s.elo.value),
-            error: crate::stats::report::elo_text(s.elo.error),
+            elo: crate::stats::text::elo_text(s.elo.value),
+            error: crate::stats::text::elo_text(s.elo.error),
             games: s.wld.games(),
             w: s.wld.wins,
             l: s.wld.losses,

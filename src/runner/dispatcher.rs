@@ -51,7 +51,7 @@ pub enum Action {
     /// Tell the other shards the SPRT decided (write the stop marker).
     StopShards(SprtCrossing),
     /// Rebuild the `-report` page (the final one is written after the last game anyway).
-    Report,
+    RebuildReport,
 }
 
 /// The settings the dispatcher decides by.
@@ -132,7 +132,7 @@ pub fn usage_block(names: &[String], totals: &[EngineTotals]) -> Option<String> 
     for (name, t) in names.iter().zip(totals).filter(|(_, t)| t.games > 0) {
         out.push_str(&format!(
             "  {}  CPU {:.2} s, thinking {:.2} s, CPU/thinking {}, start-up CPU {:.2} s, peak memory {} MiB\n",
-            crate::stats::report::pad(name, width, true),
+            crate::stats::text::pad(name, width, true),
             t.cpu_ms as f64 / 1000.0,
             t.think_ms as f64 / 1000.0,
             cpu_ratio(t.cpu_ms, t.think_ms),
@@ -360,7 +360,7 @@ impl Dispatcher {
     fn report_refresh(&self) -> Option<Action> {
         let n = self.settings.rating_interval;
         (self.settings.report && n > 0 && self.finished % n == 0 && !self.all_done())
-            .then_some(Action::Report)
+            .then_some(Action::RebuildReport)
     }
 
     /// The SPRT crossed a bound (with this shard's game or another shard's): say so, stop, and
@@ -946,7 +946,7 @@ mod tests {
             while let Some(p) = take(&mut d) {
                 finished += 1;
                 let actions = d.on_event(record(&p, Some(0), None));
-                if actions.iter().any(|a| matches!(a, Action::Report)) {
+                if actions.iter().any(|a| matches!(a, Action::RebuildReport)) {
                     seen.push(finished);
                 }
             }

@@ -10,7 +10,7 @@
 
 mod console;
 pub mod dispatcher;
-pub mod report;
+pub mod live_report;
 mod resume;
 pub mod same_file;
 mod slot;
@@ -214,7 +214,7 @@ struct Shell {
     /// A sharded run with an SPRT: the other shards' journals and the stop marker.
     sync: Option<ShardSync>,
     /// `-report FILE`: the page's writer.
-    report: Option<report::LiveReport>,
+    report: Option<live_report::LiveReport>,
     /// A write to the journal or a record file failed: nothing more is written (a game the
     /// journal lacks is played again on resume).
     write_failed: bool,
@@ -250,7 +250,7 @@ impl Shell {
                     }
                 }
                 Action::AbandonGames => self.cancel_games.cancel(),
-                Action::Report => {
+                Action::RebuildReport => {
                     if let Some(r) = &self.report {
                         r.refresh();
                     }
@@ -464,14 +464,14 @@ fn live_report(
     config: &Config,
     outputs: &Outputs,
     console: &Console,
-) -> Result<Option<report::LiveReport>, RunError> {
+) -> Result<Option<live_report::LiveReport>, RunError> {
     let Some(out) = &config.report else {
         return Ok(None);
     };
     let journal = outputs
         .journal_path()
         .ok_or(RunError::ReportWithoutJournal)?;
-    report::LiveReport::start(journal.to_path_buf(), out.clone(), console.clone()).map(Some)
+    live_report::LiveReport::start(journal.to_path_buf(), out.clone(), console.clone()).map(Some)
 }
 
 /// The opening book and its draw order, when `-openings` is given.

@@ -234,7 +234,7 @@ fn engine_use(s: &mut EngineSession) -> EngineUse {
 }
 
 /// A game as a slot played it.
-struct Played {
+struct SlotGame {
     outcome: game::GameOutcome,
     usage: GameUse,
     /// `-swap2`/`-swap1`: how the engines chose the opening.
@@ -243,7 +243,7 @@ struct Played {
     opening: Vec<Pos>,
 }
 
-impl Played {
+impl SlotGame {
     /// The engines of black and white as chosen: a swap opening may give the proposer (the
     /// engine scheduled black) white.
     fn colours(&self, p: &Pairing) -> (EngineId, EngineId) {
@@ -307,7 +307,7 @@ impl Engines {
         shared: &Shared,
         p: &Pairing,
         setup: &GameSetup,
-    ) -> Result<Played, Abandoned> {
+    ) -> Result<SlotGame, Abandoned> {
         let (Some(mut b), Some(mut w)) = (
             self.sessions.remove(&p.black),
             self.sessions.remove(&p.white),
@@ -375,7 +375,7 @@ impl Engines {
         }
         self.sessions.insert(p.black, b);
         self.sessions.insert(p.white, w);
-        result.map(|(outcome, swap, opening)| Played {
+        result.map(|(outcome, swap, opening)| SlotGame {
             outcome,
             usage,
             swap,
@@ -423,7 +423,7 @@ async fn play_one(
     let started = Utc::now();
     let (played, usage) = match engines.prepare(shared, p).await {
         Some(termination) => {
-            let played = Played {
+            let played = SlotGame {
                 outcome: game::GameOutcome {
                     termination,
                     moves: vec![],

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::elo::{fastchess_pentanomial, fastchess_wdl};
-use super::report::llr_progress_percent;
 use super::sprt::{Sprt, SprtCrossing, SprtModel, Verdict};
 use super::tally::{Pentanomial, Wld};
+use super::text::llr_progress_percent;
 use super::StatsError;
 
 /// Counts typed on the command line.
@@ -185,7 +185,7 @@ impl SprtCalculation {
             self.model, self.elo0, self.elo1, self.alpha, self.beta
         );
         // Non-finite values read as in the run's results block (`nan`, `inf`), not Rust's `NaN`.
-        use super::report::fixed;
+        use super::text::fixed;
         let _ = writeln!(
             s,
             "LLR: {} ({}%) ({}, {})",

@@ -7,9 +7,9 @@
 
 pub mod calculator;
 pub mod elo;
-pub mod report;
 pub mod sprt;
 pub mod tally;
+pub mod text;
 
 use thiserror::Error;
 
@@ -18,12 +18,12 @@ pub use elo::{
     cutechess_wdl, elo_to_score, fastchess_pentanomial, fastchess_wdl, fishtest_pentanomial,
     fishtest_trinomial, score_to_elo, EloEstimate, Interval,
 };
-pub use report::{
+pub use sprt::{gsprt_llr, Sprt, SprtCrossing, SprtModel, Verdict};
+pub use tally::{pairs_ratio, PairTally, Pentanomial, Score, Wld};
+pub use text::{
     crosstable, elo_estimate, elo_text, results_block, standings_table, MatchSummary, StandingRow,
     TournamentTally,
 };
-pub use sprt::{gsprt_llr, Sprt, SprtCrossing, SprtModel, Verdict};
-pub use tally::{pairs_ratio, PairTally, Pentanomial, Score, Wld};
 
 /// Invalid statistics input: an SPRT design or a count list typed by a user.
 #[derive(Debug, Clone, PartialEq, Error)]
