@@ -12,7 +12,7 @@ use serde::Serialize;
 use sha2::Digest;
 use tokio::sync::mpsc;
 
-use crate::config::{Config, JournalTarget};
+use crate::config::{Config, DrawOrder, JournalTarget};
 use crate::engine::{Direction, LogEvent};
 use crate::record::journal::{
     self, EngineSettings, JournalEntry, JournalHeader, OpeningSettings, OutputSizes, RunSettings,
@@ -121,7 +121,8 @@ fn file_sha256(path: &Path) -> String {
 
 /// The journal header of a run: what decides its games, so readers never guess.
 pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHeader {
-    let engines = config
+    let (t, g) = (&config.tournament, &config.game);
+    let engines = t
         .engines
         .iter()
         .zip(names)
@@ -136,12 +137,12 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
             options: e.options.clone(),
         })
         .collect();
-    let openings = config.openings.as_ref().map(|o| OpeningSettings {
+    let openings = t.openings.as_ref().map(|o| OpeningSettings {
         file: o.file.display().to_string(),
         format: o.format.to_string(),
         order: match o.order {
-            crate::opening::OpeningOrder::Sequential => "sequential".into(),
-            crate::opening::OpeningOrder::Random { .. } => "random".into(),
+            DrawOrder::Sequential => "sequential".into(),
+            DrawOrder::Random => "random".into(),
         },
         transform: o.transform,
         sha256: file_sha256(&o.file),
@@ -155,27 +156,27 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
         command_line: std::env::args().skip(1).collect(),
         settings: RunSettings {
             engines,
-            rule: config.rule.code(),
-            size: config.size.get(),
-            tournament: match config.kind {
+            rule: g.rule.code(),
+            size: g.size.get(),
+            tournament: match t.kind {
                 TournamentKind::RoundRobin => "round_robin".into(),
                 TournamentKind::Gauntlet => "gauntlet".into(),
             },
-            games: config.games,
-            rounds: config.rounds,
-            repeat: config.repeat == crate::schedule::Repeat::Twice,
+            games: t.games,
+            rounds: t.rounds,
+            repeat: t.repeat == crate::schedule::Repeat::Twice,
             total_games,
-            draw_after: config.draw_after,
-            send_by_board: config.send_by_board,
+            draw_after: g.draw_after,
+            send_by_board: g.send_by_board,
             openings,
-            seed: config.seed,
-            shard: config.shard,
-            swap: config.swap.map(|s| s.name().to_string()),
-            colours: match config.colours {
+            seed: config.seed.get(),
+            shard: config.cluster.shard,
+            swap: t.swap.map(|s| s.name().to_string()),
+            colours: match t.colours {
                 crate::config::ColourRule::FirstToMove => Some("first_to_move".into()),
                 crate::config::ColourRule::FirstBlack => None,
             },
-            sprt: config.sprt.map(|s| SprtSettings {
+            sprt: t.sprt.map(|s| SprtSettings {
                 elo0: s.elo0,
                 elo1: s.elo1,
                 alpha: s.alpha,
@@ -207,17 +208,18 @@ impl Drop for Outputs {
 
 /// The record files a configuration asks for.
 pub fn record_targets(config: &Config) -> RecordTargets {
+    let o = &config.outputs;
     RecordTargets {
-        pgn: config.pgn.clone(),
-        sgf: config.sgf.clone(),
-        msg: config.msg.clone(),
-        psq: config.psq.clone().map(|dir| PsqTarget {
+        pgn: o.pgn.clone(),
+        sgf: o.sgf.clone(),
+        msg: o.msg.clone(),
+        psq: o.psq.clone().map(|dir| PsqTarget {
             dir,
-            shard: config.shard,
+            shard: config.cluster.shard,
         }),
-        sample: config.sample.clone(),
-        seed: config.seed,
-        renlib: config.renlib.clone(),
+        sample: o.sample.clone(),
+        seed: config.seed.get(),
+        renlib: o.renlib.clone(),
         fingerprint: fingerprint(config),
     }
 }
@@ -226,22 +228,20 @@ impl Outputs {
     /// Open every output (and the log directory) before the first game. `journal` is the
     /// journal already chosen (a resumed one), or `None` to open the configured one.
     pub fn open(config: &Config, resumed: Option<PathBuf>) -> Result<Outputs, RunError> {
-        if config.log != crate::config::LogLevel::Off {
-            prepare_dir(&config.log_dir, &config.log_dir)?;
+        let o = &config.outputs;
+        if o.log != crate::config::LogLevel::Off {
+            prepare_dir(&o.log_dir, &o.log_dir)?;
         }
         // The record paths first: the default journal goes next to `-pgn`/`-sgf`/`-msg`, so a
         // parent that is a file must be reported under the path the user gave, not under the
         // journal's name derived from it.
-        for p in [&config.pgn, &config.sgf, &config.msg]
-            .into_iter()
-            .flatten()
-        {
+        for p in [&o.pgn, &o.sgf, &o.msg].into_iter().flatten() {
             prepare_parent(p)?;
         }
         let mut fresh_journal = None;
         let journal = match resumed {
             Some(p) => Some(Sink::open(&p)?),
-            None => match &config.journal {
+            None => match &o.journal {
                 Some(t) => {
                     let (file, path, created) = open_journal(t)?;
                     fresh_journal = created.then(|| path.clone());
@@ -360,9 +360,10 @@ struct OpeningIdentity {
 
 /// The identity computed from the settings (see [`Identity`]): 32 hex digits.
 pub fn identity(config: &Config) -> String {
-    use crate::opening::{OpeningFormat, OpeningOrder};
+    use crate::opening::OpeningFormat;
+    let (t, g) = (&config.tournament, &config.game);
     let id = Identity {
-        engines: config
+        engines: t
             .engines
             .iter()
             .map(|e| EngineIdentity {
@@ -373,24 +374,24 @@ pub fn identity(config: &Config) -> String {
                 options: &e.options,
             })
             .collect(),
-        rule: config.rule.code(),
-        size: config.size.get(),
-        tournament: match config.kind {
+        rule: g.rule.code(),
+        size: g.size.get(),
+        tournament: match t.kind {
             TournamentKind::RoundRobin => "round_robin",
             TournamentKind::Gauntlet => "gauntlet",
         },
-        games: config.games,
-        rounds: config.rounds,
-        repeat: config.repeat == crate::schedule::Repeat::Twice,
-        draw_after: config.draw_after,
-        swap: config.swap.map(|s| s.name()),
-        openings: config.openings.as_ref().map(|o| OpeningIdentity {
+        games: t.games,
+        rounds: t.rounds,
+        repeat: t.repeat == crate::schedule::Repeat::Twice,
+        draw_after: g.draw_after,
+        swap: t.swap.map(|s| s.name()),
+        openings: t.openings.as_ref().map(|o| OpeningIdentity {
             file: o.file.display().to_string(),
-            seed: matches!(o.order, OpeningOrder::Random { .. }).then_some(o.seed),
+            seed: (o.order == DrawOrder::Random).then_some(config.seed.get()),
             transform: o.transform,
             order: match o.order {
-                OpeningOrder::Sequential => "sequential",
-                OpeningOrder::Random { .. } => "random",
+                DrawOrder::Sequential => "sequential",
+                DrawOrder::Random => "random",
             },
             psq: matches!(o.format, OpeningFormat::Psq { .. }).then(|| o.format.to_string()),
         }),
@@ -407,30 +408,31 @@ pub fn identity(config: &Config) -> String {
 /// wrote; it matches when this build's std hashes as theirs did.
 pub fn legacy_identity(config: &Config) -> String {
     use std::hash::{Hash, Hasher};
+    let (t, g) = (&config.tournament, &config.game);
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    for e in &config.engines {
+    for e in &t.engines {
         e.cmd.hash(&mut h);
         format!("{:?}", e.tc).hash(&mut h);
         e.depth.hash(&mut h);
         e.nodes.hash(&mut h);
         e.options.hash(&mut h);
     }
-    config.rule.code().hash(&mut h);
-    config.size.get().hash(&mut h);
-    config.games.hash(&mut h);
-    config.rounds.hash(&mut h);
-    format!("{:?}{:?}", config.kind, config.repeat).hash(&mut h);
-    config.draw_after.hash(&mut h);
-    if let Some(swap) = config.swap {
+    g.rule.code().hash(&mut h);
+    g.size.get().hash(&mut h);
+    t.games.hash(&mut h);
+    t.rounds.hash(&mut h);
+    format!("{:?}{:?}", t.kind, t.repeat).hash(&mut h);
+    g.draw_after.hash(&mut h);
+    if let Some(swap) = t.swap {
         swap.name().hash(&mut h);
     }
-    if let Some(o) = &config.openings {
+    if let Some(o) = &t.openings {
         o.file.hash(&mut h);
-        if matches!(o.order, crate::opening::OpeningOrder::Random { .. }) {
-            o.seed.hash(&mut h);
+        if o.order == DrawOrder::Random {
+            config.seed.get().hash(&mut h);
         }
         o.transform.hash(&mut h);
-        format!("{:?}", o.order).hash(&mut h);
+        format!("{:?}", o.order(config.seed)).hash(&mut h);
         if let crate::opening::OpeningFormat::Psq { moves } = o.format {
             moves.hash(&mut h);
         }
@@ -505,10 +507,12 @@ impl LogFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Env;
 
     fn config(args: &str) -> Config {
         let args: Vec<String> = args.split_whitespace().map(String::from).collect();
-        Config::from_raw(&crate::cli::parse_legacy(&args).unwrap()).unwrap()
+        let raw = crate::cli::parse_legacy(&args).unwrap();
+        Config::from_raw(&raw, &Env::of_process()).unwrap()
     }
 
     const RUN: &str = "-engine cmd=cat tc=10/0.5 -engine cmd=sh option.K=3 \

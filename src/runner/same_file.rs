@@ -33,25 +33,25 @@ pub enum SameFile {
 /// this run writes (the one found to resume, or the configured one).
 fn roles<'a>(config: &'a Config, journal: Option<&'a Path>) -> Vec<(&'static str, &'a Path, bool)> {
     let mut out: Vec<(&'static str, &Path, bool)> = Vec::new();
-    if let Some(o) = &config.openings {
+    if let Some(o) = &config.tournament.openings {
         out.push(("-openings", o.file.as_path(), true));
     }
     if let Some(j) = journal {
         out.push(("-journal", j, false));
     }
     for (name, p) in [
-        ("-pgn", &config.pgn),
-        ("-sgf", &config.sgf),
-        ("-msg", &config.msg),
-        ("-psq", &config.psq),
-        ("-renlib", &config.renlib),
-        ("-report", &config.report),
+        ("-pgn", &config.outputs.pgn),
+        ("-sgf", &config.outputs.sgf),
+        ("-msg", &config.outputs.msg),
+        ("-psq", &config.outputs.psq),
+        ("-renlib", &config.outputs.renlib),
+        ("-report", &config.outputs.report),
     ] {
         if let Some(p) = p {
             out.push((name, p.as_path(), false));
         }
     }
-    if let Some(s) = &config.sample {
+    if let Some(s) = &config.outputs.sample {
         out.push(("-sample", s.file.as_path(), false));
     }
     out
