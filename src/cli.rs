@@ -316,16 +316,8 @@ mod tests {
             "-openings: expected key=value, got \"file\""
         );
         // The one missing value found later, by `config`, reads the same way.
-        let raw = parse_legacy(&args(&[
-            "-engine",
-            "cmd=/bin/sh",
-            "-engine",
-            "cmd=/bin/sh",
-            "-openings",
-            "type=pos",
-        ]))
-        .unwrap();
-        let e = crate::config::Config::from_raw(&raw, &Default::default()).unwrap_err();
+        let e = "-engine cmd=/bin/sh -engine cmd=/bin/sh -openings type=pos";
+        let e = crate::config::config_in(e, &[]).unwrap_err();
         assert!(e.to_string().starts_with("-openings: needs file="), "{e}");
     }
 

@@ -1004,23 +1004,24 @@ impl Config {
     }
 }
 
+/// The configuration of a command line written as one string, in an environment of `vars` only
+/// (for tests).
+#[cfg(test)]
+pub(crate) fn config_in(args: &str, vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+    let args: Vec<String> = args.split_whitespace().map(String::from).collect();
+    let env = vars.iter().map(|(k, v)| (k.to_string(), v.into()));
+    Config::from_raw(
+        &crate::cli::parse_legacy(&args).unwrap(),
+        &Env(env.collect()),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::parse_legacy;
 
     fn config(args: &str) -> Result<Config, ConfigError> {
         config_in(args, &[])
-    }
-
-    /// The configuration of `args` in an environment of `vars` only.
-    fn config_in(args: &str, vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
-        let env = Env(vars
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.into()))
-            .collect());
-        Config::from_raw(&parse_legacy(&args).unwrap(), &env)
     }
 
     #[test]

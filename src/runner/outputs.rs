@@ -507,12 +507,9 @@ impl LogFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Env;
 
     fn config(args: &str) -> Config {
-        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
-        let raw = crate::cli::parse_legacy(&args).unwrap();
-        Config::from_raw(&raw, &Env::of_process()).unwrap()
+        crate::config::config_in(args, &[("PATH", "/usr/bin:/bin")]).unwrap()
     }
 
     const RUN: &str = "-engine cmd=cat tc=10/0.5 -engine cmd=sh option.K=3 \

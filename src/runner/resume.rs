@@ -249,15 +249,9 @@ pub fn prepare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Env;
 
     fn config(args: &str) -> Config {
-        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
-        Config::from_raw(
-            &crate::cli::parse_legacy(&args).unwrap(),
-            &Env::of_process(),
-        )
-        .unwrap()
+        crate::config::config_in(args, &[("PATH", "/usr/bin:/bin")]).unwrap()
     }
 
     #[test]
