@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use thiserror::Error;
 
 use crate::game::GameResult;
-use crate::record::journal::{GameSummary, JournalHeader};
+use crate::journal::{Conflict, GameSummary, JournalHeader, Repeats, Seen};
 use crate::stats::{
     results_block, sprt_calculator, Counts, MatchSummary, PairTally, Score, Sprt, SprtCalculation,
     SprtCrossing, TournamentTally, Wld,
@@ -218,11 +218,8 @@ pub enum TrackerError {
     #[error("the journals hold no games")]
     Empty,
     /// One game number with two different results (journals of different runs?).
-    #[error("game {game} is recorded twice with different results ({a} and {b})")]
-    Conflict { game: u64, a: String, b: String },
-    /// A result that is none of `1-0`, `0-1`, `1/2-1/2`.
-    #[error("game {game}: unknown result {result:?}")]
-    BadResult { game: u64, result: String },
+    #[error(transparent)]
+    Conflict(#[from] Conflict),
     /// Entries (or headers) of several configurations.
     #[error(
         "the journals mix {0} different configurations (fingerprints); score one run at a time"
@@ -272,22 +269,11 @@ pub fn from_journal(entries: &[GameSummary], sprt: Option<Sprt>) -> Result<Repla
     if fingerprints.len() > 1 {
         return Err(TrackerError::MixedRuns(fingerprints.len()));
     }
-    let mut seen: HashMap<u64, &GameSummary> = HashMap::new();
+    let mut seen = Repeats::default();
     let mut games: Vec<&GameSummary> = Vec::with_capacity(entries.len());
     for e in entries {
-        match seen.get(&e.game) {
-            Some(prev) if prev.result != e.result => {
-                return Err(TrackerError::Conflict {
-                    game: e.game,
-                    a: prev.result.clone(),
-                    b: e.result.clone(),
-                })
-            }
-            Some(_) => {}
-            None => {
-                seen.insert(e.game, e);
-                games.push(e);
-            }
+        if seen.admit(e.game, e.result)? == Seen::First {
+            games.push(e);
         }
     }
     let (names, pairs) = engines_and_pairs(&games);
@@ -296,7 +282,7 @@ pub fn from_journal(entries: &[GameSummary], sprt: Option<Sprt>) -> Result<Repla
     };
     let mut t = Tracker::new(names, pairs.clone(), pairing.paired(), sprt);
     for e in games {
-        t.record(scored(e, &pairs)?);
+        t.record(scored(e, &pairs));
     }
     Ok(Replay {
         tracker: t,
@@ -315,44 +301,14 @@ pub fn replay_stream(
     let s = &header.settings;
     let mut t = Tracker::for_header(header, sprt);
     let pairs = t.pairs().to_vec();
-    // Game number → result byte: a few bytes per game, whatever the games' length.
-    let mut seen: HashMap<u64, u8> = HashMap::new();
-    const RESULTS: [GameResult; 3] = [
-        GameResult::BlackWins,
-        GameResult::WhiteWins,
-        GameResult::Draw,
-    ];
-    let code = |r: &str| {
-        let parsed = r.parse::<GameResult>().ok();
-        RESULTS
-            .iter()
-            .position(|&g| Some(g) == parsed)
-            .map_or(3, |i| i as u8)
-    };
-    let text = |c: u8| {
-        RESULTS
-            .get(usize::from(c))
-            .map_or("?", |g| g.as_str())
-            .to_string()
-    };
+    let mut seen = Repeats::default();
     for e in entries {
         if e.fingerprint != header.fingerprint {
             return Err(TrackerError::MixedRuns(2));
         }
-        match seen.get(&e.game) {
-            Some(&prev) if prev != code(&e.result) => {
-                return Err(TrackerError::Conflict {
-                    game: e.game,
-                    a: text(prev),
-                    b: e.result.clone(),
-                })
-            }
-            Some(_) => continue,
-            None => {
-                seen.insert(e.game, code(&e.result));
-            }
+        if seen.admit(e.game, e.result)? == Seen::First {
+            t.record(scored(&e, &pairs));
         }
-        t.record(scored(&e, &pairs)?);
     }
     if seen.is_empty() {
         return Err(TrackerError::Empty);
@@ -364,24 +320,20 @@ pub fn replay_stream(
 }
 
 /// A journal entry as statistics see it; `pairs` are the engine pairs (first, second).
-pub fn scored(e: &GameSummary, pairs: &[(usize, usize)]) -> Result<ScoredGame, TrackerError> {
+pub fn scored(e: &GameSummary, pairs: &[(usize, usize)]) -> ScoredGame {
     let first = pairs.get(e.pair).map_or(0, |p| p.0);
     let first_is_black = e.black_engine == first;
-    let result = e.result.parse().map_err(|_| TrackerError::BadResult {
-        game: e.game,
-        result: e.result.clone(),
-    })?;
-    let outcome = match (result, first_is_black) {
+    let outcome = match (e.result, first_is_black) {
         (GameResult::Draw, _) => Score::Draw,
         (GameResult::BlackWins, true) | (GameResult::WhiteWins, false) => Score::Win,
         _ => Score::Loss,
     };
-    Ok(ScoredGame {
+    ScoredGame {
         game: e.game,
         pair: e.pair,
         pair_game: e.pair_game,
         first: outcome,
-    })
+    }
 }
 
 /// The `sprt` command over a replayed run: the counts of its one engine pair, with the verdict of
@@ -557,7 +509,7 @@ mod tests {
     }
 
     fn entry(game: u64, pair_game: u64, black_engine: usize, result: &str) -> GameSummary {
-        let e = crate::record::journal::JournalEntry::from_record(
+        let e = crate::journal::JournalEntry::from_record(
             &crate::record::fixtures::sample_record(),
             "f",
         );
@@ -567,7 +519,7 @@ mod tests {
         e.pair_game = pair_game;
         e.black_engine = black_engine;
         e.white_engine = 1 - black_engine;
-        e.result = result.into();
+        e.result = result.parse().unwrap();
         e.opening = String::new();
         e
     }
@@ -598,7 +550,7 @@ mod tests {
         let mut live = two(false, Some(sprt));
         let mut live_crossing = None;
         for e in entries.iter().rev() {
-            let first = if e.result == "1-0" {
+            let first = if e.result == GameResult::BlackWins {
                 Score::Win
             } else {
                 Score::Loss

@@ -12,11 +12,11 @@ use serde_json::Value;
 /// (name, status, detail).
 fn check(cmd: &str, extra: &[&str]) -> (Option<i32>, Vec<(String, String, String)>) {
     let dir = tempfile_dir();
-    let engine = format!("cmd={cmd}");
-    let mut args = vec!["check", "-engine", engine.as_str()];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&["-startuptimeout", "2", "--json"]);
-    let run = run_in(&dir, &args);
+    let run = Match::command(&["check"])
+        .engine_cmd(cmd, extra)
+        .opt("-startuptimeout", 2)
+        .arg("--json")
+        .run_in(&dir);
     let json: Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("check --json output is JSON ({e}): {}", run.stdout));
     let items = json["items"]
@@ -173,33 +173,32 @@ fn a_program_without_the_prefix_fails_and_the_table_says_so() {
     let dir = tempfile_dir();
     let copy = dir.join("random-engine");
     std::fs::copy(engine("pbrain-random"), &copy).expect("copy");
-    let run = run_in(
-        &dir,
-        &["check", "-engine", &format!("cmd={}", copy.display())],
-    );
-    assert_eq!(run.code(), Some(1));
+    let run = Match::command(&["check"])
+        .engine_cmd(&copy.to_string_lossy(), &[])
+        .run_in(&dir);
+    run.assert_exit(1);
     let prefix = run.lines_starting("fail  prefix");
     assert_eq!(prefix.len(), 1, "{}", run.stdout);
     assert!(prefix[0].contains("pbrain-"), "{}", prefix[0]);
-    assert!(
-        run.stderr.contains("1 check item(s) failed"),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has("1 check item(s) failed");
 }
 
 #[test]
 fn bad_lists_are_refused_with_the_value() {
     let dir = tempfile_dir();
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let run = run_in(&dir, &["check", "-engine", &random, "-rule", "0,7"]);
-    assert_eq!(run.code(), Some(1));
-    assert!(run.stderr.contains("-rule \"7\""), "{}", run.stderr);
-    let run = run_in(&dir, &["check", "-engine", &random, "-engine", &random]);
-    assert_eq!(run.code(), Some(2));
-    assert!(run.stderr.contains("exactly one -engine"), "{}", run.stderr);
-    let run = run_in(&dir, &["help", "check"]);
-    assert_eq!(run.code(), Some(0));
+    let check = || Match::command(&["check"]).engine("pbrain-random", &[]);
+    check()
+        .rule("0,7")
+        .run_in(&dir)
+        .assert_exit(1)
+        .assert_stderr_has("-rule \"7\"");
+    check()
+        .engine("pbrain-random", &[])
+        .run_in(&dir)
+        .assert_exit(2)
+        .assert_stderr_has("exactly one -engine");
+    let run = Match::command(&["help", "check"]).run_in(&dir);
+    run.assert_success();
     assert!(
         run.stdout.starts_with("usage: gomoku-cli check"),
         "{}",

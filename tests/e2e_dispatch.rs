@@ -8,48 +8,37 @@ use std::process::Command;
 
 use common::*;
 
-fn random() -> String {
-    format!("cmd={}", engine("pbrain-random"))
-}
-
-/// Arguments for engine `r` as A against itself as B on 9×9, then `extra`.
-fn two<'a>(r: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec!["-engine", r, "name=A", "-engine", r, "name=B"];
-    args.extend_from_slice(&["-boardsize", "9"]);
-    args.extend_from_slice(extra);
-    args
+/// pbrain-random as A against itself as B on 9×9, then `extra`.
+fn two(extra: &[&str]) -> Match {
+    Match::new()
+        .engines("pbrain-random", &["A", "B"])
+        .boardsize(9)
+        .args(extra)
 }
 
 /// pbrain-random as A against itself as B on 9×9, with `extra` options.
 fn random_match(dir: &std::path::Path, extra: &[&str]) -> Run {
-    run_in(dir, &two(&random(), extra))
+    two(extra).run_in(dir)
+}
+
+/// pbrain-faulty crashing at its second move as `faulty` against pbrain-random as `random`.
+fn crashing() -> Match {
+    Match::new()
+        .engine("pbrain-faulty --crash-at 2", &["name=faulty"])
+        .engine("pbrain-random", &["name=random"])
 }
 
 #[test]
 fn fatalerror_starts_no_game_after_the_stop() {
     for concurrency in ["1", "3"] {
         let dir = tempfile::tempdir().unwrap();
-        let faulty = format!("cmd={} --crash-at 2", engine("pbrain-faulty"));
-        let r = random();
-        let run = run_in(
-            dir.path(),
-            &[
-                "-engine",
-                &faulty,
-                "name=faulty",
-                "-engine",
-                &r,
-                "name=random",
-                "-games",
-                "12",
-                "-concurrency",
-                concurrency,
-                "-fatalerror",
-                "-journal",
-                "j.jsonl",
-            ],
-        );
-        assert_eq!(run.code(), Some(4), "{}\n{}", run.stdout, run.stderr);
+        let run = crashing()
+            .games(12)
+            .concurrency(concurrency)
+            .arg("-fatalerror")
+            .journal("j.jsonl")
+            .run_in(dir.path());
+        run.assert_exit(4);
         let lines: Vec<&str> = run.stdout.lines().collect();
         let stop = lines
             .iter()
@@ -92,7 +81,7 @@ fn sprt_reads_the_pairing_from_the_journal_header() {
             "0",
         ],
     );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    run.assert_success();
     let header: serde_json::Value = serde_json::from_str(
         std::fs::read_to_string(dir.path().join("j.jsonl"))
             .unwrap()
@@ -105,22 +94,12 @@ fn sprt_reads_the_pairing_from_the_journal_header() {
     assert_eq!(header["settings"]["repeat"], false);
     assert_eq!(header["settings"]["total_games"], 20);
     assert_eq!(header["settings"]["engines"][0]["name"], "A");
-    let out = Command::new(runner())
-        .args(["sprt", "--json"])
-        .arg(dir.path().join("j.jsonl"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = Match::command(&["sprt", "--json"])
+        .arg(&dir.path().join("j.jsonl").to_string_lossy())
+        .run_in(dir.path());
+    out.assert_success();
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["stats"], "trinomial", "{v}");
     assert_eq!(v["games"], 20);
     // The run's own block printed the same draw ratio the calculator computes.
@@ -140,10 +119,9 @@ fn sprt_reads_the_pairing_from_the_journal_header() {
 #[test]
 fn runs_started_together_never_share_a_default_journal() {
     let dir = tempfile::tempdir().unwrap();
-    let r = random();
-    let args = two(&r, &["-games", "6", "-quiet"]);
-    let a = spawn_tagged(dir.path(), &args);
-    let b = spawn_tagged(dir.path(), &args);
+    let args = two(&["-games", "6", "-quiet"]);
+    let a = args.spawn_in(dir.path());
+    let b = args.spawn_in(dir.path());
     let (a, b) = (a.finish(), b.finish());
     assert!(a.status.success() && b.status.success());
     let journals: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path())
@@ -154,19 +132,14 @@ fn runs_started_together_never_share_a_default_journal() {
     assert_eq!(journals.len(), 2, "{journals:?}");
     for j in &journals {
         assert_eq!(journal_games(j).len(), 6, "{}", j.display());
-        let out = Command::new(runner()).arg("sprt").arg(j).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        Match::command(&["sprt", &j.to_string_lossy()])
+            .run_in(dir.path())
+            .assert_success();
     }
     // A named journal that holds games is never appended to.
     let named = journals[0].to_string_lossy().into_owned();
-    let mut again = args.clone();
-    again.extend(["-journal", &named]);
-    let run = run_in(dir.path(), &again);
-    assert_eq!(run.code(), Some(1));
+    let run = args.journal(&named).run_in(dir.path());
+    run.assert_exit(1);
     assert!(
         run.stderr.contains(&named) && run.stderr.contains("not empty"),
         "{}",
@@ -182,13 +155,12 @@ fn runs_started_together_never_share_a_default_journal() {
 #[test]
 fn output_paths_are_created_or_refused_before_the_first_game() {
     let dir = tempfile::tempdir().unwrap();
-    let r = random();
-    let base = two(&r, &["-games", "2", "-journal", "j.jsonl"]);
+    let base = two(&["-games", "2", "-journal", "j.jsonl"]);
     // A missing log directory (and record directories) are created.
-    let mut args = base.clone();
-    args.extend(["-log", "-logdir", "logs/deep", "-pgn", "rec/games.pgn"]);
-    let run = run_in(dir.path(), &args);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    base.clone()
+        .args(&["-log", "-logdir", "logs/deep", "-pgn", "rec/games.pgn"])
+        .run_in(dir.path())
+        .assert_success();
     let log = std::fs::read_to_string(dir.path().join("logs/deep/gomoku-cli.1.log")).unwrap();
     assert!(log.contains("START"), "{log}");
     assert!(dir.path().join("rec/games.pgn").is_file());
@@ -197,16 +169,9 @@ fn output_paths_are_created_or_refused_before_the_first_game() {
     for extra in [["-pgn", "A/B.pgn"], ["-logdir", "A"]] {
         let sub = tempfile::tempdir_in(dir.path()).unwrap();
         std::fs::write(sub.path().join("A"), "x").unwrap();
-        let mut args = base.clone();
-        args.push("-log");
-        args.extend(extra);
-        let run = run_in(sub.path(), &args);
-        assert_eq!(run.code(), Some(1), "{extra:?}: {}", run.stderr);
-        assert!(
-            run.stderr.contains("A is a file, not a directory"),
-            "{extra:?}: {}",
-            run.stderr
-        );
+        let run = base.clone().arg("-log").args(&extra).run_in(sub.path());
+        run.assert_exit(1)
+            .assert_stderr_has("A is a file, not a directory");
         assert!(!run.stderr.contains("File exists"), "{}", run.stderr);
         assert!(run.lines_starting("Started game").is_empty());
     }
@@ -226,7 +191,7 @@ fn the_final_results_block_is_printed_once() {
             "j.jsonl",
         ],
     );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    run.assert_success();
     // One block after game 5, then the final one after game 10 (not a second copy of it).
     let games = run.lines_starting("Games: ");
     assert_eq!(games.len(), 2, "{}", run.stdout);
@@ -236,45 +201,26 @@ fn the_final_results_block_is_printed_once() {
 #[test]
 fn verbose_shows_the_runners_diagnostics() {
     let dir = tempfile::tempdir().unwrap();
-    let faulty = format!("cmd={} --crash-at 2", engine("pbrain-faulty"));
-    let r = random();
-    let args = [
-        "-engine",
-        &faulty,
-        "name=faulty",
-        "-engine",
-        &r,
-        "name=random",
-        "-games",
-        "2",
-        "-journal",
-        "j.jsonl",
-    ];
-    let quiet = run_in(dir.path(), &args);
+    let args = crashing().games(2).journal("j.jsonl");
+    let quiet = args.run_in(dir.path());
     assert!(
         !quiet.stderr.contains("restarting the engine"),
         "{}",
         quiet.stderr
     );
     let dir = tempfile::tempdir().unwrap();
-    let mut verbose = args.to_vec();
-    verbose.push("-verbose");
-    let run = run_in(dir.path(), &verbose);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("restarting the engine before its next game"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("engine=faulty"), "{}", run.stderr);
+    args.arg("-verbose")
+        .run_in(dir.path())
+        .assert_success()
+        .assert_stderr_has("restarting the engine before its next game")
+        .assert_stderr_has("engine=faulty");
 }
 
 /// Run the runner on a pseudo-terminal (util-linux `script`), as in a user's shell, so standard
 /// error is a terminal; returns everything it wrote there.
-fn on_a_terminal(dir: &std::path::Path, args: &[&str]) -> String {
+fn on_a_terminal(dir: &std::path::Path, args: &Match) -> String {
     let quoted: Vec<String> = std::iter::once(runner().to_string_lossy().into_owned())
-        .chain(args.iter().map(|a| a.to_string()))
+        .chain(args.to_args())
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
     let out = Command::new("script")
@@ -294,10 +240,9 @@ fn on_a_terminal(dir: &std::path::Path, args: &[&str]) -> String {
 #[test]
 fn quiet_keeps_the_progress_bar_and_noprogress_hides_it() {
     let dir = tempfile::tempdir().unwrap();
-    let r = random();
     let quiet = on_a_terminal(
         dir.path(),
-        &two(&r, &["-games", "30", "-quiet", "-journal", "q.jsonl"]),
+        &two(&["-games", "30", "-quiet", "-journal", "q.jsonl"]),
     );
     assert!(
         quiet.contains("games/min"),
@@ -306,7 +251,7 @@ fn quiet_keeps_the_progress_bar_and_noprogress_hides_it() {
     assert!(!quiet.contains("Started game"), "{quiet}");
     let hidden = on_a_terminal(
         dir.path(),
-        &two(&r, &["-games", "30", "-noprogress", "-journal", "n.jsonl"]),
+        &two(&["-games", "30", "-noprogress", "-journal", "n.jsonl"]),
     );
     assert!(!hidden.contains("games/min"), "{hidden}");
     assert!(hidden.contains("Started game"), "{hidden}");

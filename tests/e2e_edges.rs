@@ -7,30 +7,20 @@ mod common;
 use common::*;
 
 /// Two random engines, short games (drawn at 20 stones), colour-swapped pairs, quiet.
-fn random_match(games: &str, extra: &[&str]) -> Vec<String> {
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let mut a: Vec<String> = [
-        "-engine",
-        &random,
-        "name=a",
-        "-engine",
-        &random,
-        "name=b",
-        "-each",
-        "tc=0/5",
-        "-games",
-        games,
-        "-repeat",
-        "-drawafter",
-        "20",
-        "-quiet",
-        "-noprogress",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
+fn random_match(games: &str, extra: &[&str]) -> Match {
+    random_pair("b", games).args(extra)
+}
+
+/// [`random_match`]'s command line before its extra options, the second engine named `second`.
+fn random_pair(second: &str, games: &str) -> Match {
+    Match::new()
+        .engines("pbrain-random", &["a", second])
+        .each(&["tc=0/5"])
+        .games(games)
+        .repeat()
+        .opt("-drawafter", 20)
+        .quiet()
+        .noprogress()
 }
 
 #[test]
@@ -41,7 +31,7 @@ fn a_file_size_limit_stops_the_run_intact_and_resume_completes_it() {
         &["-journal", "j.jsonl", "-pgn", "g.pgn", "-sgf", "g.sgf"],
     );
     // 16 KiB a file: the journal outgrows it after a few games.
-    let out = run_with_ulimit(dir.path(), "ulimit -f 16", &strs(&args));
+    let out = args.run_with_ulimit(dir.path(), "ulimit -f 16");
     let err = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(5), "{err}\n{stdout}");
@@ -67,20 +57,15 @@ fn a_file_size_limit_stops_the_run_intact_and_resume_completes_it() {
         first.len()
     );
     // Space is back: the same command with -resume completes the run.
-    let mut resume = args.clone();
-    resume.push("-resume".into());
-    let run = run_in(dir.path(), &strs(&resume));
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    args.resume().run_in(dir.path()).assert_success();
     let games = journal_games(&dir.path().join("j.jsonl"));
     let mut numbers: Vec<u64> = games.iter().map(|g| g["game"].as_u64().unwrap()).collect();
     numbers.sort_unstable();
     assert_eq!(numbers, (1..=30).collect::<Vec<_>>(), "each game once");
     // The records hold every game exactly once: byte for byte what export rebuilds.
-    let export = run_in(
-        dir.path(),
-        &["export", "j.jsonl", "--pgn", "e.pgn", "--sgf", "e.sgf"],
-    );
-    assert_eq!(export.code(), Some(0), "{}", export.stderr);
+    Match::command(&["export", "j.jsonl", "--pgn", "e.pgn", "--sgf", "e.sgf"])
+        .run_in(dir.path())
+        .assert_success();
     for (run_file, exported) in [("g.pgn", "e.pgn"), ("g.sgf", "e.sgf")] {
         let a = std::fs::read(dir.path().join(run_file)).unwrap();
         let b = std::fs::read(dir.path().join(exported)).unwrap();
@@ -92,44 +77,19 @@ fn a_file_size_limit_stops_the_run_intact_and_resume_completes_it() {
 fn a_full_disk_stops_the_run_and_the_journal_keeps_what_was_played() {
     let dir = tempfile::tempdir().unwrap();
     // The journal cannot even take its header: refused before game 1.
-    let run = run_in(
-        dir.path(),
-        &strs(&random_match("3", &["-journal", "/dev/full"])),
-    );
-    assert_eq!(run.code(), Some(1), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("cannot write to /dev/full: No space left on device"),
-        "{}",
-        run.stderr
-    );
+    let run = random_match("3", &["-journal", "/dev/full"]).run_in(dir.path());
+    run.assert_exit(1)
+        .assert_stderr_has("cannot write to /dev/full: No space left on device");
     assert!(!run.stdout.contains("Started game"), "{}", run.stdout);
     // The PGN fails at the first game: the run stops there, exit 5, the journal keeps it.
-    let run = run_in(
-        dir.path(),
-        &strs(&random_match(
-            "3",
-            &[
-                "-journal",
-                "p.jsonl",
-                "-pgn",
-                "/dev/full",
-                "-concurrency",
-                "1",
-            ],
-        )),
-    );
-    assert_eq!(run.code(), Some(5), "{}\n{}", run.stderr, run.stdout);
-    assert!(
-        run.stderr.contains("cannot write to /dev/full"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stdout.contains("Finished 1 of 3 games"),
-        "{}",
-        run.stdout
-    );
+    random_match("3", &[])
+        .journal("p.jsonl")
+        .pgn("/dev/full")
+        .concurrency(1)
+        .run_in(dir.path())
+        .assert_exit(5)
+        .assert_stderr_has("cannot write to /dev/full")
+        .assert_stdout_has("Finished 1 of 3 games");
     assert_eq!(journal_games(&dir.path().join("p.jsonl")).len(), 1);
 }
 
@@ -159,11 +119,10 @@ fn settings_that_would_lose_or_waste_every_game_are_refused_before_game_one() {
         ),
     ];
     for (extra, message) in cases {
-        let mut args = random_match("2", &["-journal", "r.jsonl"]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let run = run_in(dir.path(), &strs(&args));
-        assert_eq!(run.code(), Some(1), "{extra:?}: {}", run.stderr);
-        assert!(run.stderr.contains(message), "{extra:?}: {}", run.stderr);
+        let run = random_match("2", &["-journal", "r.jsonl"])
+            .args(extra)
+            .run_in(dir.path());
+        run.assert_exit(1).assert_stderr_has(message);
         assert!(!run.stdout.contains("Started game"), "{}", run.stdout);
         assert!(
             !dir.path().join("r.jsonl").exists(),
@@ -232,11 +191,8 @@ fn two_roles_naming_one_file_are_refused_before_game_one() {
         ),
     ];
     for (extra, message) in cases {
-        let mut args = random_match("2", &[]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let run = run_in(dir.path(), &strs(&args));
-        assert_eq!(run.code(), Some(1), "{extra:?}: {}", run.stderr);
-        assert!(run.stderr.contains(message), "{extra:?}: {}", run.stderr);
+        let run = random_match("2", &extra).run_in(dir.path());
+        run.assert_exit(1).assert_stderr_has(message);
         assert!(!run.stdout.contains("Started game"), "{}", run.stdout);
     }
     let left: Vec<_> = std::fs::read_dir(dir.path())
@@ -246,50 +202,31 @@ fn two_roles_naming_one_file_are_refused_before_game_one() {
     assert_eq!(left.len(), 3, "nothing written: {left:?}");
     assert_eq!(std::fs::read_to_string(&openings).unwrap(), "h8 i9\n");
     // Devices are not files: every output may go to /dev/null.
-    let args = random_match(
-        "2",
-        &[
-            "-journal",
-            "j.jsonl",
-            "-pgn",
-            "/dev/null",
-            "-sgf",
-            "/dev/null",
-        ],
-    );
-    let run = run_in(dir.path(), &strs(&args));
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    random_match("2", &[])
+        .journal("j.jsonl")
+        .pgn("/dev/null")
+        .sgf("/dev/null")
+        .run_in(dir.path())
+        .assert_success();
 }
 
 #[test]
 fn resume_refuses_an_engine_renamed_since_the_journal() {
     let dir = tempfile::tempdir().unwrap();
     let args = random_match("4", &["-journal", "n.jsonl"]);
-    let run = run_in(dir.path(), &strs(&args));
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    args.run_in(dir.path()).assert_success();
     let before = std::fs::read(dir.path().join("n.jsonl")).unwrap();
     // The same run, the second engine now called "x".
-    let mut renamed = args.clone();
-    let b = renamed.iter().position(|a| a == "name=b").unwrap();
-    renamed[b] = "name=x".into();
-    renamed.push("-resume".into());
-    let run = run_in(dir.path(), &strs(&renamed));
-    assert_eq!(run.code(), Some(1), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("records a different run; these settings differ:")
-            && run
-                .stderr
-                .contains("engines[1].name: \"b\" in the journal, \"x\" now"),
-        "{}",
-        run.stderr
-    );
+    random_pair("x", "4")
+        .journal("n.jsonl")
+        .resume()
+        .run_in(dir.path())
+        .assert_exit(1)
+        .assert_stderr_has("records a different run; these settings differ:")
+        .assert_stderr_has("engines[1].name: \"b\" in the journal, \"x\" now");
     assert_eq!(std::fs::read(dir.path().join("n.jsonl")).unwrap(), before);
     // Unchanged names resume (nothing left to play).
-    let mut same = args.clone();
-    same.push("-resume".into());
-    let run = run_in(dir.path(), &strs(&same));
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    args.resume().run_in(dir.path()).assert_success();
 }
 
 #[test]
@@ -297,29 +234,16 @@ fn start_up_cpu_is_counted_apart_from_thinking() {
     // An engine that spins 400 ms of CPU at every START/RESTART (a hash being filled) and then
     // moves at once, against a plain random engine.
     let dir = tempfile::tempdir().unwrap();
-    let faulty = format!("cmd={} --start-cpu-ms 400", engine("pbrain-faulty"));
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &faulty,
-            "name=hash",
-            "-engine",
-            &random,
-            "name=rnd",
-            "-each",
-            "tc=0/30",
-            "-games",
-            "2",
-            "-drawafter",
-            "20",
-            "-journal",
-            "u.jsonl",
-            "-noprogress",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let run = Match::new()
+        .engine("pbrain-faulty --start-cpu-ms 400", &["name=hash"])
+        .engine("pbrain-random", &["name=rnd"])
+        .each(&["tc=0/30"])
+        .games(2)
+        .opt("-drawafter", 20)
+        .journal("u.jsonl")
+        .noprogress()
+        .run_in(dir.path());
+    run.assert_success();
     let games = journal_games(&dir.path().join("u.jsonl"));
     let mut startup = 0;
     let mut thinking = 0;
@@ -357,33 +281,16 @@ fn messages_name_what_the_user_gave() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("afile"), "x").unwrap();
     // The default journal goes next to -pgn: the error names the -pgn path, not the journal's.
-    let run = run_in(
-        dir.path(),
-        &strs(&random_match("2", &["-pgn", "afile/x.pgn"])),
-    );
-    assert_eq!(run.code(), Some(1), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("cannot create afile/x.pgn: afile is a file, not a directory"),
-        "{}",
-        run.stderr
-    );
+    let run = random_match("2", &["-pgn", "afile/x.pgn"]).run_in(dir.path());
+    run.assert_exit(1)
+        .assert_stderr_has("cannot create afile/x.pgn: afile is a file, not a directory");
     assert!(!run.stderr.contains("journal.jsonl"), "{}", run.stderr);
     // A shard replaces the journal's name: it says where the journal goes.
-    let run = run_in(
-        dir.path(),
-        &strs(&random_match(
-            "2",
-            &["-shard", "1/2", "-journal", "sub/my.jsonl"],
-        )),
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
-    assert!(
-        run.stderr.contains(
-            "warning: -journal sub/my.jsonl: shard 1/2 writes its journal as sub/shard-1-of-2.journal.jsonl"
-        ),
-        "{}",
-        run.stderr
-    );
+    random_match("2", &["-shard", "1/2", "-journal", "sub/my.jsonl"])
+        .run_in(dir.path())
+        .assert_success()
+        .assert_stderr_has(
+            "warning: -journal sub/my.jsonl: shard 1/2 writes its journal as sub/shard-1-of-2.journal.jsonl",
+        );
     assert!(dir.path().join("sub/shard-1-of-2.journal.jsonl").is_file());
 }

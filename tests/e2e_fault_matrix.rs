@@ -241,61 +241,40 @@ struct Ran {
 /// ABOUT answer names it.
 fn run_cell(cell: &Cell, dir: &Path) -> Ran {
     let faulty = format!(
-        "cmd={} --fault {}:{} --late-ms 5000 --spawn-child --seed {}",
-        engine("pbrain-faulty"),
-        cell.phase,
-        cell.kind,
-        cell.seed
+        "pbrain-faulty --fault {}:{} --late-ms 5000 --spawn-child --seed {}",
+        cell.phase, cell.kind, cell.seed
     );
-    let random = format!("cmd={} --seed {}", engine("pbrain-random"), cell.seed);
+    let random = format!("pbrain-random --seed {}", cell.seed);
     let (startup, faulty_tolerance) = match cell.waits_out() {
         Some("startup") => (STARTUP_SHORT, TOLERANCE_LONG),
         Some(_) => (STARTUP_LONG, TOLERANCE_SHORT),
         None => (STARTUP_LONG, TOLERANCE_LONG),
     };
-    let faulty = vec![faulty.as_str(), faulty_tolerance];
-    let random = vec![random.as_str(), "name=random"];
+    let faulty = (faulty.as_str(), faulty_tolerance);
+    let random = (random.as_str(), "name=random");
     let (first, second) = if cell.faulty_first {
         (faulty, random)
     } else {
         (random, faulty)
     };
-    let games = GAMES.to_string();
-    let mut args = vec!["-engine"];
-    args.extend(first);
-    args.push("-engine");
-    args.extend(second);
-    args.extend([
-        "-each",
-        TC,
-        TOLERANCE_LONG,
-        "-games",
-        &games,
-        "-startuptimeout",
-        startup,
-        "-journal",
-        "j.jsonl",
-        "-pgn",
-        "g.pgn",
-        "-sgf",
-        "g.sgf",
-        "-msg",
-        "g.msg",
-        "-psq",
-        "psq",
-        "-sample",
-        "format=bin_lz4",
-        "file=s.bin.lz4",
-        "-log",
-        "-logdir",
-        "log",
-        "-renlib",
-        "g.lib",
-        "-report",
-        "r.html",
-        "-quiet",
-        "-noprogress",
-    ]);
+    let args = Match::new()
+        .engine(first.0, &[first.1])
+        .engine(second.0, &[second.1])
+        .each(&[TC, TOLERANCE_LONG])
+        .games(GAMES)
+        .opt("-startuptimeout", startup)
+        .journal("j.jsonl")
+        .pgn("g.pgn")
+        .sgf("g.sgf")
+        .msg("g.msg")
+        .psq("psq")
+        .samples(&["format=bin_lz4", "file=s.bin.lz4"])
+        .args(&["-log", "-logdir", "log"])
+        .renlib("g.lib")
+        .report("r.html")
+        .quiet()
+        .noprogress()
+        .to_args();
     let tag = unique_tag();
     let out = Command::new(runner())
         .args(&args)

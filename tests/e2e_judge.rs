@@ -5,7 +5,7 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use common::runner;
+use common::{runner, Match};
 
 fn judge(args: &[&str], input: &str) -> (Option<i32>, Vec<serde_json::Value>, String) {
     let mut child = Command::new(runner())
@@ -126,25 +126,19 @@ fn reads_files_and_rejects_bad_options() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("positions.txt");
     std::fs::write(&f, "h8i9\r\nh8\r\n").unwrap();
-    let out = Command::new(runner())
-        .args(["judge", "--rule", "4"])
-        .arg(&f)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
-    let bad = Command::new(runner())
-        .args(["judge", "--rule", "3"])
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("rule"));
-    let missing = Command::new(runner())
-        .args(["judge", "/no/such/file"])
-        .output()
-        .unwrap();
-    assert_eq!(missing.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/file"));
+    let out = Match::command(&["judge", "--rule", "4"])
+        .arg(&f.to_string_lossy())
+        .run_here();
+    out.assert_success();
+    assert_eq!(out.stdout.lines().count(), 2);
+    Match::command(&["judge", "--rule", "3"])
+        .run_here()
+        .assert_exit(2)
+        .assert_stderr_has("rule");
+    Match::command(&["judge", "/no/such/file"])
+        .run_here()
+        .assert_exit(1)
+        .assert_stderr_has("/no/such/file");
 }
 
 fn run(args: &[&str]) -> (Option<i32>, String, String) {

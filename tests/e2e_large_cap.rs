@@ -23,27 +23,14 @@ const SPRT: &[&str] = &["-sprt", "elo0=0", "elo1=400", "alpha=0.2", "beta=0.2"];
 
 /// pbrain-random against itself, `-games 4294967296`, one slot, then `extra`.
 fn args(extra: &[&str]) -> Vec<String> {
-    let r = format!("cmd={}", engine("pbrain-random"));
-    let mut a: Vec<String> = [
-        "-engine",
-        &r,
-        "name=A",
-        "-engine",
-        &r,
-        "name=B",
-        "-boardsize",
-        "9",
-        "-games",
-        CAP,
-        "-concurrency",
-        "1",
-        "-noprogress",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
+    Match::new()
+        .engines("pbrain-random", &["A", "B"])
+        .boardsize(9)
+        .games(CAP)
+        .concurrency(1)
+        .noprogress()
+        .args(extra)
+        .to_args()
 }
 
 /// The runner in `dir` with its address space limited, tagged like `spawn_tagged`'s.
@@ -72,6 +59,8 @@ fn spawn_limited(dir: &Path, args: &[String]) -> Tagged {
     Tagged {
         child: cmd.spawn().expect("runner starts"),
         tag,
+        args: args.to_vec(),
+        dir: dir.to_path_buf(),
     }
 }
 

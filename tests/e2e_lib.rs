@@ -43,41 +43,25 @@ fn ok(dir: &Path, args: &[&str]) -> String {
 
 /// A renju match of pbrain-random against itself: journal `j.jsonl`, SGF `g.sgf`.
 fn play(dir: &Path, games: &str, size: &str) {
-    let r = format!("cmd={}", engine("pbrain-random"));
-    let openings = format!(
-        "file={}",
-        repo_root().join("openings/renju15.txt").display()
-    );
-    let mut args = vec![
-        "-engine",
-        &r,
-        "name=A",
-        "-engine",
-        &r,
-        "name=B",
-        "-rule",
-        "4",
-        "-boardsize",
-        size,
-        "-games",
-        games,
-        "-repeat",
-        "-journal",
-        "j.jsonl",
-        "-sgf",
-        "g.sgf",
-    ];
+    let mut args = Match::new()
+        .engines("pbrain-random", &["A", "B"])
+        .rule(4)
+        .boardsize(size)
+        .games(games)
+        .repeat()
+        .journal("j.jsonl")
+        .sgf("g.sgf");
     if size == "15" {
-        args.extend(["-openings", &openings, "type=pos"]);
+        args = args.openings_file(repo_root().join("openings/renju15.txt"), &["type=pos"]);
     }
-    let run = run_in(dir, &args);
-    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
+    args.run_in(dir).assert_success();
 }
 
 /// The run's PGN, rebuilt from its journal by `export` (what `-pgn` wrote): its file name.
 fn run_pgn(dir: &Path) -> String {
-    let run = run_in(dir, &["export", "j.jsonl", "--pgn", "g.pgn"]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    Match::command(&["export", "j.jsonl", "--pgn", "g.pgn"])
+        .run_in(dir)
+        .assert_success();
     "g.pgn".into()
 }
 

@@ -17,46 +17,25 @@ fn journal(dir: &Path, name: &str) -> Vec<serde_json::Value> {
 /// Play a small renju match with every record enabled; return the directory and the journal.
 fn play(rule: &str, openings: &str, size: &str) -> (tempfile::TempDir, Vec<serde_json::Value>) {
     let dir = tempfile::tempdir().unwrap();
-    let scout = format!("cmd={} --depth 2", engine("pbrain-scout"));
-    let faulty = format!(
-        "cmd={} --message-every-move --crash-at 30",
-        engine("pbrain-faulty")
-    );
-    let op = format!("file={}", repo_root().join(openings).display());
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &scout,
-            "name=scout",
-            "-engine",
-            &faulty,
-            "name=faulty [x]",
-            "-each",
-            "tc=0/5",
-            "-games",
-            "6",
-            "-repeat",
-            "-concurrency",
-            "2",
-            "-rule",
-            rule,
-            "-boardsize",
-            size,
-            "-openings",
-            &op,
-            "type=pos",
-            "-journal",
-            "games.jsonl",
-            "-sgf",
-            "games.sgf",
-            "-pgn",
-            "games.pgn",
-            "-msg",
-            "games.txt",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let run = Match::new()
+        .engine("pbrain-scout --depth 2", &["name=scout"])
+        .engine(
+            "pbrain-faulty --message-every-move --crash-at 30",
+            &["name=faulty [x]"],
+        )
+        .each(&["tc=0/5"])
+        .games(6)
+        .repeat()
+        .concurrency(2)
+        .rule(rule)
+        .boardsize(size)
+        .openings_file(repo_root().join(openings), &["type=pos"])
+        .journal("games.jsonl")
+        .sgf("games.sgf")
+        .pgn("games.pgn")
+        .msg("games.txt")
+        .run_in(dir.path());
+    run.assert_success();
     let games = journal(dir.path(), "games.jsonl");
     assert_eq!(games.len(), 6);
     (dir, games)
@@ -214,28 +193,18 @@ fn messages_are_grouped_per_game_in_order() {
 #[test]
 fn samples_csv_freq_one_has_every_move_of_every_clean_game() {
     let dir = tempfile::tempdir().unwrap();
-    let scout = format!("cmd={} --depth 2", engine("pbrain-scout"));
-    let faulty = format!("cmd={} --crash-at 12", engine("pbrain-faulty"));
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &scout,
-            "-engine",
-            &faulty,
-            "-games",
-            "6",
-            "-each",
-            "tc=0/5",
-            "-journal",
-            "j.jsonl",
-            "-sample",
-            "freq=1",
-            "format=csv",
-            "file=out.csv",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let pair = || {
+        Match::new()
+            .engine("pbrain-scout --depth 2", &[])
+            .engine("pbrain-faulty --crash-at 12", &[])
+    };
+    pair()
+        .games(6)
+        .each(&["tc=0/5"])
+        .journal("j.jsonl")
+        .samples(&["freq=1", "format=csv", "file=out.csv"])
+        .run_in(dir.path())
+        .assert_success();
     let games = journal(dir.path(), "j.jsonl");
     let expected: usize = games
         .iter()
@@ -248,66 +217,37 @@ fn samples_csv_freq_one_has_every_move_of_every_clean_game() {
     let csv = std::fs::read_to_string(dir.path().join("out.csv")).unwrap_or_default();
     assert_eq!(csv.lines().count(), expected);
     // The predecessor's documented example line runs unchanged.
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &scout,
-            "-engine",
-            &faulty,
-            "-games",
-            "2",
-            "-each",
-            "tc=0/5",
-            "-sample",
-            "freq=0.25",
-            "format=csv",
-            "file=out2.csv",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    pair()
+        .games(2)
+        .each(&["tc=0/5"])
+        .samples(&["freq=0.25", "format=csv", "file=out2.csv"])
+        .run_in(dir.path())
+        .assert_success();
 }
 
 #[test]
 fn bin_lz4_samples_stay_valid_after_ctrl_c() {
     let dir = tempfile::tempdir().unwrap();
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let run = spawn_tagged(
-        dir.path(),
-        &[
-            "-engine",
-            &random,
-            "-engine",
-            &random,
-            "-rule",
-            "4",
-            "-games",
-            "100000",
-            "-concurrency",
-            "2",
-            "-journal",
-            "j.jsonl",
-            "-sample",
-            "format=bin_lz4",
-            "file=s.bin.lz4",
-        ],
-    );
+    let run = Match::new()
+        .engine("pbrain-random", &[])
+        .engine("pbrain-random", &[])
+        .rule(4)
+        .games(100000)
+        .concurrency(2)
+        .journal("j.jsonl")
+        .samples(&["format=bin_lz4", "file=s.bin.lz4"])
+        .spawn_in(dir.path());
     wait_until(std::time::Duration::from_secs(60), || {
         journal_games(&dir.path().join("j.jsonl")).len() >= 5
     });
     run.signal(libc::SIGINT);
-    let status = run.finish().status;
-    assert_eq!(status.code(), Some(130));
+    run.finish_run().assert_exit(130);
     let file = dir.path().join("s.bin.lz4");
     // The real lz4 tool decodes the whole file (concatenated frames).
     let lz4 = Command::new("lz4").args(["-d", "-c"]).arg(&file).output();
     let bin = match lz4 {
         Ok(out) => {
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_ok(&out, "lz4 -d -c");
             out.stdout
         }
         Err(_) if std::env::var("CI").as_deref() != Ok("true") => {

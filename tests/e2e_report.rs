@@ -5,15 +5,21 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{journal_games, run_in, runner, scout_vs_random, spawn_tagged, strs, wait_until};
+use common::{journal_games, scout_vs_random_match, wait_until, Match, Run};
 
 /// A short freestyle match of the two fast bundled engines, with a journal and `extra` options.
-fn match_args(games: &str, extra: &[&str]) -> Vec<String> {
-    let mut a = vec!["-rule", "0", "-games", games, "-journal", "j.jsonl"];
-    a.extend(extra);
-    scout_vs_random("freestyle15.txt", &a)
+fn match_args(games: &str, extra: &[&str]) -> Match {
+    match_to("j.jsonl", games, extra)
+}
+
+/// [`match_args`] with the journal at `journal`.
+fn match_to(journal: &str, games: &str, extra: &[&str]) -> Match {
+    scout_vs_random_match("freestyle15.txt")
+        .rule(0)
+        .games(games)
+        .journal(journal)
+        .args(extra)
 }
 
 /// Rows of the game list: the game numbers, in page order.
@@ -24,21 +30,16 @@ fn listed_games(html: &str) -> Vec<u64> {
         .collect()
 }
 
-fn report_cmd(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(runner())
-        .arg("report")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("runs")
+fn report_cmd(dir: &Path, args: &[&str]) -> Run {
+    Match::command(&["report"]).args(args).run_in(dir)
 }
 
 #[test]
 fn a_match_with_report_writes_the_finished_report() {
     let dir = tempfile::tempdir().unwrap();
-    let args = match_args("6", &["-report", "out/report.html", "-ratinginterval", "2"]);
-    let run = run_in(dir.path(), &strs(&args));
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    match_args("6", &["-report", "out/report.html", "-ratinginterval", "2"])
+        .run_in(dir.path())
+        .assert_success();
     let html = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
     let journal = journal_games(&dir.path().join("j.jsonl"));
     assert_eq!(journal.len(), 6);
@@ -56,12 +57,7 @@ fn a_match_with_report_writes_the_finished_report() {
         .collect();
     assert_eq!(names.len(), 1, "{names:?}");
     // The command over the same journal lists the same games with the same results.
-    let out = report_cmd(dir.path(), &["j.jsonl", "-o", "again.html"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    report_cmd(dir.path(), &["j.jsonl", "-o", "again.html"]).assert_success();
     let again = std::fs::read_to_string(dir.path().join("again.html")).unwrap();
     let rows = |h: &str| -> Vec<String> {
         h.lines()
@@ -75,8 +71,7 @@ fn a_match_with_report_writes_the_finished_report() {
 #[test]
 fn an_interrupted_match_leaves_a_report_of_the_games_it_finished() {
     let dir = tempfile::tempdir().unwrap();
-    let args = match_args("200", &["-report", "r.html"]);
-    let run = spawn_tagged(dir.path(), &strs(&args));
+    let run = match_args("200", &["-report", "r.html"]).spawn_in(dir.path());
     let journal = dir.path().join("j.jsonl");
     // The first page exists before any game has finished.
     wait_until(std::time::Duration::from_secs(60), || {
@@ -88,8 +83,7 @@ fn an_interrupted_match_leaves_a_report_of_the_games_it_finished() {
         journal_games(&journal).len() >= 3
     });
     run.signal(libc::SIGINT);
-    let out = run.finish();
-    assert_eq!(out.status.code(), Some(130));
+    run.finish_run().assert_exit(130);
     let games = journal_games(&journal).len();
     let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
     assert_eq!(listed_games(&html).len(), games);
@@ -103,42 +97,29 @@ fn an_interrupted_match_leaves_a_report_of_the_games_it_finished() {
 fn report_paths_and_journals_that_cannot_be_used_are_refused_before_the_first_game() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("afile"), "x").unwrap();
-    let args = match_args("2", &["-report", "afile/r.html"]);
-    let run = run_in(dir.path(), &strs(&args));
-    assert_eq!(run.code(), Some(1));
-    assert!(
-        run.stderr
-            .contains("cannot create afile/r.html: afile is a file, not a directory"),
-        "{}",
-        run.stderr
-    );
+    match_args("2", &["-report", "afile/r.html"])
+        .run_in(dir.path())
+        .assert_exit(1)
+        .assert_stderr_has("cannot create afile/r.html: afile is a file, not a directory");
     assert!(journal_games(&dir.path().join("j.jsonl")).is_empty());
-    let mut args = match_args("2", &["-report", "r.html"]);
-    let i = args.iter().position(|a| a == "j.jsonl").unwrap();
-    args[i] = "off".into();
-    let run = run_in(dir.path(), &strs(&args));
-    assert_eq!(run.code(), Some(1));
-    assert!(
-        run.stderr.contains("-report is built from the journal"),
-        "{}",
-        run.stderr
-    );
+    match_to("off", "2", &["-report", "r.html"])
+        .run_in(dir.path())
+        .assert_exit(1)
+        .assert_stderr_has("-report is built from the journal");
 }
 
 #[test]
 fn report_of_bad_journals_names_the_problem_and_keeps_the_old_report() {
     let dir = tempfile::tempdir().unwrap();
-    let run = run_in(dir.path(), &strs(&match_args("1", &[])));
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    match_args("1", &[]).run_in(dir.path()).assert_success();
     std::fs::write(dir.path().join("old.html"), "old report").unwrap();
     let text = std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines.insert(2, "{\"game\": 3, garbage");
     std::fs::write(dir.path().join("bad.jsonl"), lines.join("\n") + "\n").unwrap();
-    let out = report_cmd(dir.path(), &["bad.jsonl", "-o", "old.html"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("bad.jsonl:3"), "{err}");
+    report_cmd(dir.path(), &["bad.jsonl", "-o", "old.html"])
+        .assert_exit(1)
+        .assert_stderr_has("bad.jsonl:3");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("old.html")).unwrap(),
         "old report"
@@ -149,33 +130,28 @@ fn report_of_bad_journals_names_the_problem_and_keeps_the_old_report() {
         lines[1].to_string() + "\n",
     )
     .unwrap();
-    let out = report_cmd(dir.path(), &["headless.jsonl"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no header line"));
-    let out = report_cmd(dir.path(), &["missing.jsonl"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.jsonl"));
-    let out = report_cmd(dir.path(), &[]);
-    assert_eq!(out.status.code(), Some(2), "usage");
+    report_cmd(dir.path(), &["headless.jsonl"])
+        .assert_exit(1)
+        .assert_stderr_has("no header line");
+    report_cmd(dir.path(), &["missing.jsonl"])
+        .assert_exit(1)
+        .assert_stderr_has("missing.jsonl");
+    report_cmd(dir.path(), &[]).assert_exit(2);
 }
 
 #[test]
 fn report_of_a_sharded_run_directory_holds_every_shard() {
     let dir = tempfile::tempdir().unwrap();
     for k in ["1/2", "2/2"] {
-        let mut args = match_args("6", &["-shard", k, "-rundir", "run"]);
-        let i = args.iter().position(|a| a == "-journal").unwrap();
-        args.drain(i..i + 2);
-        args.extend(["-journal".to_string(), "run/j.jsonl".to_string()]);
-        let run = run_in(dir.path(), &strs(&args));
-        assert_eq!(run.code(), Some(0), "{}", run.stderr);
+        scout_vs_random_match("freestyle15.txt")
+            .rule(0)
+            .games(6)
+            .args(&["-shard", k, "-rundir", "run"])
+            .journal("run/j.jsonl")
+            .run_in(dir.path())
+            .assert_success();
     }
-    let out = report_cmd(dir.path(), &["run", "-o", "run.html"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    report_cmd(dir.path(), &["run", "-o", "run.html"]).assert_success();
     let html = std::fs::read_to_string(dir.path().join("run.html")).unwrap();
     let mut listed = listed_games(&html);
     listed.sort_unstable();

@@ -15,36 +15,20 @@ fn journal(dir: &std::path::Path, name: &str) -> Vec<serde_json::Value> {
 #[test]
 fn two_engine_match_with_repeat_and_openings() {
     let dir = tempfile::tempdir().unwrap();
-    let openings = repo_root().join("openings/freestyle15.txt");
-    let scout = format!("cmd={} --depth 2", engine("pbrain-scout"));
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &scout,
-            "name=scout",
-            "-engine",
-            &random,
-            "name=random",
-            "-each",
-            "tc=10/2",
-            "-games",
-            "6",
-            "-repeat",
-            "-concurrency",
-            "2",
-            "-openings",
-            &format!("file={}", openings.display()),
-            "type=pos",
-            "-journal",
-            "games.jsonl",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr);
+    let run = Match::new()
+        .engine("pbrain-scout --depth 2", &["name=scout"])
+        .engine("pbrain-random", &["name=random"])
+        .each(&["tc=10/2"])
+        .games(6)
+        .repeat()
+        .concurrency(2)
+        .openings_file(repo_root().join("openings/freestyle15.txt"), &["type=pos"])
+        .journal("games.jsonl")
+        .run_in(dir.path());
+    run.assert_success();
     assert_eq!(run.lines_starting("Started game ").len(), 6);
     assert_eq!(run.lines_starting("Finished game ").len(), 6);
-    let games = journal(dir.path(), "games.jsonl");
+    let games = run.journal("games.jsonl");
     assert_eq!(games.len(), 6);
     let mut by_number: Vec<u64> = games.iter().map(|g| g["game"].as_u64().unwrap()).collect();
     by_number.sort();
@@ -72,14 +56,13 @@ fn two_engine_match_with_repeat_and_openings() {
     assert!(scout_points >= 5.0, "scout scored only {scout_points}/6");
 }
 
-fn random_engines(names: &[&str]) -> Vec<String> {
-    let mut args = Vec::new();
-    for (i, n) in names.iter().enumerate() {
-        args.push("-engine".to_string());
-        args.push(format!("cmd={} --seed {}", engine("pbrain-random"), i + 1));
-        args.push(format!("name={n}"));
-    }
-    args
+fn random_engines(names: &[&str]) -> Match {
+    names.iter().enumerate().fold(Match::new(), |m, (i, n)| {
+        m.engine(
+            &format!("pbrain-random --seed {}", i + 1),
+            &[&format!("name={n}")],
+        )
+    })
 }
 
 fn pair_counts(games: &[serde_json::Value]) -> HashMap<(String, String), usize> {
@@ -98,26 +81,15 @@ fn pair_counts(games: &[serde_json::Value]) -> HashMap<(String, String), usize> 
 #[test]
 fn four_engine_round_robin() {
     let dir = tempfile::tempdir().unwrap();
-    let mut args = random_engines(&["a", "b", "c", "d"]);
-    args.extend(
-        [
-            "-games",
-            "2",
-            "-rounds",
-            "2",
-            "-concurrency",
-            "3",
-            "-journal",
-            "rr.jsonl",
-            "-boardsize",
-            "9",
-        ]
-        .map(String::from),
-    );
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = run_in(dir.path(), &args);
-    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr);
-    let games = journal(dir.path(), "rr.jsonl");
+    let run = random_engines(&["a", "b", "c", "d"])
+        .games(2)
+        .rounds(2)
+        .concurrency(3)
+        .journal("rr.jsonl")
+        .boardsize(9)
+        .run_in(dir.path());
+    run.assert_success();
+    let games = run.journal("rr.jsonl");
     assert_eq!(games.len(), 6 * 2 * 2);
     let pairs = pair_counts(&games);
     assert_eq!(pairs.len(), 6);
@@ -133,23 +105,14 @@ fn four_engine_round_robin() {
 #[test]
 fn gauntlet_pairs_the_first_engine_with_each_other() {
     let dir = tempfile::tempdir().unwrap();
-    let mut args = random_engines(&["hero", "x", "y", "z"]);
-    args.extend(
-        [
-            "-gauntlet",
-            "-games",
-            "2",
-            "-journal",
-            "g.jsonl",
-            "-concurrency",
-            "2",
-        ]
-        .map(String::from),
-    );
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = run_in(dir.path(), &args);
-    assert_eq!(run.code(), Some(0), "stderr: {}", run.stderr);
-    let games = journal(dir.path(), "g.jsonl");
+    let run = random_engines(&["hero", "x", "y", "z"])
+        .arg("-gauntlet")
+        .games(2)
+        .journal("g.jsonl")
+        .concurrency(2)
+        .run_in(dir.path());
+    run.assert_success();
+    let games = run.journal("g.jsonl");
     assert_eq!(games.len(), 6);
     assert!(games
         .iter()
@@ -160,25 +123,15 @@ fn gauntlet_pairs_the_first_engine_with_each_other() {
 /// Run a match between pbrain-faulty (with `flags`) and pbrain-random; return the journal.
 fn faulty_match(flags: &str, extra: &[&str]) -> (Run, Vec<serde_json::Value>) {
     let dir = tempfile::tempdir().unwrap();
-    let faulty = format!("cmd={} {flags}", engine("pbrain-faulty"));
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let mut args = vec![
-        "-engine",
-        &faulty,
-        "name=faulty",
-        "-engine",
-        &random,
-        "name=random",
-        "-games",
-        "2",
-        "-journal",
-        "f.jsonl",
-        "-boardsize",
-        "15",
-    ];
-    args.extend_from_slice(extra);
-    let run = run_in(dir.path(), &args);
-    let games = journal(dir.path(), "f.jsonl");
+    let run = Match::new()
+        .engine(&format!("pbrain-faulty {flags}"), &["name=faulty"])
+        .engine("pbrain-random", &["name=random"])
+        .games(2)
+        .journal("f.jsonl")
+        .boardsize(15)
+        .args(extra)
+        .run_in(dir.path());
+    let games = run.journal("f.jsonl");
     (run, games)
 }
 
@@ -195,7 +148,7 @@ fn assert_faulty_lost(games: &[serde_json::Value], termination: &str) {
 #[test]
 fn faulty_engine_crash_loses_and_the_run_goes_on() {
     let (run, games) = faulty_match("--crash-at 3", &["-each", "tc=5/1"]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    run.assert_success();
     assert_faulty_lost(&games, "crash");
     assert!(
         games[0]["reason"]
@@ -217,7 +170,7 @@ fn start_up_work_on_info_happens_before_the_first_moves_clock_starts() {
         "--slow-info-ms 1500",
         &["-each", "tc=0/0.3", "tolerance=0.3"],
     );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    run.assert_success();
     assert_eq!(games.len(), 2);
     for g in &games {
         assert_ne!(g["termination"], "time_forfeit", "{g}");
@@ -234,7 +187,7 @@ fn an_engine_over_its_memory_limit_loses_and_every_game_records_cpu_and_memory()
         "--alloc-at 2 --alloc-mb 300",
         &["-each", "tc=0/20", "maxmemory=67108864"],
     );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    run.assert_success();
     assert_faulty_lost(&games, "memory_limit");
     let limit = 96u64 << 20;
     for g in &games {
@@ -263,31 +216,20 @@ fn an_engine_over_its_memory_limit_loses_and_every_game_records_cpu_and_memory()
 /// 50 ms before each of its moves, using no CPU), 4 games of 40 stones: for each game, the
 /// burner's CPU time and the sleeper's thinking time, in ms.
 fn burner_match(suspend: bool) -> Vec<(u64, u64)> {
-    let burner = format!("cmd={} --burn", engine("pbrain-faulty"));
-    let sleeper = format!("cmd={} --move-ms 50", engine("pbrain-faulty"));
     let dir = tempfile::tempdir().unwrap();
-    let mut args = vec![
-        "-engine",
-        &burner,
-        "name=burner",
-        "-engine",
-        &sleeper,
-        "name=sleeper",
-        "-each",
-        "tc=0/2",
-        "-games",
-        "4",
-        "-drawafter",
-        "40",
-        "-journal",
-        "b.jsonl",
-    ];
+    let mut m = Match::new()
+        .engine("pbrain-faulty --burn", &["name=burner"])
+        .engine("pbrain-faulty --move-ms 50", &["name=sleeper"])
+        .each(&["tc=0/2"])
+        .games(4)
+        .opt("-drawafter", 40)
+        .journal("b.jsonl");
     if suspend {
-        args.push("-suspend");
+        m = m.arg("-suspend");
     }
-    let run = run_in(dir.path(), &args);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
-    let games = journal(dir.path(), "b.jsonl");
+    let run = m.run_in(dir.path());
+    run.assert_success();
+    let games = run.journal("b.jsonl");
     assert_eq!(games.len(), 4);
     games
         .iter()
@@ -341,33 +283,20 @@ fn suspend_keeps_an_engine_off_the_cpu_while_it_is_not_on_move() {
 #[test]
 fn cpus_pin_each_slots_engines_to_its_share() {
     // Two slots, CPUs 0 and 1: each game's engines report the one CPU of their slot.
-    let reporter = format!("cmd={} --report-cpus", engine("pbrain-faulty"));
+    let reporter = "pbrain-faulty --report-cpus";
     let dir = tempfile::tempdir().unwrap();
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &reporter,
-            "name=a",
-            "-engine",
-            &reporter,
-            "name=b",
-            "-each",
-            "tc=0/5",
-            "-games",
-            "6",
-            "-concurrency",
-            "2",
-            "-cpus",
-            "0,1",
-            "-drawafter",
-            "10",
-            "-journal",
-            "c.jsonl",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
-    let games = journal(dir.path(), "c.jsonl");
+    let run = Match::new()
+        .engine(reporter, &["name=a"])
+        .engine(reporter, &["name=b"])
+        .each(&["tc=0/5"])
+        .games(6)
+        .concurrency(2)
+        .opt("-cpus", "0,1")
+        .opt("-drawafter", 10)
+        .journal("c.jsonl")
+        .run_in(dir.path());
+    run.assert_success();
+    let games = run.journal("c.jsonl");
     assert_eq!(games.len(), 6);
     for g in &games {
         let seen: std::collections::BTreeSet<&str> = g["messages"]
@@ -384,57 +313,35 @@ fn cpus_pin_each_slots_engines_to_its_share() {
         assert!(["0", "1"].contains(seen.iter().next().unwrap()), "{g}");
     }
     // Fewer CPUs than slots is refused before anything starts.
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &reporter,
-            "-engine",
-            &reporter,
-            "-concurrency",
-            "3",
-            "-cpus",
-            "0-1",
-        ],
-    );
-    assert_eq!(run.code(), Some(1), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("2 CPUs for 3 game slots"),
-        "{}",
-        run.stderr
-    );
+    Match::new()
+        .engine(reporter, &[])
+        .engine(reporter, &[])
+        .concurrency(3)
+        .opt("-cpus", "0-1")
+        .run_in(dir.path())
+        .assert_exit(1)
+        .assert_stderr_has("2 CPUs for 3 game slots");
 }
 
 #[test]
 fn the_open_file_limit_is_raised_for_the_concurrency_or_the_run_refused_before_game_one() {
-    let random = format!("cmd={}", engine("pbrain-random"));
     let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "-engine",
-        &random,
-        "-engine",
-        &random,
-        "-each",
-        "tc=0/5",
-        "-games",
-        "64",
-        "-concurrency",
-        "32",
-        "-drawafter",
-        "10",
-        "-journal",
-        "l.jsonl",
-        "-quiet",
-        "-noprogress",
-    ];
+    let args = |journal: &str| {
+        Match::new()
+            .engine("pbrain-random", &[])
+            .engine("pbrain-random", &[])
+            .each(&["tc=0/5"])
+            .games(64)
+            .concurrency(32)
+            .opt("-drawafter", 10)
+            .journal(journal)
+            .quiet()
+            .noprogress()
+    };
     // Soft limit 100, hard limit untouched: 32 slots need 512, the runner raises it and plays
     // (before, 59 of these 64 games were lost by engines that could not start).
-    let out = run_with_ulimit(dir.path(), "ulimit -S -n 100", &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = args("l.jsonl").run_with_ulimit(dir.path(), "ulimit -S -n 100");
+    assert_ok(&out, "gomoku-cli");
     let games = journal(dir.path(), "l.jsonl");
     assert_eq!(games.len(), 64);
     assert!(
@@ -445,10 +352,7 @@ fn the_open_file_limit_is_raised_for_the_concurrency_or_the_run_refused_before_g
         games.iter().map(|g| &g["termination"]).collect::<Vec<_>>()
     );
     // Hard limit 100 as well: refused before any game, naming the numbers.
-    let mut args = args.to_vec();
-    let j = args.iter().position(|a| *a == "l.jsonl").unwrap();
-    args[j] = "m.jsonl";
-    let out = run_with_ulimit(dir.path(), "ulimit -n 100", &args);
+    let out = args("m.jsonl").run_with_ulimit(dir.path(), "ulimit -n 100");
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -457,13 +361,8 @@ fn the_open_file_limit_is_raised_for_the_concurrency_or_the_run_refused_before_g
     );
     assert!(journal(dir.path(), "m.jsonl").is_empty());
     // Hard limit exactly the budget: it must be enough for every engine to start.
-    args[j] = "n.jsonl";
-    let out = run_with_ulimit(dir.path(), "ulimit -n 512", &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = args("n.jsonl").run_with_ulimit(dir.path(), "ulimit -n 512");
+    assert_ok(&out, "gomoku-cli");
     let games = journal(dir.path(), "n.jsonl");
     assert_eq!(games.len(), 64);
     assert!(
@@ -475,7 +374,7 @@ fn the_open_file_limit_is_raised_for_the_concurrency_or_the_run_refused_before_g
 #[test]
 fn faulty_engine_hang_loses_on_time_and_is_killed() {
     let (run, games) = faulty_match("--hang-at 2", &["-each", "tc=0/0.2", "tolerance=0.3"]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    run.assert_success();
     assert_faulty_lost(&games, "time_forfeit");
 }
 
@@ -487,7 +386,7 @@ fn faulty_engine_illegal_offboard_and_garbage_moves_lose() {
         ("--garbage-at 2", "unparsable"),
     ] {
         let (run, games) = faulty_match(flag, &["-each", "tc=5/1"]);
-        assert_eq!(run.code(), Some(0), "{flag}: {}", run.stderr);
+        run.assert_success();
         assert_faulty_lost(&games, "illegal_move");
         assert!(
             games[0]["reason"].as_str().unwrap().contains(kind),
@@ -500,14 +399,14 @@ fn faulty_engine_illegal_offboard_and_garbage_moves_lose() {
 #[test]
 fn faulty_engine_error_at_start_loses_whatever_its_colour() {
     let (run, games) = faulty_match("--error-at-start", &["-each", "tc=5/1"]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    run.assert_success();
     assert_faulty_lost(&games, "failed_start");
 }
 
 #[test]
 fn faulty_engine_exit_between_moves_is_a_crash_and_no_sigpipe() {
     let (run, games) = faulty_match("--exit-between-moves-at 2", &["-each", "tc=5/1"]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    run.assert_success();
     assert_faulty_lost(&games, "crash");
 }
 
@@ -519,7 +418,7 @@ fn engines_that_ignore_end_or_spawn_children_do_not_survive() {
         "--ignore-end --spawn-child",
     ] {
         let (run, games) = faulty_match(flags, &["-each", "tc=5/1", "-boardsize", "9"]);
-        assert_eq!(run.code(), Some(0), "{flags}: {}", run.stderr);
+        run.assert_success();
         assert_eq!(games.len(), 2);
         // run_in already asserted that no tagged process survived.
     }
@@ -534,7 +433,7 @@ fn noisy_engines_banner_huge_lines_trailing_spaces_suggest() {
         "--suggest",
     ] {
         let (run, games) = faulty_match(flags, &["-each", "tc=5/1", "-boardsize", "9"]);
-        assert_eq!(run.code(), Some(0), "{flags}: {}", run.stderr);
+        run.assert_success();
         assert_eq!(games.len(), 2);
         for g in &games {
             assert!(
@@ -551,86 +450,35 @@ fn fatalerror_stops_the_run() {
         "--crash-at 2",
         &["-each", "tc=5/1", "-fatalerror", "-games", "6"],
     );
-    assert_eq!(run.code(), Some(4), "{}", run.stdout);
+    run.assert_exit(4);
     assert!(games.len() < 6);
     assert!(run.stdout.contains("-fatalerror"));
 }
 
-fn expect_error(args: &[&str], code: i32, needle: &str) {
+fn expect_error(args: Match, code: i32, needle: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let run = run_in(dir.path(), args);
-    assert_eq!(run.code(), Some(code), "{args:?}: {}", run.stderr);
-    assert!(
-        run.stderr.contains(needle),
-        "{args:?}: stderr was {:?}",
-        run.stderr
-    );
+    let run = args.run_in(dir.path());
+    run.assert_exit(code).assert_stderr_has(needle);
     assert!(run.lines_starting("Started game").is_empty());
 }
 
 #[test]
 fn invalid_command_lines_fail_before_any_game() {
-    let r = format!("cmd={}", engine("pbrain-random"));
-    expect_error(
-        &["-engine", &r, "-engine", &r, "-concurrency", "0"],
-        1,
-        "concurrency",
-    );
-    expect_error(
-        &["-engine", &r, "-engine", &r, "-bogus"],
-        2,
-        "unknown option",
-    );
-    expect_error(
-        &["-engine", &r, "-engine", &r, "-concurrency"],
-        2,
-        "needs a value",
-    );
-    expect_error(&["-engine", &r], 1, "two engines");
-    expect_error(
-        &["-engine", &r, "-engine", "cmd=/no/such/engine"],
-        1,
-        "not found",
-    );
-    expect_error(&["-engine", &r, "-engine", &r, "-rule", "3"], 1, "rule");
-    expect_error(
-        &["-engine", &r, "-engine", &r, "-boardsize", "40"],
-        1,
-        "boardsize",
-    );
-    expect_error(
-        &["-engine", &r, "-engine", &r, "-each", "tc=abc"],
-        1,
-        "time control",
-    );
-    expect_error(
-        &[
-            "-engine",
-            &r,
-            "-engine",
-            &r,
-            "-openings",
-            "file=/no/such/file",
-        ],
-        1,
-        "/no/such/file",
-    );
+    let one = || Match::new().engine("pbrain-random", &[]);
+    let two = || one().engine("pbrain-random", &[]);
+    expect_error(two().concurrency(0), 1, "concurrency");
+    expect_error(two().arg("-bogus"), 2, "unknown option");
+    expect_error(two().arg("-concurrency"), 2, "needs a value");
+    expect_error(one(), 1, "two engines");
+    expect_error(one().engine_cmd("/no/such/engine", &[]), 1, "not found");
+    expect_error(two().rule(3), 1, "rule");
+    expect_error(two().boardsize(40), 1, "boardsize");
+    expect_error(two().each(&["tc=abc"]), 1, "time control");
+    expect_error(two().openings(&["file=/no/such/file"]), 1, "/no/such/file");
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.txt");
     std::fs::write(&bad, "h8i9\nh8zz\n").unwrap();
-    expect_error(
-        &[
-            "-engine",
-            &r,
-            "-engine",
-            &r,
-            "-openings",
-            &format!("file={}", bad.display()),
-            "type=pos",
-        ],
-        1,
-        ":2",
-    );
+    expect_error(two().openings_file(&bad, &["type=pos"]), 1, ":2");
 }
 
 #[test]
@@ -638,34 +486,21 @@ fn each_does_not_override_per_engine_values() {
     // tolerance per engine must survive -each; a hang with a long per-engine tolerance would
     // take long, so check the weaker observable: a per-engine tc wins over -each's.
     let dir = tempfile::tempdir().unwrap();
-    let faulty = format!("cmd={} --late-at 1 --late-ms 400", engine("pbrain-faulty"));
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let run = run_in(
-        dir.path(),
-        &[
-            "-each",
-            "tc=0/0.1",
-            "tolerance=0.1",
-            "-engine",
-            &faulty,
-            "name=faulty",
-            "tc=0/5",
-            "-engine",
-            &random,
-            "name=random",
-            // The random engine too keeps its own generous limit, so a busy machine cannot
-            // make it lose on time; only the faulty engine's 400 ms answer is under test.
-            "tc=0/5",
-            "-games",
-            "1",
-            "-journal",
-            "j.jsonl",
-            "-boardsize",
-            "9",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
-    let games = journal(dir.path(), "j.jsonl");
+    let run = Match::new()
+        .each(&["tc=0/0.1", "tolerance=0.1"])
+        .engine(
+            "pbrain-faulty --late-at 1 --late-ms 400",
+            &["name=faulty", "tc=0/5"],
+        )
+        // The random engine too keeps its own generous limit, so a busy machine cannot
+        // make it lose on time; only the faulty engine's 400 ms answer is under test.
+        .engine("pbrain-random", &["name=random", "tc=0/5"])
+        .games(1)
+        .journal("j.jsonl")
+        .boardsize(9)
+        .run_in(dir.path());
+    run.assert_success();
+    let games = run.journal("j.jsonl");
     assert_ne!(games[0]["termination"], "time_forfeit", "{}", games[0]);
 }
 
@@ -685,21 +520,12 @@ fn ctrl_c_while_an_engine_is_asked_its_name_stops_at_once() {
     // -startuptimeout; this engine never answers it. Ctrl-C there used to wait out the whole
     // timeout (here 600 s) before stopping.
     let dir = tempfile::tempdir().unwrap();
-    let faulty = format!("cmd={} --fault about:hang", engine("pbrain-faulty"));
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let mut run = spawn_tagged(
-        dir.path(),
-        &[
-            "-engine",
-            &faulty,
-            "-engine",
-            &random,
-            "-startuptimeout",
-            "600",
-            "-journal",
-            "n.jsonl",
-        ],
-    );
+    let mut run = Match::new()
+        .engine("pbrain-faulty --fault about:hang", &[])
+        .engine("pbrain-random", &[])
+        .opt("-startuptimeout", 600)
+        .journal("n.jsonl")
+        .spawn_in(dir.path());
     // The engine asked for its name is the first process the runner starts.
     let runner_pid = run.child.id();
     let engines = || {
@@ -721,9 +547,9 @@ fn ctrl_c_while_an_engine_is_asked_its_name_stops_at_once() {
     if !stopped {
         let _ = run.child.kill();
     }
-    let out = run.finish();
+    let out = run.finish_run();
     assert!(stopped, "the runner was still asking the engine's name");
-    assert_eq!(out.status.code(), Some(130));
+    out.assert_exit(130);
     assert!(journal(dir.path(), "n.jsonl").is_empty());
 }
 
@@ -775,13 +601,7 @@ fn predecessor_readme_example_runs_unchanged() {
     };
     wait_until(Duration::from_secs(90), || games_in("my_games.pgn") >= 4);
     run.signal(libc::SIGINT);
-    let out = run.finish();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run.finish_run().assert_exit(130);
     let n = games_in("my_games.pgn");
     assert!(n >= 4, "only {n} games in 90 s");
     let sgf = std::fs::read_to_string(dir.path().join("my_games.sgf")).unwrap();
@@ -816,27 +636,14 @@ fn predecessor_readme_example_runs_unchanged() {
 /// return the exit status, stdout and the journal.
 fn interrupt_run(flags: &str, signals: &[i32], games: usize) -> (Option<i32>, String, usize) {
     let dir = tempfile::tempdir().unwrap();
-    let faulty = format!("cmd={} {flags}", engine("pbrain-faulty"));
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let run = spawn_tagged(
-        dir.path(),
-        &[
-            "-engine",
-            &faulty,
-            "name=faulty",
-            "-engine",
-            &random,
-            "name=random",
-            "-games",
-            "100000",
-            "-concurrency",
-            "2",
-            "-journal",
-            "sig.jsonl",
-            "-each",
-            "tc=5/1",
-        ],
-    );
+    let run = Match::new()
+        .engine(&format!("pbrain-faulty {flags}"), &["name=faulty"])
+        .engine("pbrain-random", &["name=random"])
+        .games(100000)
+        .concurrency(2)
+        .journal("sig.jsonl")
+        .each(&["tc=5/1"])
+        .spawn_in(dir.path());
     wait_until(Duration::from_secs(60), || {
         journal(dir.path(), "sig.jsonl").len() >= games
     });
@@ -846,14 +653,10 @@ fn interrupt_run(flags: &str, signals: &[i32], games: usize) -> (Option<i32>, St
         }
         run.signal(sig);
     }
-    let out = run.finish();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let finished = stdout
-        .lines()
-        .filter(|l| l.starts_with("Finished game "))
-        .count();
-    assert_eq!(journal(dir.path(), "sig.jsonl").len(), finished);
-    (out.status.code(), stdout, finished)
+    let out = run.finish_run();
+    let finished = out.lines_starting("Finished game ").len();
+    assert_eq!(out.journal("sig.jsonl").len(), finished);
+    (out.code(), out.stdout, finished)
 }
 
 #[test]
@@ -879,39 +682,29 @@ fn second_ctrl_c_kills_engines_that_ignore_end() {
 fn a_closed_stdout_does_not_kill_the_runner() {
     // `gomoku-cli ... | head -1`: later writes hit a broken pipe; the run still completes.
     let dir = tempfile::tempdir().unwrap();
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let mut run = spawn_tagged(
-        dir.path(),
-        &[
-            "-engine",
-            &random,
-            "-engine",
-            &random,
-            "-games",
-            "20",
-            "-boardsize",
-            "9",
-            "-journal",
-            "j.jsonl",
-        ],
-    );
+    let mut run = Match::new()
+        .engine("pbrain-random", &[])
+        .engine("pbrain-random", &[])
+        .games(20)
+        .boardsize(9)
+        .journal("j.jsonl")
+        .spawn_in(dir.path());
     drop(run.child.stdout.take());
-    let out = run.finish();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    let out = run.finish_run();
+    out.assert_success();
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     assert_eq!(journal(dir.path(), "j.jsonl").len(), 20);
 }
 
 fn openings_of(dir: &std::path::Path, args: &[&str]) -> Vec<(String, String)> {
-    let random = format!("cmd={}", engine("pbrain-random"));
-    let mut all = vec![
-        "-engine", &random, "-engine", &random, "-journal", "o.jsonl",
-    ];
-    all.extend_from_slice(args);
     let _ = std::fs::remove_file(dir.join("o.jsonl"));
-    let run = run_in(dir, &all);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    Match::new()
+        .engine("pbrain-random", &[])
+        .engine("pbrain-random", &[])
+        .journal("o.jsonl")
+        .args(args)
+        .run_in(dir)
+        .assert_success();
     let mut games = journal(dir, "o.jsonl");
     games.sort_by_key(|g| g["game"].as_u64());
     games
@@ -995,22 +788,14 @@ fn engines_die_even_when_the_runner_is_killed() {
     // spawned with a parent-death signal). These engines ignore the end of their input and
     // SIGTERM, so only that signal can end them.
     let dir = tempfile::tempdir().unwrap();
-    let stubborn = format!("cmd={} --ignore-end", engine("pbrain-faulty"));
-    let run = spawn_tagged(
-        dir.path(),
-        &[
-            "-engine",
-            &stubborn,
-            "-engine",
-            &stubborn,
-            "-games",
-            "100000",
-            "-concurrency",
-            "2",
-            "-journal",
-            "k.jsonl",
-        ],
-    );
+    let stubborn = "pbrain-faulty --ignore-end";
+    let run = Match::new()
+        .engine(stubborn, &[])
+        .engine(stubborn, &[])
+        .games(100000)
+        .concurrency(2)
+        .journal("k.jsonl")
+        .spawn_in(dir.path());
     wait_until(Duration::from_secs(60), || {
         journal(dir.path(), "k.jsonl").len() >= 3
     });
@@ -1041,20 +826,23 @@ fn a_run_refused_before_its_first_game_leaves_no_journal_behind() {
     // The default (timestamped) journal is made first; the -report and -psq paths fail later,
     // one after the header was written, one before.
     for bad in [["-report", "afile/r.html"], ["-psq", "afile"]] {
-        let mut args = random_engines(&["a", "b"]);
-        args.extend(["-games", "2", "-quiet", "-noprogress"].map(String::from));
-        args.extend(bad.map(String::from));
-        let run = run_in(dir.path(), &strs(&args));
-        assert_eq!(run.code(), Some(1), "{bad:?}: {}", run.stderr);
-        assert!(run.stderr.contains("afile"), "{}", run.stderr);
+        random_engines(&["a", "b"])
+            .games(2)
+            .quiet()
+            .noprogress()
+            .args(&bad)
+            .run_in(dir.path())
+            .assert_exit(1)
+            .assert_stderr_has("afile");
         assert_eq!(journals(dir.path()), Vec::<String>::new(), "after {bad:?}");
     }
     // A named journal made by the refused run goes too; an empty one the user made stays.
-    let mut args = random_engines(&["a", "b"]);
-    args.extend(["-journal", "j.jsonl", "-report", "afile/r.html"].map(String::from));
-    assert_eq!(run_in(dir.path(), &strs(&args)).code(), Some(1));
+    let args = random_engines(&["a", "b"])
+        .journal("j.jsonl")
+        .report("afile/r.html");
+    args.run_in(dir.path()).assert_exit(1);
     assert!(!dir.path().join("j.jsonl").exists());
     std::fs::write(dir.path().join("j.jsonl"), "").unwrap();
-    assert_eq!(run_in(dir.path(), &strs(&args)).code(), Some(1));
+    args.run_in(dir.path()).assert_exit(1);
     assert!(dir.path().join("j.jsonl").exists());
 }

@@ -9,15 +9,14 @@ use std::process::Command;
 
 use common::*;
 
-fn random() -> String {
-    format!("cmd={}", engine("pbrain-random"))
+/// The repository's freestyle openings file.
+fn openings() -> std::path::PathBuf {
+    repo_root().join("openings/freestyle15.txt")
 }
 
-fn openings() -> String {
-    format!(
-        "file={}",
-        repo_root().join("openings/freestyle15.txt").display()
-    )
+/// pbrain-random as A and B (and more `names`), then `games` games.
+fn randoms(names: &[&str], games: u32) -> Match {
+    Match::new().engines("pbrain-random", names).games(games)
 }
 
 /// Game number → (black engine, white engine, opening, transform), from journal files.
@@ -50,10 +49,8 @@ fn shard_journals(dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn shards_together_play_exactly_the_unsharded_schedule() {
-    let (r, op) = (random(), openings());
-    let three = [
-        "-engine", &r, "name=A", "-engine", &r, "name=B", "-engine", &r, "name=C",
-    ];
+    let op = format!("file={}", openings().display());
+    let three = Match::new().engines("pbrain-random", &["A", "B", "C"]);
     let layouts: [&[&str]; 3] = [
         &["-games", "4", "-rounds", "2"],
         &["-gauntlet", "-games", "5", "-repeat"],
@@ -71,16 +68,17 @@ fn shards_together_play_exactly_the_unsharded_schedule() {
     ];
     for layout in layouts {
         let dir = tempfile::tempdir().unwrap();
-        let mut full = three.to_vec();
-        full.extend_from_slice(layout);
-        full.extend(["-quiet", "-journal", "full.jsonl"]);
-        assert_eq!(run_in(dir.path(), &full).code(), Some(0));
+        let this = three.clone().args(layout).quiet();
+        this.clone()
+            .journal("full.jsonl")
+            .run_in(dir.path())
+            .assert_success();
         for k in ["1/3", "2/3", "3/3"] {
-            let mut shard = three.to_vec();
-            shard.extend_from_slice(layout);
-            shard.extend(["-quiet", "-shard", k, "-rundir", "run"]);
-            let run = run_in(dir.path(), &shard);
-            assert_eq!(run.code(), Some(0), "{layout:?} {k}: {}", run.stderr);
+            this.clone()
+                .opt("-shard", k)
+                .opt("-rundir", "run")
+                .run_in(dir.path())
+                .assert_success();
         }
         let whole = games_by_number(&[dir.path().join("full.jsonl")]);
         let parts = games_by_number(&shard_journals(&dir.path().join("run")));
@@ -101,17 +99,8 @@ fn shards_together_play_exactly_the_unsharded_schedule() {
                 }
             }
         }
-        let out = Command::new(runner())
-            .current_dir(dir.path())
-            .args(["merge", "run"])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let merged = Match::command(&["merge", "run"]).run_in(dir.path());
+        let text = &merged.assert_success().stdout;
         let n = whole.len();
         assert!(
             text.contains(&format!(
@@ -180,53 +169,29 @@ fn strict_json(text: &str) -> Result<(), String> {
 #[test]
 fn merge_equals_sprt_and_refuses_journals_of_other_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let (r, op) = (random(), openings());
-    let base = [
-        "-engine",
-        &r,
-        "name=A",
-        "-engine",
-        &r,
-        "name=B",
-        "-games",
-        "30",
-        "-repeat",
-        "-quiet",
-        "-openings",
-        &op,
-        "type=pos",
-        "-sprt",
-        "elo0=0",
-        "elo1=20",
-        "-rundir",
-        "run",
-    ];
+    let base = randoms(&["A", "B"], 30)
+        .repeat()
+        .quiet()
+        .openings_file(openings(), &["type=pos"])
+        .args(&["-sprt", "elo0=0", "elo1=20"])
+        .opt("-rundir", "run");
     for k in ["1/2", "2/2"] {
-        let mut a = base.to_vec();
-        a.extend(["-shard", k]);
-        assert_eq!(run_in(dir.path(), &a).code(), Some(0));
+        base.clone()
+            .opt("-shard", k)
+            .run_in(dir.path())
+            .assert_success();
     }
     let json = |args: &[&str]| -> serde_json::Value {
-        let out = Command::new(runner())
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
+        let run = Match::command(args).run_in(dir.path());
+        serde_json::from_str(&run.assert_success().stdout).unwrap()
     };
     let merged = json(&["merge", "run", "--json", "-sgf", "all.sgf"]);
     // One key each: strict JSON readers refuse a repeated key (`games` was written twice).
-    let raw = Command::new(runner())
-        .current_dir(dir.path())
-        .args(["merge", "run", "--json"])
-        .output()
-        .unwrap();
-    let raw = String::from_utf8(raw.stdout).unwrap();
+    let raw = Match::command(&["merge", "run", "--json"])
+        .run_in(dir.path())
+        .output
+        .stdout;
+    let raw = String::from_utf8(raw).unwrap();
     assert_eq!(strict_json(&raw), Ok(()), "{raw}");
     assert!(
         strict_json(r#"{"a":1,"a":2}"#).is_err(),
@@ -246,66 +211,31 @@ fn merge_equals_sprt_and_refuses_journals_of_other_runs() {
     assert_eq!(merged["verdict"], sprt["verdict"]);
     assert_eq!(merged["counts"], sprt["counts"]);
     // A journal of another run is refused.
-    let other = [
-        "-engine",
-        &r,
-        "name=A",
-        "-engine",
-        &r,
-        "name=B",
-        "-games",
-        "2",
-        "-quiet",
-        "-journal",
-        "other.jsonl",
-    ];
-    assert_eq!(run_in(dir.path(), &other).code(), Some(0));
-    let out = Command::new(runner())
-        .current_dir(dir.path())
-        .args(["merge", "run", "other.jsonl"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("different configurations"));
+    randoms(&["A", "B"], 2)
+        .quiet()
+        .journal("other.jsonl")
+        .run_in(dir.path())
+        .assert_success();
+    Match::command(&["merge", "run", "other.jsonl"])
+        .run_in(dir.path())
+        .assert_exit(1)
+        .assert_stderr_has("different configurations");
 }
 
 #[test]
 fn the_cluster_wide_sprt_stops_every_shard_and_late_shards_at_once() {
     let dir = tempfile::tempdir().unwrap();
-    let (r, op) = (random(), openings());
-    let base = [
-        "-engine",
-        &r,
-        "name=A",
-        "-engine",
-        &r,
-        "name=B",
-        "-games",
-        "20000",
-        "-repeat",
-        "-quiet",
-        "-noprogress",
-        "-openings",
-        &op,
-        "type=pos",
-        "order=random",
-        "srand=5",
-        "-sprt",
-        "elo0=0",
-        "elo1=30",
-        "alpha=0.001",
-        "-rundir",
-        "run",
-        "-syncinterval",
-        "0.05",
-    ];
+    let base = randoms(&["A", "B"], 20000)
+        .repeat()
+        .quiet()
+        .noprogress()
+        .openings_file(openings(), &["type=pos", "order=random", "srand=5"])
+        .args(&["-sprt", "elo0=0", "elo1=30", "alpha=0.001"])
+        .opt("-rundir", "run")
+        .opt("-syncinterval", 0.05);
     let shards: Vec<Tagged> = ["1/4", "2/4", "3/4"]
         .iter()
-        .map(|k| {
-            let mut a = base.to_vec();
-            a.extend(["-shard", k]);
-            spawn_tagged(dir.path(), &a)
-        })
+        .map(|k| base.clone().opt("-shard", k).spawn_in(dir.path()))
         .collect();
     let outputs: Vec<std::process::Output> = shards.into_iter().map(|s| s.finish()).collect();
     let codes: Vec<Option<i32>> = outputs.iter().map(|o| o.status.code()).collect();
@@ -346,10 +276,8 @@ fn the_cluster_wide_sprt_stops_every_shard_and_late_shards_at_once() {
         );
     }
     // A shard started after the stop ends at once with the verdict.
-    let mut a = base.to_vec();
-    a.extend(["-shard", "4/4"]);
-    let run = run_in(dir.path(), &a);
-    assert_eq!(run.code(), Some(want), "{}", run.stderr);
+    let run = base.opt("-shard", "4/4").run_in(dir.path());
+    run.assert_exit(want);
     let verdict = format!("{}, decided by shard", marker_crossing(&marker));
     assert!(run.stdout.contains(&verdict), "{}", run.stdout);
     assert!(journal_games(&dir.path().join("run/shard-4-of-4.journal.jsonl")).is_empty());
@@ -358,38 +286,20 @@ fn the_cluster_wide_sprt_stops_every_shard_and_late_shards_at_once() {
 #[test]
 fn slurm_array_variables_choose_the_shard_and_its_seed() {
     let dir = tempfile::tempdir().unwrap();
-    let (r, op) = (random(), openings());
-    let args = [
-        "-engine",
-        &r,
-        "name=A",
-        "-engine",
-        &r,
-        "name=B",
-        "-games",
-        "6",
-        "-quiet",
-        "-openings",
-        &op,
-        "type=pos",
-        "order=random",
-        "-rundir",
-        "run",
-    ];
+    let args = randoms(&["A", "B"], 6)
+        .quiet()
+        .openings_file(openings(), &["type=pos", "order=random"])
+        .opt("-rundir", "run");
     let out = Command::new(runner())
         .current_dir(dir.path())
-        .args(args)
+        .args(args.to_args())
         .env("SLURM_ARRAY_JOB_ID", "4242")
         .env("SLURM_ARRAY_TASK_ID", "5")
         .env("SLURM_ARRAY_TASK_MIN", "4")
         .env("SLURM_ARRAY_TASK_COUNT", "3")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "gomoku-cli");
     let games = journal_games(&dir.path().join("run/shard-2-of-3.journal.jsonl"));
     assert_eq!(
         games
@@ -399,15 +309,10 @@ fn slurm_array_variables_choose_the_shard_and_its_seed() {
         vec![2, 5]
     );
     // By hand, a random order needs a seed all shards share.
-    let mut by_hand = args.to_vec();
-    by_hand.extend(["-shard", "1/2"]);
-    let run = run_in(dir.path(), &by_hand);
-    assert_eq!(run.code(), Some(1));
-    assert!(
-        run.stderr.contains("shards must share one seed"),
-        "{}",
-        run.stderr
-    );
+    args.opt("-shard", "1/2")
+        .run_in(dir.path())
+        .assert_exit(1)
+        .assert_stderr_has("shards must share one seed");
 }
 
 /// `SPRT: <verdict> accepted after <games> games (at game <game>, LLR <llr>)` of a stop marker.
@@ -424,15 +329,14 @@ fn marker_crossing(marker: &serde_json::Value) -> String {
 #[test]
 fn every_shard_reports_the_stop_markers_verdict_not_its_own_crossing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut args = scout_vs_random(
-        "freestyle15.txt",
-        &[
-            "-games", "400", "-sprt", "elo0=0", "elo1=20", "-rundir", "run", "-shard", "1/2",
-        ],
-    );
+    let args = scout_vs_random_match("freestyle15.txt")
+        .games(400)
+        .args(&["-sprt", "elo0=0", "elo1=20"])
+        .opt("-rundir", "run")
+        .opt("-shard", "1/2");
     // Shard 1 alone: its own games decide, and it writes the marker with its crossing.
-    let first = run_in(dir.path(), &strs(&args));
-    assert_eq!(first.code(), Some(0), "{}\n{}", first.stdout, first.stderr);
+    let first = args.run_in(dir.path());
+    first.assert_success();
     let path = dir.path().join("run/sprt-stop.json");
     let own: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -450,9 +354,8 @@ fn every_shard_reports_the_stop_markers_verdict_not_its_own_crossing() {
     other["shard"] = "2/2".into();
     std::fs::write(&path, other.to_string()).unwrap();
     // Shard 1 resumed: its journal holds its own crossing, but it reports the marker's.
-    args.push("-resume".into());
-    let again = run_in(dir.path(), &strs(&args));
-    assert_eq!(again.code(), Some(0), "{}\n{}", again.stdout, again.stderr);
+    let again = args.resume().run_in(dir.path());
+    again.assert_success();
     let want = marker_crossing(&other);
     assert!(
         again.stdout.contains(&format!("SPRT: {want}")),
@@ -465,10 +368,6 @@ fn every_shard_reports_the_stop_markers_verdict_not_its_own_crossing() {
         again.stdout
     );
     // merge says the same.
-    let merged = Command::new(runner())
-        .current_dir(dir.path())
-        .args(["merge", "run"])
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&merged.stdout).contains(&format!("SPRT: {want}")));
+    let merged = Match::command(&["merge", "run"]).run_in(dir.path());
+    assert!(merged.stdout.contains(&format!("SPRT: {want}")));
 }

@@ -7,15 +7,13 @@ use std::process::Command;
 
 use common::*;
 
+/// The bundled scout searching `depth` plies, as an engine spec.
 fn scout(depth: u32) -> String {
-    format!("cmd={} --depth {depth}", engine("pbrain-scout"))
+    format!("pbrain-scout --depth {depth}")
 }
 
-fn openings() -> String {
-    format!(
-        "file={}",
-        repo_root().join("openings/freestyle15.txt").display()
-    )
+fn openings() -> std::path::PathBuf {
+    repo_root().join("openings/freestyle15.txt")
 }
 
 fn finished_count(stdout: &str) -> usize {
@@ -63,35 +61,19 @@ fn last_llr(stdout: &str) -> f64 {
 #[test]
 fn sprt_between_two_depths_accepts_h1_and_the_calculator_agrees() {
     let dir = tempfile::tempdir().unwrap();
-    let (d4, d2, op) = (scout(4), scout(2), openings());
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &d4,
-            "name=deep",
-            "-engine",
-            &d2,
-            "name=shallow",
-            "-each",
-            "tc=0/5",
-            "-games",
-            "3000",
-            "-repeat",
-            "-concurrency",
-            "2",
-            "-openings",
-            &op,
-            "type=pos",
-            "-sprt",
-            "elo0=0",
-            "elo1=20",
-            "-journal",
-            "h1.jsonl",
-            "-quiet",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
+    let run = Match::new()
+        .engine(&scout(4), &["name=deep"])
+        .engine(&scout(2), &["name=shallow"])
+        .each(&["tc=0/5"])
+        .games(3000)
+        .repeat()
+        .concurrency(2)
+        .openings_file(openings(), &["type=pos"])
+        .args(&["-sprt", "elo0=0", "elo1=20"])
+        .journal("h1.jsonl")
+        .quiet()
+        .run_in(dir.path());
+    run.assert_success();
     assert!(run.stdout.contains("H1 accepted"), "{}", run.stdout);
     let n = finished_count(&run.stdout);
     eprintln!("SPRT depth 4 vs depth 2 accepted H1 after {n} games");
@@ -118,11 +100,7 @@ fn sprt_between_two_depths_accepts_h1_and_the_calculator_agrees() {
         .arg(dir.path().join("h1.jsonl"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "gomoku-cli sprt");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["verdict"], "H1");
     assert_eq!(v["stats"], "pentanomial");
@@ -140,37 +118,24 @@ fn sprt_between_two_depths_accepts_h1_and_the_calculator_agrees() {
 #[test]
 fn sprt_of_an_engine_against_itself_accepts_h0_with_exit_code_3() {
     let dir = tempfile::tempdir().unwrap();
-    let r = format!("cmd={}", engine("pbrain-random"));
-    let op = openings();
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &r,
-            "name=one",
-            "-engine",
-            &r,
-            "name=two",
-            "-games",
-            "20000",
-            "-repeat",
-            "-concurrency",
-            "2",
-            "-openings",
-            &op,
-            "type=pos",
+    let run = Match::new()
+        .engines("pbrain-random", &["one", "two"])
+        .games(20000)
+        .repeat()
+        .concurrency(2)
+        .openings_file(openings(), &["type=pos"])
+        .args(&[
             "-sprt",
             "elo0=0",
             "elo1=20",
             // Under H0 the test accepts H1 with probability alpha: keep it tiny so the test is
             // not flaky (H0 is decided by the lower bound, which alpha barely moves).
             "alpha=0.001",
-            "-quiet",
-            "-ratinginterval",
-            "0",
-        ],
-    );
-    assert_eq!(run.code(), Some(3), "{}\n{}", run.stdout, run.stderr);
+        ])
+        .quiet()
+        .opt("-ratinginterval", 0)
+        .run_in(dir.path());
+    run.assert_exit(3);
     assert!(run.stdout.contains("H0 accepted"), "{}", run.stdout);
     let n = finished_count(&run.stdout);
     eprintln!("SPRT of pbrain-random against itself accepted H0 after {n} games");
@@ -182,25 +147,13 @@ fn sprt_of_an_engine_against_itself_accepts_h0_with_exit_code_3() {
 #[test]
 fn results_block_in_fastchess_layout_every_interval() {
     let dir = tempfile::tempdir().unwrap();
-    let r = format!("cmd={}", engine("pbrain-random"));
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &r,
-            "name=A",
-            "-engine",
-            &r,
-            "name=B",
-            "-games",
-            "6",
-            "-ratinginterval",
-            "2",
-            "-boardsize",
-            "9",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let run = Match::new()
+        .engines("pbrain-random", &["A", "B"])
+        .games(6)
+        .opt("-ratinginterval", 2)
+        .boardsize(9)
+        .run_in(dir.path());
+    run.assert_success();
     // Interval blocks after games 2 and 4, then the final one (not a copy after game 6 too).
     assert_eq!(
         run.lines_starting("Results of A vs B (").len(),
@@ -223,30 +176,15 @@ fn results_block_in_fastchess_layout_every_interval() {
 #[test]
 fn round_robin_prints_standings_and_crosstable() {
     let dir = tempfile::tempdir().unwrap();
-    let r = format!("cmd={}", engine("pbrain-random"));
-    let s = scout(2);
-    let run = run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &s,
-            "name=scout",
-            "-engine",
-            &r,
-            "name=rand1",
-            "-engine",
-            &r,
-            "name=rand2",
-            "-games",
-            "4",
-            "-repeat",
-            "-concurrency",
-            "2",
-            "-each",
-            "tc=0/5",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let run = Match::new()
+        .engine(&scout(2), &["name=scout"])
+        .engines("pbrain-random", &["rand1", "rand2"])
+        .games(4)
+        .repeat()
+        .concurrency(2)
+        .each(&["tc=0/5"])
+        .run_in(dir.path());
+    run.assert_success();
     let table_start = run
         .stdout
         .lines()
@@ -270,12 +208,10 @@ fn round_robin_prints_standings_and_crosstable() {
 
 #[test]
 fn sprt_calculator_inputs_and_errors() {
-    let ok = Command::new(runner())
-        .args(["sprt", "--ptnml", "10,20,30,25,15", "--elo1", "5", "--json"])
-        .output()
-        .unwrap();
-    assert!(ok.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    let ok =
+        Match::command(&["sprt", "--ptnml", "10,20,30,25,15", "--elo1", "5", "--json"]).run_here();
+    ok.assert_success();
+    let v: serde_json::Value = serde_json::from_str(&ok.stdout).unwrap();
     for key in [
         "llr",
         "lower",
@@ -290,32 +226,24 @@ fn sprt_calculator_inputs_and_errors() {
         assert!(v.get(key).is_some(), "missing {key}: {v}");
     }
     assert!(v["verdict"].is_null());
-    let bad = Command::new(runner())
-        .args(["sprt", "--wld", "1,2"])
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("3 comma-separated counts"));
-    let missing = Command::new(runner())
-        .args(["sprt", "/no/such/journal.jsonl"])
-        .output()
-        .unwrap();
-    assert_eq!(missing.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/journal.jsonl"));
+    Match::command(&["sprt", "--wld", "1,2"])
+        .run_here()
+        .assert_exit(2)
+        .assert_stderr_has("3 comma-separated counts");
+    Match::command(&["sprt", "/no/such/journal.jsonl"])
+        .run_here()
+        .assert_exit(1)
+        .assert_stderr_has("/no/such/journal.jsonl");
 }
 
 /// `gomoku-cli sprt ARGS --json` run in `dir`, which must succeed: its object and its stderr.
 fn sprt_json(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
-    let out = Command::new(runner())
-        .current_dir(dir)
-        .arg("sprt")
+    let out = Match::command(&["sprt"])
         .args(args)
         .arg("--json")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{stderr}");
-    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+        .run_in(dir);
+    out.assert_success();
+    (serde_json::from_str(&out.stdout).unwrap(), out.stderr)
 }
 
 #[test]
@@ -336,21 +264,12 @@ fn sprt_of_a_journal_takes_the_runs_design_and_flags_override_it() {
     let dir = tempfile::tempdir().unwrap();
     // The shallow scout against random wins every game: a one-sided score, which gsprt must
     // decide (c-gomoku-cli's approximation alone never stops on it).
-    let args = scout_vs_random(
-        "freestyle15.txt",
-        &[
-            "-games",
-            "200",
-            "-sprt",
-            "elo0=0",
-            "elo1=20",
-            "model=gsprt",
-            "-journal",
-            "run.jsonl",
-        ],
-    );
-    let run = run_in(dir.path(), &strs(&args));
-    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
+    let run = scout_vs_random_match("freestyle15.txt")
+        .games(200)
+        .args(&["-sprt", "elo0=0", "elo1=20", "model=gsprt"])
+        .journal("run.jsonl")
+        .run_in(dir.path());
+    run.assert_success();
     let (after, at, llr) = decision(&run.stdout);
     assert!(after < 200, "{}", run.stdout);
     let sprt = |extra: &[&str]| {

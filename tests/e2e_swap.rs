@@ -7,13 +7,13 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-/// `pbrain-random` (seeded) or `pbrain-faulty` with flags, as an `-engine` command.
+/// `pbrain-random` (seeded) or `pbrain-faulty` with flags, as an engine spec.
 fn random(seed: u32) -> String {
-    format!("cmd={} --seed {seed}", engine("pbrain-random"))
+    format!("pbrain-random --seed {seed}")
 }
 
 fn faulty(flags: &str) -> String {
-    format!("cmd={} --seed 5 {flags}", engine("pbrain-faulty"))
+    format!("pbrain-faulty --seed 5 {flags}")
 }
 
 /// A finished run in its own directory.
@@ -28,34 +28,18 @@ struct Swapped {
 /// among them) in a new directory; the run must succeed.
 fn swap_run(p: &str, c: &str, games: &str, extra: &[&str]) -> Swapped {
     let dir = tempfile::tempdir().unwrap();
-    let mut args = vec![
-        "-engine",
-        p,
-        "name=P",
-        "-engine",
-        c,
-        "name=C",
-        "-each",
-        "tc=10/1",
-        "-games",
-        games,
-        "-journal",
-        "j.jsonl",
-        "-pgn",
-        "g.pgn",
-        "-sgf",
-        "g.sgf",
-        "-noprogress",
-    ];
-    args.extend_from_slice(extra);
-    let run = run_in(dir.path(), &args);
-    assert_eq!(
-        run.code(),
-        Some(0),
-        "stdout: {}\nstderr: {}",
-        run.stdout,
-        run.stderr
-    );
+    let run = Match::new()
+        .engine(p, &["name=P"])
+        .engine(c, &["name=C"])
+        .each(&["tc=10/1"])
+        .games(games)
+        .journal("j.jsonl")
+        .pgn("g.pgn")
+        .sgf("g.sgf")
+        .noprogress()
+        .args(extra)
+        .run_in(dir.path());
+    run.assert_success();
     let mut games = journal_games(&dir.path().join("j.jsonl"));
     games.sort_by_key(|g| g["game"].as_u64());
     Swapped { dir, run, games }
@@ -306,9 +290,11 @@ fn repeat_gives_each_engine_the_proposers_role_in_turn() {
         played_out(g);
     }
     // `export` rebuilds the same records from the journal (swap tags and comments included).
-    let export = ["export", "j.jsonl", "-pgn", "e.pgn", "-sgf", "e.sgf"];
-    let run = run_in(r.dir.path(), &export);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    Match::command(&["export", "j.jsonl"])
+        .pgn("e.pgn")
+        .sgf("e.sgf")
+        .run_in(r.dir.path())
+        .assert_success();
     for (made, rebuilt) in [("g.pgn", "e.pgn"), ("g.sgf", "e.sgf")] {
         let read = |f: &str| std::fs::read_to_string(r.dir.path().join(f)).unwrap();
         assert_eq!(read(made), read(rebuilt), "{made}");
@@ -336,29 +322,15 @@ fn three_stone_openings_stand_for_the_proposal_and_others_are_refused() {
     assert_eq!(g["black"], "P");
     played_out(g);
     // An opening of another size cannot start a swap: refused before the first game.
-    let file = repo_root().join("openings/freestyle15.txt");
-    let run = run_in(
-        files.path(),
-        &[
-            "-engine",
-            &random(1),
-            "-engine",
-            &random(2),
-            "-swap1",
-            "-openings",
-            &format!("file={}", file.display()),
-            "type=pos",
-            "-journal",
-            "off",
-        ],
-    );
-    assert_eq!(run.code(), Some(1), "{}", run.stdout);
-    assert!(
-        run.stderr
-            .contains("freestyle15.txt:1: an opening of 4 stones: with -swap1"),
-        "{}",
-        run.stderr
-    );
+    let run = Match::new()
+        .engine(&random(1), &[])
+        .engine(&random(2), &[])
+        .arg("-swap1")
+        .openings_file(repo_root().join("openings/freestyle15.txt"), &["type=pos"])
+        .journal("off")
+        .run_in(files.path());
+    run.assert_exit(1)
+        .assert_stderr_has("freestyle15.txt:1: an opening of 4 stones: with -swap1");
     assert!(run.lines_starting("Started").is_empty());
 }
 

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use gomoku_cli::board::{BoardSize, Pos};
 use gomoku_cli::engine::{
-    Direction, EngineError, EngineSession, EngineSpec, Field, LogEvent, LogSink, MoveRequest,
+    Direction, EngineError, EngineSession, EngineSpec, Field, LogEvent, LogSink, MoveReply,
+    MoveRequest,
 };
 use gomoku_cli::rules::Rule;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -86,10 +87,31 @@ async fn spawn_retry(
 /// A session on `spec` (slot 0, no log) with a 15×15 freestyle game started.
 async fn started(spec: &EngineSpec) -> EngineSession {
     let mut s = spawn_retry(spec, 0, LogSink::none()).await.unwrap();
+    freestyle(&mut s).await;
+    s
+}
+
+/// A 15×15 freestyle game started on `s`, which must accept it.
+async fn freestyle(s: &mut EngineSession) {
     s.new_game(size(15), Rule::Freestyle, DEADLINE)
         .await
         .unwrap();
-    s
+}
+
+/// A script engine `name` (see [`script`]) with a 15×15 freestyle game started; keep the
+/// returned directory as long as the session.
+async fn started_script(name: &str, prelude: &str, arms: &str) -> (Engines, EngineSession) {
+    let engines = Engines::new();
+    let spec = engines.spec(name, prelude, arms);
+    let s = started(&spec).await;
+    (engines, s)
+}
+
+/// The engine's answer to BEGIN, which must come.
+async fn begin(s: &mut EngineSession) -> MoveReply {
+    s.request_move(MoveRequest::Begin, None, DEADLINE)
+        .await
+        .unwrap()
 }
 
 fn quote(path: &Path) -> String {
@@ -161,13 +183,8 @@ async fn normal_engine_plays_a_game_then_restarts_and_ends() {
     let (log, mut rx) = LogSink::channel();
     let mut s = spawn_retry(&spec, 1, log).await.unwrap();
     assert_eq!(s.about(DEADLINE).await.unwrap(), "TestEngine");
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
-    let r = s
-        .request_move(MoveRequest::Begin, None, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
+    let r = begin(&mut s).await;
     assert_eq!((r.raw.as_str(), r.coords), ("0,0", Some((0, 0))));
     let r = s
         .request_move(
@@ -221,9 +238,7 @@ async fn normal_engine_plays_a_game_then_restarts_and_ends() {
 
 #[tokio::test]
 async fn silent_engine_times_out_and_is_killed() {
-    let engines = Engines::new();
-    let spec = engines.spec("pbrain-silent", "", r#"    BEGIN|"TURN "*) ;;"#);
-    let mut s = started(&spec).await;
+    let (_engines, mut s) = started_script("pbrain-silent", "", r#"    BEGIN|"TURN "*) ;;"#).await;
     let pgid = pgid_of(&s);
     let err = s
         .request_move(MoveRequest::Begin, None, Duration::from_millis(300))
@@ -236,9 +251,7 @@ async fn silent_engine_times_out_and_is_killed() {
     assert!(!s.is_alive());
     assert_group_gone(pgid).await;
     // The next game starts a fresh process.
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
     assert!(s.is_alive());
     assert_ne!(pgid_of(&s), pgid);
     let pgid = pgid_of(&s);
@@ -248,17 +261,13 @@ async fn silent_engine_times_out_and_is_killed() {
 
 #[tokio::test]
 async fn engine_exiting_between_moves_is_a_crash_with_its_status() {
-    let engines = Engines::new();
-    let spec = engines.spec(
+    let (_engines, mut s) = started_script(
         "pbrain-quitter",
         "",
         r#"    BEGIN) printf '7,7\r\n'; exit 3 ;;"#,
-    );
-    let mut s = started(&spec).await;
-    let r = s
-        .request_move(MoveRequest::Begin, None, DEADLINE)
-        .await
-        .unwrap();
+    )
+    .await;
+    let r = begin(&mut s).await;
     assert_eq!(r.coords, Some((7, 7)));
     // Let it die so that the next write hits a pipe without reader (EPIPE, not SIGPIPE).
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -275,9 +284,8 @@ async fn engine_exiting_between_moves_is_a_crash_with_its_status() {
 
 #[tokio::test]
 async fn engine_killed_by_a_signal_reports_it() {
-    let engines = Engines::new();
-    let spec = engines.spec("pbrain-suicide", "", r#"    BEGIN) kill -SEGV $$ ;;"#);
-    let mut s = started(&spec).await;
+    let (_engines, mut s) =
+        started_script("pbrain-suicide", "", r#"    BEGIN) kill -SEGV $$ ;;"#).await;
     let err = s
         .request_move(MoveRequest::Begin, None, DEADLINE)
         .await
@@ -342,16 +350,8 @@ async fn banner_messages_before_about_are_skipped() {
     let mut s = spawn_retry(&spec, 0, LogSink::none()).await.unwrap();
     assert_eq!(s.about(DEADLINE).await.unwrap(), "Chatty");
     assert_eq!(s.about_info().unwrap().author(), Some("X"));
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
-    assert_eq!(
-        s.request_move(MoveRequest::Begin, None, DEADLINE)
-            .await
-            .unwrap()
-            .coords,
-        Some((0, 0))
-    );
+    freestyle(&mut s).await;
+    assert_eq!(begin(&mut s).await.coords, Some((0, 0)));
 }
 
 #[tokio::test]
@@ -404,23 +404,17 @@ async fn children_of_the_engine_die_with_it_on_drop() {
 
 #[tokio::test]
 async fn trailing_spaces_and_any_line_end_are_accepted() {
-    let engines = Engines::new();
-    let spec = engines.spec(
+    let (_engines, mut s) = started_script(
         "pbrain-sloppy",
         "",
         r#"    "START "*) printf 'OK  \n' ;;
     BEGIN) printf '\r\n  \r\n7,7 \r\n' ;;
     "TURN 1,1") printf ' 8 , 8\r' ;;
     "TURN 2,2") printf '9,9\n' ;;"#,
-    );
-    let mut s = started(&spec).await;
+    )
+    .await;
     let mut got = Vec::new();
-    got.push(
-        s.request_move(MoveRequest::Begin, None, DEADLINE)
-            .await
-            .unwrap()
-            .coords,
-    );
+    got.push(begin(&mut s).await.coords);
     for k in 1..=2 {
         got.push(
             s.request_move(MoveRequest::Turn(Pos::new(k, k)), None, DEADLINE)
@@ -434,34 +428,26 @@ async fn trailing_spaces_and_any_line_end_are_accepted() {
 
 #[tokio::test]
 async fn suggest_gets_play_and_the_reply_is_the_move() {
-    let engines = Engines::new();
-    let spec = engines.spec(
+    let (_engines, mut s) = started_script(
         "pbrain-suggester",
         "",
         r#"    BEGIN) printf 'SUGGEST 4,5\r\n' ;;
     "PLAY "*) printf '%s\r\n' "${line#PLAY }" ;;"#,
-    );
-    let mut s = started(&spec).await;
-    let r = s
-        .request_move(MoveRequest::Begin, None, DEADLINE)
-        .await
-        .unwrap();
+    )
+    .await;
+    let r = begin(&mut s).await;
     assert_eq!(r.coords, Some((4, 5)));
 }
 
 #[tokio::test]
 async fn unparsable_answer_is_kept_raw() {
-    let engines = Engines::new();
-    let spec = engines.spec(
+    let (_engines, mut s) = started_script(
         "pbrain-babbler",
         "",
         r#"    BEGIN) printf 'hello world \r\n' ;;"#,
-    );
-    let mut s = started(&spec).await;
-    let r = s
-        .request_move(MoveRequest::Begin, None, DEADLINE)
-        .await
-        .unwrap();
+    )
+    .await;
+    let r = begin(&mut s).await;
     assert_eq!((r.raw.as_str(), r.coords), ("hello world", None));
 }
 
@@ -475,19 +461,12 @@ async fn restart_refused_means_end_and_respawn() {
     );
     let (log, mut rx) = LogSink::channel();
     let mut s = spawn_retry(&spec, 0, log).await.unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
     let first = pgid_of(&s);
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
     assert_ne!(pgid_of(&s), first);
     assert_group_gone(first).await;
-    let r = s
-        .request_move(MoveRequest::Begin, None, DEADLINE)
-        .await
-        .unwrap();
+    let r = begin(&mut s).await;
     assert_eq!(r.coords, Some((0, 0)), "a fresh process");
     let sent: Vec<String> = drain(&mut rx)
         .into_iter()
@@ -512,13 +491,8 @@ async fn stderr_goes_to_the_log_not_the_protocol() {
     );
     let (log, mut rx) = LogSink::channel();
     let mut s = spawn_retry(&spec, 5, log).await.unwrap();
-    s.new_game(size(15), Rule::Freestyle, DEADLINE)
-        .await
-        .unwrap();
-    let r = s
-        .request_move(MoveRequest::Begin, None, DEADLINE)
-        .await
-        .unwrap();
+    freestyle(&mut s).await;
+    let r = begin(&mut s).await;
     assert_eq!(r.coords, Some((2, 2)));
     let pgid = pgid_of(&s);
     s.shutdown().await;
@@ -542,17 +516,13 @@ async fn stderr_goes_to_the_log_not_the_protocol() {
 
 #[tokio::test]
 async fn megabyte_line_does_not_break_the_conversation() {
-    let engines = Engines::new();
-    let spec = engines.spec(
+    let (_engines, mut s) = started_script(
         "pbrain-verbose",
         "big=$(head -c 1048576 /dev/zero | tr '\\0' x)",
         r#"    BEGIN) printf 'MESSAGE %s\r\n3,3\r\n' "$big" ;;"#,
-    );
-    let mut s = started(&spec).await;
-    let r = s
-        .request_move(MoveRequest::Begin, None, DEADLINE)
-        .await
-        .unwrap();
+    )
+    .await;
+    let r = begin(&mut s).await;
     assert_eq!(r.coords, Some((3, 3)));
     let messages = s.take_messages();
     assert_eq!(messages.len(), 1);
@@ -615,16 +585,13 @@ async fn sigpipe_child_scenario() {
     }
     // SAFETY: restoring the default disposition before any engine is spawned.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    let engines = Engines::new();
-    let spec = engines.spec(
+    let (_engines, mut s) = started_script(
         "pbrain-quitter",
         "",
         r#"    BEGIN) printf '7,7\r\n'; exit 3 ;;"#,
-    );
-    let mut s = started(&spec).await;
-    s.request_move(MoveRequest::Begin, None, DEADLINE)
-        .await
-        .unwrap();
+    )
+    .await;
+    begin(&mut s).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let err = s
         .request_move(MoveRequest::Turn(Pos::new(8, 8)), None, DEADLINE)

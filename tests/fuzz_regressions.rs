@@ -12,9 +12,9 @@ use std::process::Command;
 use gomoku_cli::board::BoardSize;
 use gomoku_cli::cli::{args_from_os, parse_legacy, CliError};
 use gomoku_cli::config::{Config, Env};
+use gomoku_cli::journal::{self, Item, JournalEntry, JournalError, Stream};
 use gomoku_cli::judge::{run_judge, JudgeOptions};
 use gomoku_cli::opening::{LineProblem, OpeningBook, OpeningFormat};
-use gomoku_cli::record::journal::{self, Item, JournalEntry, JournalError, Stream};
 use gomoku_cli::rules::Rule;
 
 fn input(target: &str, name: &str) -> Vec<u8> {
@@ -52,10 +52,11 @@ fn cli_a_duration_too_large_for_a_duration_is_a_bad_value() {
         ["-each", "tolerance=1e10"],
         ["-each", "tc=1.8e19"],
     ] {
-        let mut args: Vec<String> = ["-engine", "cmd=/bin/sh", "-engine", "cmd=/bin/sh"]
-            .map(String::from)
-            .to_vec();
-        args.extend(extra.map(String::from));
+        let args = common::Match::new()
+            .engine_cmd("/bin/sh", &[])
+            .engine_cmd("/bin/sh", &[])
+            .args(&extra)
+            .to_args();
         let e = Config::from_raw(&parse_legacy(&args).unwrap(), &Env::of_process()).unwrap_err();
         assert!(e.to_string().contains("1000000000 seconds"), "{e}");
     }

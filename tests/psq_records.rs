@@ -15,19 +15,18 @@ use gomoku_cli::record::psq::{self, PsqGame};
 use gomoku_cli::rules::Rule;
 
 /// The arguments of a 4-game freestyle match writing `-psq psq` and `-journal run.jsonl`.
-fn match_args(extra: &[&str]) -> Vec<String> {
-    let mut a = vec!["-games", "4", "-psq", "psq", "-journal", "run.jsonl"];
-    a.extend_from_slice(extra);
-    scout_vs_random("freestyle15.txt", &a)
+fn match_args(extra: &[&str]) -> Match {
+    scout_vs_random_match("freestyle15.txt")
+        .games(4)
+        .psq("psq")
+        .journal("run.jsonl")
+        .args(extra)
 }
 
 /// Play the match in a new directory; return it and the journal's games.
 fn play(extra: &[&str]) -> (tempfile::TempDir, Vec<serde_json::Value>) {
     let dir = tempfile::tempdir().unwrap();
-    let args = match_args(extra);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = run_in(dir.path(), &args);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    match_args(extra).run_in(dir.path()).assert_success();
     let games = journal_games(&dir.path().join("run.jsonl"));
     assert_eq!(games.len(), 4);
     (dir, games)
@@ -126,19 +125,14 @@ fn resume_writes_the_record_a_kill_cut_off() {
     let before = std::fs::read(&last).unwrap();
     std::fs::remove_file(&last).unwrap();
     let args = match_args(&["-resume"]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = run_in(dir.path(), &args);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("wrote the last game's record"),
-        "{}",
-        run.stderr
-    );
+    args.run_in(dir.path())
+        .assert_success()
+        .assert_stderr_has("wrote the last game's record");
     assert_eq!(std::fs::read(&last).unwrap(), before);
     assert_eq!(journal_games(&dir.path().join("run.jsonl")).len(), 4);
     // Nothing to complete: nothing said.
-    let run = run_in(dir.path(), &args);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let run = args.run_in(dir.path());
+    run.assert_success();
     assert!(!run.stderr.contains("last game's record"), "{}", run.stderr);
 }
 
@@ -149,12 +143,13 @@ fn a_psq_record_is_an_opening_source() {
     let record = "Piskvorky 15x15, 7:7, 0\r\n8,8,120\r\n9,9,80\r\n9,7,300\r\n7,9,10\r\n\
                   10,10,5\r\n6,6,7\r\nsome.exe\r\nother.zip\r\n0\r\n";
     std::fs::write(dir.path().join("start.psq"), record).unwrap();
-    let mut args = scout_vs_random("freestyle15.txt", &["-games", "2", "-journal", "run.jsonl"]);
-    // A second -openings replaces the helper's.
-    args.extend(["-openings", "file=start.psq", "type=psq", "moves=4"].map(String::from));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = run_in(dir.path(), &args);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    scout_vs_random_match("freestyle15.txt")
+        .games(2)
+        .journal("run.jsonl")
+        // A second -openings replaces the helper's.
+        .openings(&["file=start.psq", "type=psq", "moves=4"])
+        .run_in(dir.path())
+        .assert_success();
     let games = journal_games(&dir.path().join("run.jsonl"));
     assert_eq!(games.len(), 2);
     let first_four: Vec<Pos> = psq::parse(record).unwrap().stones()[..4].to_vec();
@@ -283,16 +278,13 @@ fn a_malformed_psq_opening_is_refused_with_its_file_and_line() {
         "Piskvorky 15x15, 7:7, 0\n8,8,0\n9,x,10\n",
     )
     .unwrap();
-    let mut args = scout_vs_random("freestyle15.txt", &["-journal", "run.jsonl"]);
-    args.extend(["-openings", "file=bad.psq", "type=psq"].map(String::from));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = run_in(dir.path(), &args);
-    assert_eq!(run.code(), Some(1), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("bad.psq:3: bad move line") && run.stderr.contains("\"9,x,10\""),
-        "{}",
-        run.stderr
-    );
+    scout_vs_random_match("freestyle15.txt")
+        .journal("run.jsonl")
+        .openings(&["file=bad.psq", "type=psq"])
+        .run_in(dir.path())
+        .assert_exit(1)
+        .assert_stderr_has("bad.psq:3: bad move line")
+        .assert_stderr_has("\"9,x,10\"");
     assert!(journal_games(&dir.path().join("run.jsonl")).is_empty());
 }
 
@@ -301,20 +293,14 @@ fn an_unusable_psq_directory_stops_the_run_before_its_first_game() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("taken"), "a file").unwrap();
     for psq_dir in ["taken/psq", "taken"] {
-        let args = scout_vs_random(
-            "freestyle15.txt",
-            &["-journal", "run.jsonl", "-psq", psq_dir],
-        );
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let run = run_in(dir.path(), &args);
-        assert_eq!(run.code(), Some(1), "{psq_dir}: {}", run.stderr);
-        assert!(
-            run.stderr.contains(&format!(
+        scout_vs_random_match("freestyle15.txt")
+            .journal("run.jsonl")
+            .psq(psq_dir)
+            .run_in(dir.path())
+            .assert_exit(1)
+            .assert_stderr_has(&format!(
                 "cannot create {psq_dir}: taken is a file, not a directory"
-            )),
-            "{}",
-            run.stderr
-        );
+            ));
         assert!(journal_games(&dir.path().join("run.jsonl")).is_empty());
     }
 }

@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{journal_games, run_in, runner, scout_vs_random};
+use common::{journal_games, scout_vs_random_match, Match};
 
 /// Chromium's executable: `$CHROMIUM`, or the first of the usual names on the PATH.
 fn chromium() -> Option<PathBuf> {
@@ -53,11 +53,7 @@ fn headless(browser: &Path, url: &str, what: &str) -> (String, String) {
         .arg(url)
         .output()
         .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out, "chromium");
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -96,42 +92,25 @@ fn url(file: &Path, fragment: &str) -> String {
 /// Write `journal` as `NAME.jsonl` in `dir` and make `NAME.html` of it with `gomoku-cli report`.
 fn report_of(dir: &Path, name: &str, journal: &str) {
     std::fs::write(dir.join(format!("{name}.jsonl")), journal).unwrap();
-    let st = Command::new(runner())
-        .args([
-            "report",
-            &format!("{name}.jsonl"),
-            "-o",
-            &format!("{name}.html"),
-        ])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    Match::command(&[
+        "report",
+        &format!("{name}.jsonl"),
+        "-o",
+        &format!("{name}.html"),
+    ])
+    .run_in(dir)
+    .assert_success();
 }
 
 /// A renju match with an SPRT between the bundled engines, reported by the runner (`-report`).
 fn renju_run(dir: &Path) -> (PathBuf, Vec<serde_json::Value>) {
-    let args = scout_vs_random(
-        "renju15.txt",
-        &[
-            "-rule",
-            "4",
-            "-games",
-            "10",
-            "-sprt",
-            "elo0=0",
-            "elo1=400",
-            "-journal",
-            "j.jsonl",
-            "-report",
-            "report.html",
-        ],
-    );
-    let run = run_in(dir, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    let run = scout_vs_random_match("renju15.txt")
+        .rule(4)
+        .games(10)
+        .args(&["-sprt", "elo0=0", "elo1=400"])
+        .journal("j.jsonl")
+        .report("report.html")
+        .run_in(dir);
     assert!(matches!(run.code(), Some(0 | 3)), "{}", run.stderr);
     (dir.join("report.html"), journal_games(&dir.join("j.jsonl")))
 }

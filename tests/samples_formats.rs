@@ -180,11 +180,7 @@ fn lz4_cli_decode(path: &Path) -> Vec<u8> {
         .arg(path)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "lz4 -d failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out, "lz4 -d");
     out.stdout
 }
 
@@ -209,11 +205,7 @@ fn python_decode(path: &Path) -> Vec<u8> {
         .arg(path)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "python lz4.frame failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out, "python lz4.frame");
     out.stdout
 }
 
@@ -444,31 +436,28 @@ const LZ4_FORMATS: [(SampleFormat, SampleFormat); 2] = [
     (SampleFormat::BinpackLz4, SampleFormat::Binpack),
 ];
 
-#[test]
-fn lz4_file_decodes_with_the_lz4_tool_to_the_uncompressed_bytes() {
-    if !have("lz4", &["--version"]) {
-        return;
-    }
+/// Each LZ4 format's file, decoded by `decode`, is its uncompressed format's file.
+fn lz4_files_decode_to_the_uncompressed_bytes(decode: fn(&Path) -> Vec<u8>) {
     let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
     for (lz4, plain) in LZ4_FORMATS {
         let dir = tmp();
         let plain = std::fs::read(write_file(dir.path(), plain, &batches)).unwrap();
         let file = write_file(dir.path(), lz4, &batches);
-        assert_eq!(lz4_cli_decode(&file), plain, "{lz4}");
+        assert_eq!(decode(&file), plain, "{lz4}");
+    }
+}
+
+#[test]
+fn lz4_file_decodes_with_the_lz4_tool_to_the_uncompressed_bytes() {
+    if have("lz4", &["--version"]) {
+        lz4_files_decode_to_the_uncompressed_bytes(lz4_cli_decode);
     }
 }
 
 #[test]
 fn lz4_file_decodes_with_python_lz4_frame_to_the_uncompressed_bytes() {
-    if !have("python3", &["-c", "import lz4.frame"]) {
-        return;
-    }
-    let batches: Vec<Vec<Sample>> = games().iter().map(all_samples).collect();
-    for (lz4, plain) in LZ4_FORMATS {
-        let dir = tmp();
-        let plain = std::fs::read(write_file(dir.path(), plain, &batches)).unwrap();
-        let file = write_file(dir.path(), lz4, &batches);
-        assert_eq!(python_decode(&file), plain, "{lz4}");
+    if have("python3", &["-c", "import lz4.frame"]) {
+        lz4_files_decode_to_the_uncompressed_bytes(python_decode);
     }
 }
 
@@ -791,34 +780,20 @@ fn words(text: &str) -> Vec<u16> {
 #[test]
 fn a_real_run_writes_binpack_lz4_that_real_readers_decode() {
     let dir = tmp();
-    let random = format!("cmd={}", common::engine("pbrain-random"));
-    let openings = format!(
-        "file={}",
-        common::repo_root().join("openings/renju15.txt").display()
-    );
-    let run = common::run_in(
-        dir.path(),
-        &[
-            "-engine",
-            &random,
-            "-engine",
-            &random,
-            "-rule",
-            "4",
-            "-games",
-            "8",
-            "-concurrency",
-            "2",
-            "-openings",
-            &openings,
-            "type=pos",
-            "-journal",
-            "j.jsonl",
-            "-sample",
-            "format=binpack_lz4",
-        ],
-    );
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    common::Match::new()
+        .engine("pbrain-random", &[])
+        .engine("pbrain-random", &[])
+        .rule(4)
+        .games(8)
+        .concurrency(2)
+        .openings_file(
+            common::repo_root().join("openings/renju15.txt"),
+            &["type=pos"],
+        )
+        .journal("j.jsonl")
+        .samples(&["format=binpack_lz4"])
+        .run_in(dir.path())
+        .assert_success();
     // The default file name of the format.
     let file = dir.path().join("sample.binpack.lz4");
     // Decode every frame with the lz4 tool and with python's lz4.frame (which fails on an
@@ -888,15 +863,14 @@ fn a_real_run_writes_binpack_lz4_that_real_readers_decode() {
 #[test]
 fn binpack_refuses_caro_before_the_first_game() {
     let dir = tmp();
-    let random = format!("cmd={}", common::engine("pbrain-random"));
     for format in ["format=binpack", "format=binpack_lz4"] {
-        let run = common::run_in(
-            dir.path(),
-            &[
-                "-engine", &random, "-engine", &random, "-rule", "8", "-sample", format,
-            ],
-        );
-        assert_eq!(run.code(), Some(1), "{format}: {}", run.stderr);
+        let run = common::Match::new()
+            .engine("pbrain-random", &[])
+            .engine("pbrain-random", &[])
+            .rule(8)
+            .samples(&[format])
+            .run_in(dir.path());
+        run.assert_exit(1);
         assert!(
             run.stderr.contains("-sample") && run.stderr.contains("caro (code 8) does not fit"),
             "{format}: {}",
@@ -952,11 +926,7 @@ fn an_lz4_file_without_samples_is_a_valid_empty_frame() {
                     .arg(file)
                     .output()
                     .unwrap();
-                assert!(
-                    out.status.success(),
-                    "{format}: lz4.frame.open: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                common::assert_ok(&out, &format!("{format}: lz4.frame.open"));
                 assert_eq!(out.stdout, want, "{format}");
             }
         }

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use gomoku_cli::record::journal::{self, JournalEntry, JournalHeader};
+use gomoku_cli::journal::{JournalEntry, JournalHeader, JournalSet, Order, ReadAll, Repeats, Seen};
+use gomoku_cli::outputs::records::{PsqTarget, RecordFiles, RecordTargets};
 use gomoku_cli::record::samples::SampleConfig;
-use gomoku_cli::runner::records::{PsqTarget, RecordFiles, RecordTargets};
 use gomoku_cli::schedule::GameId;
 
 use super::{say, CommandError, CommandResult, Outcome};
@@ -85,37 +85,39 @@ fn check_new_records(p: &PsqTarget, entries: &[JournalEntry]) -> Result<(), Comm
 }
 
 /// Journal entries of every file: one file in its own order (the order games finished), several
-/// in game order; repeats of a game are dropped.
+/// in game order; repeats of a game are dropped, the same game with two results refused.
 fn read_journals(
     files: &[PathBuf],
 ) -> Result<(Option<JournalHeader>, Vec<JournalEntry>), CommandError> {
-    let mut header = None;
-    let mut entries = Vec::new();
-    for f in files {
-        let text =
-            std::fs::read(f).map_err(|e| CommandError::Failed(format!("{}: {e}", f.display())))?;
-        let read = journal::parse(&text, &f.display().to_string())
-            .map_err(|e| CommandError::Failed(e.to_string()))?;
-        for w in read.warnings {
-            eprintln!("warning: {w}");
-        }
-        header = header.or(read.header);
-        entries.extend(read.entries);
-    }
-    let fingerprints: std::collections::BTreeSet<&str> =
-        entries.iter().map(|e| e.fingerprint.as_str()).collect();
+    let failed = CommandError::Failed;
+    let ReadAll {
+        headers,
+        games: entries,
+        warnings,
+    } = JournalSet::<JournalEntry>::read_all(files, Order::GameNumber).map_err(failed)?;
+    super::warn_all(&warnings);
+    let fingerprints: std::collections::BTreeSet<&str> = (headers.iter().map(|h| &h.fingerprint))
+        .chain(entries.iter().map(|e| &e.fingerprint))
+        .map(String::as_str)
+        .collect();
     if fingerprints.len() > 1 {
         return Err(CommandError::Failed(format!(
             "the journals mix {} different runs (fingerprints); export one run at a time",
             fingerprints.len()
         )));
     }
-    if files.len() > 1 {
-        entries.sort_by_key(|e| e.game);
+    let mut seen = Repeats::default();
+    let mut kept = Vec::with_capacity(entries.len());
+    for e in entries {
+        if seen
+            .admit(e.game, e.result)
+            .map_err(|c| failed(c.to_string()))?
+            == Seen::First
+        {
+            kept.push(e);
+        }
     }
-    let mut seen = std::collections::HashSet::new();
-    entries.retain(|e| seen.insert(e.game));
-    Ok((header, entries))
+    Ok((headers.into_iter().next(), kept))
 }
 
 impl Records {

@@ -6,7 +6,8 @@ use std::fs;
 use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use gomoku_cli::record::{journal, psq};
+use gomoku_cli::journal;
+use gomoku_cli::record::psq;
 use gomoku_cli::renlib::stats::{has_stats_lines, refresh_stats, LibStats};
 use gomoku_cli::renlib::{
     dump, file, sgf, CodePage, GameMerge, LibGame, Library, NotMergeable, Notation, MAGIC,

@@ -54,128 +54,10 @@ pub fn say(text: &str) {
     let _ = out.flush();
 }
 
-/// Journal files named on the command line: a directory stands for every `*.journal.jsonl` in it
-/// (a run directory of shards), in name order.
-pub fn journal_files(args: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
-    let mut files = Vec::new();
-    for a in args {
-        if a.is_dir() {
-            let mut found: Vec<_> = std::fs::read_dir(a)
-                .map_err(|e| format!("{}: {e}", a.display()))?
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.to_string_lossy().ends_with(".journal.jsonl"))
-                .collect();
-            if found.is_empty() {
-                return Err(format!("{}: no *.journal.jsonl files", a.display()));
-            }
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(a.clone());
-        }
-    }
-    Ok(files)
-}
+pub use gomoku_cli::journal::{journal_files, JournalSet};
 
-/// The journals of one run read together, streaming: their headers, then their games in the
-/// order they finished (one file in its own order; several merged by each game's `ended` time,
-/// then number), so `sprt`, `merge` and `export` replay alike, in memory independent of the
-/// number of games.
-pub struct JournalSet<E = Summary> {
-    pub headers: Vec<gomoku_cli::record::journal::JournalHeader>,
-    streams: Vec<JournalFile<E>>,
-    heads: std::collections::BinaryHeap<std::cmp::Reverse<(i64, u64, usize)>>,
-    /// The head entry of each file (one per file at a time).
-    pending: Vec<Option<E>>,
-    /// The first read error: the iteration stops there and the caller reports it.
-    pub error: Option<String>,
-}
-
-/// What statistics read of a game line (the default entry type of a [`JournalSet`]).
-type Summary = gomoku_cli::record::journal::GameSummary;
-type JournalFile<E> = gomoku_cli::record::journal::Stream<std::io::BufReader<std::fs::File>, E>;
-
-impl<E> JournalSet<E>
-where
-    E: serde::de::DeserializeOwned + gomoku_cli::record::journal::FinishedGame,
-{
-    /// Open journal files or run directories (see [`journal_files`]).
-    pub fn open(args: &[std::path::PathBuf]) -> Result<JournalSet<E>, String> {
-        let mut set = JournalSet {
-            headers: Vec::new(),
-            streams: Vec::new(),
-            heads: Default::default(),
-            pending: Vec::new(),
-            error: None,
-        };
-        let mut firsts = Vec::new();
-        for f in journal_files(args)? {
-            let file = std::fs::File::open(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-            let reader = std::io::BufReader::new(file);
-            set.streams
-                .push(JournalFile::new(reader, f.display().to_string()));
-            firsts.push(set.pull(set.streams.len() - 1)?);
-        }
-        for (i, first) in firsts.into_iter().enumerate() {
-            set.push_head(i, first);
-        }
-        Ok(set)
-    }
-
-    /// The next entry of file `i` (its header lines kept aside, torn lines reported).
-    fn pull(&mut self, i: usize) -> Result<Option<E>, String> {
-        use gomoku_cli::record::journal::Item;
-        for item in self.streams[i].by_ref() {
-            match item.map_err(|e| e.to_string())? {
-                Item::Header(h) => self.headers.push(*h),
-                Item::Entry(e) => return Ok(Some(*e)),
-                Item::Torn(w) => eprintln!("warning: {w}"),
-            }
-        }
-        Ok(None)
-    }
-
-    fn push_head(&mut self, i: usize, e: Option<E>) {
-        let Some(e) = e else { return };
-        let ended = chrono::DateTime::parse_from_rfc3339(e.ended_at())
-            .ok()
-            .and_then(|t| t.timestamp_nanos_opt())
-            .unwrap_or(0);
-        // One file: its own order (the key only breaks ties between files).
-        let key = if self.streams.len() == 1 { 0 } else { ended };
-        self.heads
-            .push(std::cmp::Reverse((key, e.game_number(), i)));
-        self.pending_store(i, e);
-    }
-
-    fn pending_store(&mut self, i: usize, e: E) {
-        if self.pending.len() <= i {
-            self.pending.resize_with(i + 1, || None);
-        }
-        self.pending[i] = Some(e);
-    }
-}
-
-impl<E> Iterator for JournalSet<E>
-where
-    E: serde::de::DeserializeOwned + gomoku_cli::record::journal::FinishedGame,
-{
-    type Item = E;
-
-    fn next(&mut self) -> Option<E> {
-        let std::cmp::Reverse((_, _, i)) = self.heads.pop()?;
-        let e = self.pending.get_mut(i).and_then(Option::take)?;
-        match self.pull(i) {
-            Ok(next) => self.push_head(i, next),
-            Err(x) => {
-                self.error.get_or_insert(x);
-                self.heads.clear();
-            }
-        }
-        Some(e)
-    }
-}
+/// What statistics read of a game line.
+type Summary = gomoku_cli::journal::GameSummary;
 
 /// Replay a run's journals (journal files or run directories): streaming when they have a header;
 /// journals of versions before the header are read whole and their pairing guessed (with a
@@ -186,7 +68,7 @@ pub fn replay(
 ) -> Result<
     (
         gomoku_cli::tracker::Replay,
-        Vec<gomoku_cli::record::journal::JournalHeader>,
+        Vec<gomoku_cli::journal::JournalHeader>,
     ),
     String,
 > {
@@ -205,6 +87,7 @@ pub fn replay(
             tracker::from_journal(&entries, sprt)
         }
     };
+    warn_all(&set.warnings);
     if let Some(e) = set.error {
         return Err(e);
     }
@@ -240,6 +123,13 @@ pub fn stop_marker(args: &[std::path::PathBuf]) -> Option<gomoku_cli::runner::sy
             false => a.with_file_name(STOP_MARKER),
         })
         .find_map(|p| serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok())
+}
+
+/// Print the warnings of reading journals (torn last lines).
+pub fn warn_all(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
 }
 
 /// Warn when a journal without a header made a reader guess how games pair.

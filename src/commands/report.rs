@@ -2,7 +2,7 @@
 //! journals of one run), written atomically.
 
 use super::{say, CommandError, CommandResult, Outcome};
-use gomoku_cli::record::journal::JournalEntry;
+use gomoku_cli::journal::JournalEntry;
 use gomoku_cli::report::{self, PageOptions, RunState};
 
 /// The report's flags.
@@ -28,23 +28,15 @@ pub fn run(a: ReportArgs) -> CommandResult {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let headers = set.headers.clone();
-    let crossing = super::stop_marker(&a.journals).map(|m| gomoku_cli::stats::SprtCrossing {
-        verdict: m.verdict,
-        llr: m.llr,
-        games: m.games,
-        game: m.game,
-    });
+    let crossing = super::stop_marker(&a.journals).map(|m| m.crossing());
     let opts = PageOptions {
         built: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     };
-    let built = report::build(&headers, set.by_ref(), crossing, RunState::Ended, &opts);
-    if let Some(e) = set.error {
-        return Err(CommandError::Failed(e));
-    }
-    let (r, page) = built.map_err(|e| CommandError::Failed(format!("{}: {e}", where_())))?;
+    let built = report::build_from(&mut set, &where_(), crossing, RunState::Ended, &opts);
+    super::warn_all(&set.warnings);
+    let (r, page) = built.map_err(CommandError::Failed)?;
     let games = r.games.len();
-    gomoku_cli::runner::outputs::prepare_parent(&a.output)
+    gomoku_cli::outputs::prepare_parent(&a.output)
         .map_err(|e| CommandError::Failed(e.to_string()))?;
     gomoku_cli::atomic_file::write_atomic(&a.output, |w| w.write_all(page.as_bytes()))
         .map_err(|e| CommandError::Failed(format!("cannot write {}: {e}", a.output.display())))?;

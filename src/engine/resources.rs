@@ -230,9 +230,18 @@ mod tests {
         let pid = sh.id();
         let children = format!("/proc/{pid}/task/{pid}/children");
         let t = std::time::Instant::now();
-        while std::fs::read_to_string(&children).map_or(0, |c| parse_children(&c).count()) < 2
-            && t.elapsed() < Duration::from_secs(60)
-        {
+        // Both children counted once they run `sleep` (between fork and exec a child is a copy
+        // of sh whose memory is being replaced).
+        let sleeping = || {
+            let kids = std::fs::read_to_string(&children).unwrap_or_default();
+            parse_children(&kids)
+                .filter(|k| {
+                    std::fs::read(format!("/proc/{k}/cmdline"))
+                        .is_ok_and(|c| c.starts_with(b"sleep\0"))
+                })
+                .count()
+        };
+        while sleeping() < 2 && t.elapsed() < Duration::from_secs(60) {
             std::thread::sleep(Duration::from_millis(10));
         }
         let own =

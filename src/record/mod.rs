@@ -2,7 +2,6 @@
 //! (journal line, SGF, PGN, message block, Piskvork `.psq`). Writers that touch files live in
 //! `record::writer`.
 
-pub mod journal;
 pub mod msg;
 pub mod pgn;
 pub mod psq;
@@ -326,15 +325,15 @@ mod snapshots {
     fn journal_snapshots() {
         insta::assert_snapshot!(
             "journal_five",
-            journal::render_line(&sample_record(), "0123456789abcdef")
+            crate::journal::render_line(&sample_record(), "0123456789abcdef")
         );
         insta::assert_snapshot!(
             "journal_forbidden",
-            journal::render_line(&forbidden_record(), "0123456789abcdef")
+            crate::journal::render_line(&forbidden_record(), "0123456789abcdef")
         );
         insta::assert_snapshot!(
             "journal_swap",
-            journal::render_line(&swap_record(), "0123456789abcdef")
+            crate::journal::render_line(&swap_record(), "0123456789abcdef")
         );
     }
 }

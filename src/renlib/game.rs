@@ -6,7 +6,7 @@ use thiserror::Error;
 
 use crate::board::{parse_pos_sequence, BoardSize, Color, Pos};
 use crate::game::GameResult;
-use crate::record::journal::JournalEntry;
+use crate::journal::JournalEntry;
 use crate::record::psq::PsqGame;
 use crate::record::GameRecord;
 
@@ -131,7 +131,7 @@ impl LibGame {
         LibGame::new(
             GameKey::of_run(&e.fingerprint, e.game),
             cells(&moves)?,
-            e.result.parse().ok(),
+            Some(e.result),
             (&e.black, &e.white),
             &e.termination,
         )

@@ -13,7 +13,7 @@ pub mod page;
 pub use model::{Report, ReportBuilder, ReportError, RunState};
 pub use page::PageOptions;
 
-use crate::record::journal::{JournalEntry, JournalHeader};
+use crate::journal::{JournalEntry, JournalHeader, JournalSet};
 use crate::stats::SprtCrossing;
 
 /// The page of a run from its headers and its entries in the order they finished; `crossing` is
@@ -35,6 +35,24 @@ pub fn build(
     let r = b.finish(state);
     let page = html(&r, opts)?;
     Ok((r, page))
+}
+
+/// The page of the journals `set` reads, streaming (one game line at a time beside the report's
+/// own figures). A read error fails it as the reader words it; a game the report cannot use fails
+/// it named after `files`, the journals read.
+pub fn build_from(
+    set: &mut JournalSet<JournalEntry>,
+    files: &str,
+    crossing: Option<SprtCrossing>,
+    state: RunState,
+    opts: &PageOptions,
+) -> Result<(Report, String), String> {
+    let headers = set.headers.clone();
+    let built = build(&headers, set.by_ref(), crossing, state, opts);
+    if let Some(e) = set.error.take() {
+        return Err(e);
+    }
+    built.map_err(|e| format!("{files}: {e}"))
 }
 
 /// The page of a report.

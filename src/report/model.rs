@@ -2,24 +2,23 @@
 //! and its game entries in the order they finished. Pure: entries in, rows and series out; the
 //! charts and the page are drawn from a [`Report`] only.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use thiserror::Error;
 
 use crate::board::{Board, BoardSize, Color, Pos};
 use crate::game::GameResult;
-use crate::record::journal::{parse_moves_text, GameSummary, JournalEntry, JournalHeader};
+use crate::journal::{
+    Conflict, GameSummary, JournalEntry, JournalHeader, Points, RebuildError, Repeats, Seen,
+};
 use crate::rules::{forbidden_points, Rule};
 use crate::stats::{
     Counts, EloEstimate, Interval, MatchSummary, Sprt, SprtCrossing, StandingRow, Verdict, Wld,
 };
 use crate::tracker::{scored, Tracker};
 
-pub use crate::game::TERMINATIONS;
-
-/// A code the journal may hold that this version does not know (a newer writer, a hand edit).
-pub const OTHER_TERMINATION: &str = "other";
+pub use crate::journal::{termination_code, termination_label, OTHER_TERMINATION, TERMINATIONS};
 
 /// Series longer than this are thinned evenly to this many points (the last one always kept):
 /// a chart is under a thousand pixels wide, and a 100,000-game run must stay a small file.
@@ -67,11 +66,35 @@ pub enum ReportError {
         why: String,
     },
     /// The same game appears twice with different results.
-    #[error("game {game} is recorded twice with different results ({a} and {b})")]
-    Conflict { game: u64, a: String, b: String },
+    #[error(transparent)]
+    Conflict(#[from] Conflict),
     /// The page template failed (a bug: the template ships with the program).
     #[error("cannot render the report page: {0}")]
     Render(String),
+}
+
+impl From<RebuildError> for ReportError {
+    fn from(e: RebuildError) -> Self {
+        match e {
+            RebuildError::Field {
+                game,
+                field,
+                value,
+                why,
+            } => ReportError::BadGame {
+                game,
+                field,
+                value,
+                why,
+            },
+            RebuildError::NoEnd { game } => ReportError::BadGame {
+                game,
+                field: "end",
+                value: String::new(),
+                why: e.to_string(),
+            },
+        }
+    }
 }
 
 /// Whether the run is still going (a report rewritten by `-report` during the run).
@@ -256,7 +279,7 @@ pub struct ReportBuilder {
     pairs: Vec<(usize, usize)>,
     sprt: Option<Sprt>,
     /// Game number → result, to drop repeats and catch conflicts.
-    seen: HashMap<u64, &'static str>,
+    seen: Repeats,
     games: Vec<GameRow>,
     /// The SPRT's counts after each game: the LLR is computed at the end, for the games drawn
     /// only (an LLR is a root search, the counts are a copy).
@@ -269,34 +292,6 @@ pub struct ReportBuilder {
     terminations: Vec<EngineTerminations>,
     started: Option<String>,
     ended: Option<String>,
-}
-
-fn result_code(text: &str) -> Option<&'static str> {
-    [
-        GameResult::BlackWins,
-        GameResult::WhiteWins,
-        GameResult::Draw,
-    ]
-    .into_iter()
-    .map(GameResult::as_str)
-    .find(|r| *r == text)
-}
-
-/// The known code of a journal's termination text, or [`OTHER_TERMINATION`].
-pub fn termination_code(text: &str) -> &'static str {
-    TERMINATIONS
-        .iter()
-        .map(|(c, _)| *c)
-        .find(|c| *c == text)
-        .unwrap_or(OTHER_TERMINATION)
-}
-
-/// The words the report shows for a termination code.
-pub fn termination_label(code: &str) -> &'static str {
-    TERMINATIONS
-        .iter()
-        .find(|(c, _)| *c == code)
-        .map_or("other", |(_, l)| *l)
 }
 
 impl ReportBuilder {
@@ -339,7 +334,7 @@ impl ReportBuilder {
                 .collect(),
             pairs,
             tracker,
-            seen: HashMap::new(),
+            seen: Repeats::default(),
             games: Vec::new(),
             llr_counts: Vec::new(),
             times: vec![Vec::new(); n],
@@ -365,16 +360,7 @@ impl ReportBuilder {
             value: value.to_string(),
             why,
         };
-        let result = result_code(&e.result)
-            .ok_or_else(|| bad("result", &e.result, "not a result".into()))?;
-        if let Some(&prev) = self.seen.get(&e.game) {
-            if prev != result {
-                return Err(ReportError::Conflict {
-                    game: e.game,
-                    a: prev.to_string(),
-                    b: e.result.clone(),
-                });
-            }
+        if self.seen.admit(e.game, e.result)? == Seen::Repeat {
             return Ok(());
         }
         let n = self.times.len();
@@ -390,32 +376,17 @@ impl ReportBuilder {
                 ));
             }
         }
-        let stones = |field, text: &str| {
-            parse_moves_text(text, self.size).map_err(|x| bad(field, text, x.to_string()))
-        };
-        let opening = stones("opening", &e.opening)?;
-        let moves = stones("moves", &e.moves)?;
-        if moves.len() != e.times_ms.len() {
-            let why = format!("{} moves but {} times", moves.len(), e.times_ms.len());
-            return Err(bad("times_ms", &e.moves, why));
-        }
-        let forbidden_move = match &e.forbidden_move {
-            Some(m) => Some(
-                stones("forbidden_move", m)?
-                    .first()
-                    .copied()
-                    .ok_or_else(|| bad("forbidden_move", m, "no point".into()))?,
-            ),
-            None => None,
-        };
-        let summary = GameSummary::from(e);
-        let scored_game =
-            scored(&summary, &self.pairs).map_err(|x| bad("pair", "", x.to_string()))?;
+        let Points {
+            opening,
+            moves,
+            forbidden: forbidden_move,
+        } = e.points(self.size)?;
         if e.pair >= self.pairs.len() {
             let why = format!("the run has {} engine pairs", self.pairs.len());
             return Err(bad("pair", &e.pair.to_string(), why));
         }
-        self.seen.insert(e.game, result);
+        let scored_game = scored(&GameSummary::from(e), &self.pairs);
+        let result = e.result;
         self.tracker.record(scored_game);
         self.series_after(e.pair);
         let termination = termination_code(&e.termination);
@@ -439,7 +410,7 @@ impl ReportBuilder {
             game: e.game,
             black: e.black_engine,
             white: e.white_engine,
-            result,
+            result: result.as_str(),
             termination,
             reason: e.reason.clone(),
             opening,
@@ -516,13 +487,13 @@ impl ReportBuilder {
         &mut self,
         black: usize,
         white: usize,
-        result: &'static str,
+        result: GameResult,
         code: &'static str,
     ) {
         let bump = |m: &mut BTreeMap<&'static str, u64>| *m.entry(code).or_default() += 1;
-        let (winner, loser) = match result.parse() {
-            Ok(GameResult::BlackWins) => (black, white),
-            Ok(GameResult::WhiteWins) => (white, black),
+        let (winner, loser) = match result {
+            GameResult::BlackWins => (black, white),
+            GameResult::WhiteWins => (white, black),
             _ => {
                 bump(&mut self.terminations[black].drawn);
                 if white != black {
@@ -806,8 +777,8 @@ pub fn forbidden_by_position(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::journal::{EngineSettings, RunSettings, SprtSettings};
     use crate::record::fixtures::sample_record;
-    use crate::record::journal::{EngineSettings, RunSettings, SprtSettings};
 
     pub fn header(engines: &[&str], repeat: bool, sprt: bool, rule: u8) -> JournalHeader {
         JournalHeader {
@@ -865,7 +836,7 @@ pub(crate) mod tests {
         r.black = crate::schedule::EngineId(black);
         r.white = crate::schedule::EngineId(1 - black);
         let mut e = JournalEntry::from_record(&r, "f");
-        e.result = result.into();
+        e.result = result.parse().unwrap();
         e.termination = termination.into();
         e
     }
@@ -922,11 +893,11 @@ pub(crate) mod tests {
         let err = b.add(&entry(1, 0, "0-1", "five")).unwrap_err();
         assert_eq!(
             err,
-            ReportError::Conflict {
+            ReportError::Conflict(Conflict {
                 game: 1,
-                a: "1-0".into(),
-                b: "0-1".into()
-            }
+                first: GameResult::BlackWins,
+                second: GameResult::WhiteWins,
+            })
         );
         let mut bad = entry(2, 0, "1-0", "five");
         bad.moves = "h9zz".into();

@@ -456,7 +456,7 @@ mod tests {
     use crate::report::model::tests::{entry, header};
     use crate::report::{ReportBuilder, RunState};
 
-    fn page(names: &[&str], games: &[crate::record::journal::JournalEntry]) -> String {
+    fn page(names: &[&str], games: &[crate::journal::JournalEntry]) -> String {
         let h = header(names, true, true, 4);
         let mut b = ReportBuilder::new(std::slice::from_ref(&h)).unwrap();
         for g in games {

@@ -5,6 +5,7 @@
 //! or threads. The async shell in `runner/mod.rs` carries the actions out.
 
 use crate::board::Color;
+use crate::outputs::Records;
 use crate::record::GameRecord;
 use crate::schedule::{EngineId, GameId, GameQueue, Pairing, Schedule, TournamentKind};
 use crate::stats::{crosstable, standings_table, Score, Sprt, SprtCrossing, Verdict};
@@ -31,15 +32,6 @@ pub enum Event {
     ShardsStopped(StopMarker),
     /// A write to the journal or a record file failed: start no new game, abandon the others.
     OutputFailed,
-}
-
-/// Which records a finished game goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Records {
-    /// The journal and every other record.
-    All,
-    /// The journal only (`-loseonly` and a game the first engine did not lose).
-    JournalOnly,
 }
 
 /// What the shell must do.

@@ -9,8 +9,6 @@
 
 mod console;
 pub mod dispatcher;
-pub mod outputs;
-pub mod records;
 pub mod report;
 mod resume;
 pub mod same_file;
@@ -28,18 +26,16 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{Config, LogLevel, OnEngineFailure, Start};
 use crate::engine::LogSink;
 use crate::opening::{OpeningBook, OpeningError, OpeningSequence};
-use crate::record::samples::SampleWriteError;
 use crate::schedule::{GameQueue, Schedule};
 use crate::shard::Shard;
 use crate::tracker::{scored, ScoredGame, Tracker};
 
+use crate::outputs::logs::LogFiles;
+use crate::outputs::{OutputError, Outputs};
 use console::Console;
 use dispatcher::{Action, DispatchSettings, Dispatcher, Event, Verbosity};
-use outputs::{LogFiles, Outputs};
 use slot::{Shared, SlotMsg};
 use sync::ShardSync;
-
-pub use outputs::fingerprint;
 
 /// Failures that stop a run before or outside the games themselves.
 #[derive(Debug, Error)]
@@ -47,32 +43,9 @@ pub enum RunError {
     /// The openings file cannot be read or holds an invalid opening.
     #[error("{0}")]
     Openings(#[from] OpeningError),
-    /// The samples file cannot be opened.
-    #[error("{0}")]
-    Samples(#[from] SampleWriteError),
-    /// An output file or directory cannot be created or opened.
-    #[error("cannot open output {path}: {source}")]
-    Output {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// A parent of an output path is a file.
-    #[error("cannot create {path}: {file} is a file, not a directory")]
-    NotADirectory { path: PathBuf, file: PathBuf },
-    /// Writing to an output failed (a full disk, a file size limit, an I/O error): the run stops.
-    #[error("cannot write to {path}: {source}")]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// The `-renlib` library cannot be read or written.
-    #[error("-renlib: {0}")]
-    Renlib(String),
-    /// A journal line that cannot be turned back into the game it records.
-    #[error("{0}")]
-    Rebuild(#[from] crate::record::journal::RebuildError),
+    /// An output cannot be opened or written.
+    #[error(transparent)]
+    Output(#[from] OutputError),
     /// `-resume` found no journal of this run.
     #[error("-resume: no journal of this run (gomoku-cli-*.journal.jsonl with the same settings) in {dir}; name it with -journal FILE")]
     NoJournalToResume { dir: PathBuf },
@@ -106,9 +79,6 @@ pub enum RunError {
     /// Two outputs, or an output and an input, name one file.
     #[error("{0}")]
     SameFile(#[from] same_file::SameFile),
-    /// `-journal FILE` names a journal that already holds games (of another run).
-    #[error("journal {path} already exists and is not empty: a new run never appends to another run's journal; give another -journal path or remove the file")]
-    JournalExists { path: PathBuf },
 }
 
 /// How a run ended.
@@ -501,6 +471,7 @@ fn remaining(
     };
     let pairs: Vec<(usize, usize)> = schedule.pairs().iter().map(|(a, b)| (a.0, b.0)).collect();
     let mut done = std::collections::HashSet::new();
+    let mut repeats = crate::journal::Repeats::default();
     let mut prior = Vec::new();
     for e in &r.entries {
         if e.game == 0 || e.game > total {
@@ -510,9 +481,12 @@ fn remaining(
                 e.game
             )));
         }
-        if done.insert(e.game) {
-            let summary = crate::record::journal::GameSummary::from(e);
-            prior.push(scored(&summary, &pairs).map_err(|x| RunError::BadJournal(x.to_string()))?);
+        let seen = repeats
+            .admit(e.game, e.result)
+            .map_err(|c| RunError::BadJournal(format!("{}: {c}", r.journal.display())))?;
+        if seen == crate::journal::Seen::First {
+            done.insert(e.game);
+            prior.push(scored(&crate::journal::GameSummary::from(e), &pairs));
         }
     }
     Ok((GameQueue::new(schedule, shard, done), prior))
@@ -530,12 +504,11 @@ fn check_before_opening(config: &Config) -> Result<(), RunError> {
 fn open_logs(config: &Config) -> Result<Option<LogFiles>, RunError> {
     match config.outputs.log {
         LogLevel::Off => Ok(None),
-        _ => LogFiles::open(
+        _ => Ok(Some(LogFiles::open(
             &config.outputs.log_dir,
             config.tournament.concurrency,
             config.cluster.shard,
-        )
-        .map(Some),
+        )?)),
     }
 }
 
@@ -572,7 +545,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     if let Some(r) = resumed.as_ref().filter(|_| !stops.abort.is_cancelled()) {
         r.check_names(&names)?;
     }
-    let header = outputs::header(&config, &names, total);
+    let header = crate::journal::header(&config, &names, total);
     if resumed.as_ref().is_none_or(|r| r.needs_header) {
         outputs.write_header(&header)?;
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use crate::record::journal::{Item, JournalEntry, JournalHeader, Stream};
+use crate::journal::{JournalEntry, JournalSet};
 use crate::report::{self, PageOptions, RunState};
 
 use super::RunError;
@@ -20,26 +20,14 @@ pub struct LiveReport {
 
 /// Build the report of `journal` and write it to `out`.
 pub fn write(journal: &Path, out: &Path, state: RunState) -> Result<(), String> {
-    let file = std::fs::File::open(journal).map_err(|e| format!("{}: {e}", journal.display()))?;
-    let mut headers: Vec<JournalHeader> = Vec::new();
-    let mut entries: Vec<JournalEntry> = Vec::new();
-    let stream = Stream::<_, JournalEntry>::new(
-        std::io::BufReader::new(file),
-        journal.display().to_string(),
-    );
-    for item in stream {
-        match item.map_err(|e| e.to_string())? {
-            Item::Header(h) => headers.push(*h),
-            Item::Entry(e) => entries.push(*e),
-            // The line being written as we read: the next rebuild has it.
-            Item::Torn(_) => {}
-        }
-    }
+    // The whole journal at each rebuild, not a tail kept in memory: between rebuilds the runner
+    // holds no game lines (see `release_memory`); a line being written is the next rebuild's.
+    let mut set = JournalSet::<JournalEntry>::open(&[journal.to_path_buf()])?;
     let opts = PageOptions {
         built: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     };
-    let (_, page) = report::build(&headers, entries, None, state, &opts)
-        .map_err(|e| format!("{}: {e}", journal.display()))?;
+    let name = journal.display().to_string();
+    let (_, page) = report::build_from(&mut set, &name, None, state, &opts)?;
     crate::atomic_file::write_atomic(out, |w| w.write_all(page.as_bytes()))
         .map_err(|e| format!("cannot write {}: {e}", out.display()))
 }
@@ -124,7 +112,7 @@ impl LiveReport {
     /// before its first game, then start the writer thread.
     pub fn start(journal: PathBuf, out: PathBuf) -> Result<LiveReport, RunError> {
         map_large_buffers();
-        super::outputs::prepare_parent(&out)?;
+        crate::outputs::prepare_parent(&out)?;
         write(&journal, &out, RunState::Running).map_err(RunError::Report)?;
         let (tx, rx) = mpsc::channel::<RunState>();
         let thread = std::thread::Builder::new()
@@ -158,7 +146,7 @@ impl LiveReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::journal::{render_entry, render_header};
+    use crate::journal::{render_entry, render_header};
     use crate::report::model::tests::{entry, header};
 
     #[test]

@@ -3,14 +3,15 @@
 //! last journal line, the last game missing from or cut in the other records) and tell the
 //! dispatcher which games are done.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::config::{Config, JournalTarget};
-use crate::record::journal::{self, JournalEntry, JournalHeader, RunSettings};
+use crate::journal::{self, JournalEntry, JournalHeader, RunSettings};
 
-use super::outputs::{fingerprint, identity, legacy_identity, record_targets};
-use super::records::complete_last;
 use super::RunError;
+use crate::journal::{fingerprint, identity, legacy_identity};
+use crate::outputs::records::complete_last;
+use crate::outputs::{record_targets, OutputError};
 
 /// A journal ready to be continued.
 #[derive(Debug)]
@@ -64,7 +65,7 @@ fn find_journal(config: &Config, target: &JournalTarget) -> Result<PathBuf, RunE
             };
             let want = fingerprint(config);
             let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&dir)
-                .map_err(|source| RunError::Output {
+                .map_err(|source| OutputError::Open {
                     path: dir.clone(),
                     source,
                 })?
@@ -76,7 +77,7 @@ fn find_journal(config: &Config, target: &JournalTarget) -> Result<PathBuf, RunE
                         n.starts_with("gomoku-cli-") && n.ends_with(".journal.jsonl")
                     })
                 })
-                .filter(|p| header_of(p).is_some_and(|h| same_run(&h, config, &want)))
+                .filter(|p| journal::header_of(p).is_some_and(|h| same_run(&h, config, &want)))
                 .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
                 .collect();
             found.sort();
@@ -103,14 +104,6 @@ fn same_run(h: &JournalHeader, config: &Config, want: &str) -> bool {
         legacy_identity(&adopted),
     ]
     .contains(&h.fingerprint)
-}
-
-/// The header of a journal file, if it has one.
-fn header_of(path: &Path) -> Option<JournalHeader> {
-    use std::io::BufRead;
-    let file = std::fs::File::open(path).ok()?;
-    let first = std::io::BufReader::new(file).lines().next()?.ok()?;
-    serde_json::from_str(&first).ok()
 }
 
 /// Every setting that differs, as `name: journal value → command line value` (engine names
@@ -164,7 +157,7 @@ pub fn prepare(
     total: u64,
 ) -> Result<Resumed, RunError> {
     let path = find_journal(config, target)?;
-    let io = |source| RunError::Output {
+    let io = |source| OutputError::Open {
         path: path.clone(),
         source,
     };
@@ -206,7 +199,7 @@ pub fn prepare(
         config.tournament.colours = crate::config::ColourRule::FirstBlack;
     }
     let unnamed = vec![String::new(); config.tournament.engines.len()];
-    let now = super::outputs::header(config, &unnamed, total);
+    let now = crate::journal::header(config, &unnamed, total);
     let diffs = differences(&header.settings, &now.settings);
     if !diffs.is_empty() {
         return Err(RunError::ResumeMismatch {
@@ -258,7 +251,7 @@ mod tests {
     fn journals_of_this_build_and_of_builds_before_the_sha256_identity_are_this_run() {
         let c = config("-engine cmd=cat -engine cmd=sh -games 4 -boardsize 9");
         let want = identity(&c);
-        let mut h = super::super::outputs::header(&c, &[], 4);
+        let mut h = crate::journal::header(&c, &[], 4);
         assert!(same_run(&h, &c, &want));
         h.fingerprint = legacy_identity(&c);
         assert_ne!(h.fingerprint, want);

@@ -1,15 +1,14 @@
 //! The cluster-wide SPRT of a sharded run, without a daemon: each shard reads the other shards'
-//! journals in the run directory incrementally (from the byte offset it last read) and feeds
+//! journals in the run directory incrementally ([`Tail`]: from the byte offset it last read) and feeds
 //! their games to its dispatcher; the shard whose SPRT decides writes a stop marker (write, then
 //! rename: readers never see half a marker), and every shard polls for it.
 
-use std::collections::{HashMap, HashSet};
-use std::io::{Read, Seek, SeekFrom};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::journal::GameSummary;
+use crate::journal::{GameSummary, Item, Repeats, Seen, Tail};
 use crate::shard::Shard;
 use crate::stats::{SprtCrossing, Verdict};
 use crate::tracker::{scored, ScoredGame};
@@ -48,10 +47,10 @@ pub struct ShardSync {
     rundir: PathBuf,
     shard: Shard,
     pairs: Vec<(usize, usize)>,
-    /// Bytes of each other journal already read.
-    offsets: HashMap<PathBuf, u64>,
+    /// Each other journal, read as it grows.
+    tails: HashMap<PathBuf, Tail>,
     /// Games already fed (a resumed shard may repeat none, but a reader must not count twice).
-    seen: HashSet<u64>,
+    seen: Repeats,
 }
 
 impl ShardSync {
@@ -60,8 +59,8 @@ impl ShardSync {
             rundir: rundir.to_path_buf(),
             shard,
             pairs,
-            offsets: HashMap::new(),
-            seen: HashSet::new(),
+            tails: HashMap::new(),
+            seen: Repeats::default(),
         }
     }
 
@@ -129,46 +128,30 @@ impl ShardSync {
             .collect();
         let mut games = Vec::new();
         for path in others {
-            for e in self.read_new(&path) {
-                if self.seen.insert(e.game) {
-                    if let Ok(g) = scored(&e, &self.pairs) {
-                        games.push(g);
+            let tail = self
+                .tails
+                .entry(path.clone())
+                .or_insert_with(|| Tail::new(path));
+            // A bad line (a header, a line another tool wrote) is skipped: this shard only
+            // counts the others' games; `merge` reads every line and names a bad one.
+            for item in tail.read_new::<GameSummary>() {
+                if let Ok(Item::Entry(e)) = item {
+                    // Game numbers are disjoint between shards: a conflict is not a game of the run.
+                    if self.seen.admit(e.game, e.result) == Ok(Seen::First) {
+                        games.push(scored(&e, &self.pairs));
                     }
                 }
             }
         }
         games
     }
-
-    /// Complete lines appended to `path` since the last read (a line being written is left for
-    /// the next read).
-    fn read_new(&mut self, path: &Path) -> Vec<GameSummary> {
-        let offset = self.offsets.get(path).copied().unwrap_or(0);
-        let mut bytes = Vec::new();
-        let read = std::fs::File::open(path).and_then(|mut f| {
-            f.seek(SeekFrom::Start(offset))?;
-            f.read_to_end(&mut bytes)
-        });
-        if read.is_err() {
-            return vec![];
-        }
-        let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
-            return vec![];
-        };
-        self.offsets
-            .insert(path.to_path_buf(), offset + end as u64 + 1);
-        bytes[..end]
-            .split(|&b| b == b'\n')
-            .filter_map(|line| serde_json::from_slice::<GameSummary>(line).ok())
-            .collect()
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::journal::{render_entry, JournalEntry};
     use crate::record::fixtures::sample_record;
-    use crate::record::journal::{render_entry, JournalEntry};
     use std::io::Write;
 
     #[test]

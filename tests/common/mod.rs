@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -102,11 +103,16 @@ pub fn kill_tagged(tag: &str) {
     }
 }
 
+/// A finished runner: its exit, its output as text, and where it ran.
 pub struct Run {
     pub output: Output,
     pub stdout: String,
     pub stderr: String,
     pub tag: String,
+    /// The arguments it was given, for the messages of failed checks.
+    pub args: Vec<String>,
+    /// The directory it ran in, where its relative output paths are.
+    pub dir: PathBuf,
 }
 
 impl Run {
@@ -118,6 +124,46 @@ impl Run {
             .lines()
             .filter(|l| l.starts_with(prefix))
             .collect()
+    }
+    /// Checks the exit code; a failure shows the command line, standard output and error.
+    pub fn assert_exit(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code(),
+            Some(code),
+            "gomoku-cli {:?}\nstdout: {}\nstderr: {}",
+            self.args,
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+    /// Checks that the run exited with 0.
+    pub fn assert_success(&self) -> &Self {
+        self.assert_exit(0)
+    }
+    /// Checks that standard error holds `needle`, showing it when it does not.
+    pub fn assert_stderr_has(&self, needle: &str) -> &Self {
+        assert!(
+            self.stderr.contains(needle),
+            "{needle:?} not in stderr of {:?}: {}",
+            self.args,
+            self.stderr
+        );
+        self
+    }
+    /// Checks that standard output holds `needle`, showing it when it does not.
+    pub fn assert_stdout_has(&self, needle: &str) -> &Self {
+        assert!(
+            self.stdout.contains(needle),
+            "{needle:?} not in stdout of {:?}: {}",
+            self.args,
+            self.stdout
+        );
+        self
+    }
+    /// The game entries of the journal `name` in the run's directory (see [`journal_games`]).
+    pub fn journal(&self, name: &str) -> Vec<serde_json::Value> {
+        journal_games(&self.dir.join(name))
     }
 }
 
@@ -147,13 +193,169 @@ pub fn run_in(dir: &Path, args: &[&str]) -> Run {
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         output,
         tag,
+        args: args.iter().map(|a| a.to_string()).collect(),
+        dir: dir.to_path_buf(),
     }
+}
+
+/// Methods of [`Match`] adding an option and its value: `name => "-option"`.
+macro_rules! valued {
+    ($($name:ident => $option:literal,)*) => {
+        $(
+            #[doc = concat!("`", $option, " VALUE`")]
+            pub fn $name(self, value: impl Display) -> Self {
+                self.opt($option, value)
+            }
+        )*
+    };
+}
+
+/// Methods of [`Match`] adding an option without a value: `name => "-option"`.
+macro_rules! flags {
+    ($($name:ident => $option:literal,)*) => {
+        $(
+            #[doc = concat!("`", $option, "`")]
+            pub fn $name(self) -> Self {
+                self.arg($option)
+            }
+        )*
+    };
+}
+
+/// A gomoku-cli command line, its arguments in the order of the calls that add them (so a test
+/// says exactly what reaches the binary), and the ways to run it.
+#[derive(Clone, Debug, Default)]
+pub struct Match {
+    args: Vec<String>,
+}
+
+impl Match {
+    /// An empty command line: a match, with engines and options to add.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// A command line opening with the subcommand (or other words) `words`: `check`, `export`….
+    pub fn command(words: &[&str]) -> Self {
+        Self::new().args(words)
+    }
+    /// `-engine cmd=PATH [FLAGS]` then `opts` (`name=A`, `tc=0/5`…), where `spec` is a bundled
+    /// engine's name and its flags: `"pbrain-faulty --crash-at 3"`.
+    pub fn engine(self, spec: &str, opts: &[&str]) -> Self {
+        let (name, flags) = spec.split_once(' ').unwrap_or((spec, ""));
+        let path = engine(name);
+        let cmd = if flags.is_empty() {
+            path
+        } else {
+            format!("{path} {flags}")
+        };
+        self.engine_cmd(&cmd, opts)
+    }
+    /// `-engine cmd=CMD` then `opts`, for a command that is not a bundled engine.
+    pub fn engine_cmd(self, cmd: &str, opts: &[&str]) -> Self {
+        self.arg("-engine").arg(&format!("cmd={cmd}")).args(opts)
+    }
+    /// One engine `spec` (see [`Match::engine`]) under each of `names`.
+    pub fn engines(self, spec: &str, names: &[&str]) -> Self {
+        names
+            .iter()
+            .fold(self, |m, n| m.engine(spec, &[&format!("name={n}")]))
+    }
+    /// `-each` with its options.
+    pub fn each(self, opts: &[&str]) -> Self {
+        self.arg("-each").args(opts)
+    }
+    valued! {
+        rule => "-rule",
+        boardsize => "-boardsize",
+        games => "-games",
+        rounds => "-rounds",
+        concurrency => "-concurrency",
+    }
+    flags! {
+        repeat => "-repeat",
+        quiet => "-quiet",
+        noprogress => "-noprogress",
+        resume => "-resume",
+    }
+    /// `-openings` with its options as given.
+    pub fn openings(self, opts: &[&str]) -> Self {
+        self.arg("-openings").args(opts)
+    }
+    /// `-openings file=PATH` then `opts` (`type=pos`, `order=random`…).
+    pub fn openings_file(self, path: impl AsRef<Path>, opts: &[&str]) -> Self {
+        let file = format!("file={}", path.as_ref().display());
+        self.openings(&[&file]).args(opts)
+    }
+    valued! {
+        journal => "-journal",
+        pgn => "-pgn",
+        sgf => "-sgf",
+        msg => "-msg",
+        psq => "-psq",
+        renlib => "-renlib",
+        report => "-report",
+    }
+    /// `-sample` with its options (`format=csv`, `file=out.csv`…).
+    pub fn samples(self, opts: &[&str]) -> Self {
+        self.arg("-sample").args(opts)
+    }
+    /// An option and its value.
+    pub fn opt(self, name: &str, value: impl Display) -> Self {
+        self.arg(name).arg(&value.to_string())
+    }
+    /// One raw argument.
+    pub fn arg(mut self, a: &str) -> Self {
+        self.args.push(a.to_string());
+        self
+    }
+    /// Raw arguments, in order.
+    pub fn args(mut self, more: &[&str]) -> Self {
+        self.args.extend(more.iter().map(|a| a.to_string()));
+        self
+    }
+    /// The command line's arguments.
+    pub fn to_args(&self) -> Vec<String> {
+        self.args.clone()
+    }
+    /// Run it to completion in `dir` (see [`run_in`]).
+    pub fn run_in(&self, dir: &Path) -> Run {
+        run_in(dir, &strs(&self.args))
+    }
+    /// Run it to completion in the test's own working directory (cargo's: the package root).
+    pub fn run_here(&self) -> Run {
+        run_in(
+            &std::env::current_dir().expect("a working directory"),
+            &strs(&self.args),
+        )
+    }
+    /// Start it in `dir` without waiting (see [`spawn_tagged`]).
+    pub fn spawn_in(&self, dir: &Path) -> Tagged {
+        spawn_tagged(dir, &strs(&self.args))
+    }
+    /// Run it under `ulimit` settings in `dir` (see [`run_with_ulimit`]).
+    pub fn run_with_ulimit(&self, dir: &Path, ulimit: &str) -> Output {
+        run_with_ulimit(dir, ulimit, &strs(&self.args))
+    }
+}
+
+/// Checks that a process `what` exited with 0, showing its standard error when it did not.
+pub fn assert_ok(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A runner started in the background with a unique tag, for tests that signal it.
 pub struct Tagged {
     pub child: std::process::Child,
     pub tag: String,
+    /// The arguments it was given, for the messages of failed checks.
+    pub args: Vec<String>,
+    /// The directory it runs in.
+    pub dir: PathBuf,
 }
 
 /// Start the runner in `dir` without waiting for it.
@@ -168,7 +370,12 @@ pub fn spawn_tagged(dir: &Path, args: &[&str]) -> Tagged {
         .stderr(Stdio::piped())
         .spawn()
         .expect("runner starts");
-    Tagged { child, tag }
+    Tagged {
+        child,
+        tag,
+        args: args.iter().map(|a| a.to_string()).collect(),
+        dir: dir.to_path_buf(),
+    }
 }
 
 impl Tagged {
@@ -187,6 +394,20 @@ impl Tagged {
             "engine processes outlived the runner: {left:?}"
         );
         out
+    }
+
+    /// [`Tagged::finish`], as a [`Run`] to check.
+    pub fn finish_run(self) -> Run {
+        let (tag, args, dir) = (self.tag.clone(), self.args.clone(), self.dir.clone());
+        let output = self.finish();
+        Run {
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            output,
+            tag,
+            args,
+            dir,
+        }
     }
 }
 
@@ -242,27 +463,20 @@ pub fn shared_testdata_file(rel: &str) -> Option<PathBuf> {
 /// The bundled `scout` against `random` in colour-swapped pairs at concurrency 2, with the
 /// repository's `openings` file (pos notation), quiet, then `extra` (rule, games, outputs).
 pub fn scout_vs_random(openings: &str, extra: &[&str]) -> Vec<String> {
-    let file = repo_root().join("openings").join(openings);
-    let mut a: Vec<String> = vec![
-        "-engine".into(),
-        format!("cmd={}", engine("pbrain-scout")),
-        "name=scout".into(),
-        "-engine".into(),
-        format!("cmd={}", engine("pbrain-random")),
-        "name=random".into(),
-        "-each".into(),
-        "tc=5/0.5".into(),
-        "-repeat".into(),
-        "-concurrency".into(),
-        "2".into(),
-        "-openings".into(),
-        format!("file={}", file.display()),
-        "type=pos".into(),
-        "-noprogress".into(),
-        "-quiet".into(),
-    ];
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
+    scout_vs_random_match(openings).args(extra).to_args()
+}
+
+/// [`scout_vs_random`]'s command line before its `extra`, to build on.
+pub fn scout_vs_random_match(openings: &str) -> Match {
+    Match::new()
+        .engine("pbrain-scout", &["name=scout"])
+        .engine("pbrain-random", &["name=random"])
+        .each(&["tc=5/0.5"])
+        .repeat()
+        .concurrency(2)
+        .openings_file(repo_root().join("openings").join(openings), &["type=pos"])
+        .noprogress()
+        .quiet()
 }
 
 /// The runner under `ulimit` settings (bash's `ulimit`, then exec) in `dir`, without standard input.

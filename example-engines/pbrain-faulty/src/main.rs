@@ -461,13 +461,13 @@ fn main() {
 }
 
 /// `sleep 1000` as a daemon: `sh` in a session of its own (out of the engine's process group)
-/// starts it in the background and exits, so it is orphaned at once. Returns once it runs.
+/// starts it in the background and exits, so it is orphaned at once. Returns once it runs `sleep`
+/// (until the background child's exec, it is a copy of `sh` with `sh`'s command line).
 fn spawn_daemon() -> io::Result<()> {
     use std::os::unix::process::CommandExt;
     let mut sh = Process::new("sh");
-    sh.args(["-c", "sleep 1000 &"])
+    sh.args(["-c", "sleep 1000 </dev/null >/dev/null 2>&1 & echo $!"])
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
         .stderr(Stdio::null());
     // SAFETY: the closure runs in the forked child before exec and only calls setsid(2), which
     // is async-signal-safe.
@@ -479,11 +479,25 @@ fn spawn_daemon() -> io::Result<()> {
             Ok(())
         });
     }
-    let status = sh.status()?;
-    if !status.success() {
-        return Err(io::Error::other(format!("sh for the daemon: {status}")));
+    let out = sh.output()?;
+    if !out.status.success() {
+        return Err(io::Error::other(format!(
+            "sh for the daemon: {}",
+            out.status
+        )));
     }
-    Ok(())
+    let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let cmdline = format!("/proc/{pid}/cmdline");
+    for _ in 0..1000 {
+        match std::fs::read(&cmdline) {
+            Ok(c) if c.starts_with(b"sleep\0") => return Ok(()),
+            Ok(_) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(io::Error::other(format!("the daemon {pid}: {e}"))),
+        }
+    }
+    Err(io::Error::other(format!(
+        "the daemon {pid} did not start sleep"
+    )))
 }
 
 /// Sleep for ever (the manager has to kill us).

@@ -1,12 +1,12 @@
-//! The results journal: one JSON line per finished game, the source of truth for statistics,
-//! resume, shard merging and archives. Rendering and reading are pure; appending is the writer's.
+//! The journal's wire contract: the header line and one JSON line per finished game, their
+//! field names (a public contract, documented in README.md) and their rendering.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::{moves_text, GameRecord};
 use crate::board::{BoardSize, Color, Symmetry};
-use crate::game::{GameOutcome, PlayedMove, Termination};
+use crate::game::{GameOutcome, GameResult, PlayedMove, Termination};
+use crate::record::{moves_text, GameRecord};
 use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId};
 use crate::swap::{Role, Step, Swap2Form, SwapRecord, SwapRule};
@@ -48,7 +48,8 @@ pub struct JournalEntry {
     /// A forbidden move that ended the game (not on the board), pos notation.
     pub forbidden_move: Option<String>,
     /// `"1-0"` black won, `"0-1"` white won, `"1/2-1/2"`.
-    pub result: String,
+    #[serde(with = "result_text")]
+    pub result: GameResult,
     /// `Termination` variant in snake case.
     pub termination: String,
     pub reason: String,
@@ -73,7 +74,7 @@ pub struct JournalEntry {
     pub outputs: Option<OutputSizes>,
     /// CPU time and peak memory of each engine's processes in the game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<super::GameUse>,
+    pub usage: Option<crate::record::GameUse>,
     /// `-swap2`/`-swap1`: how the engines chose the opening.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swap: Option<SwapEntry>,
@@ -196,7 +197,8 @@ pub struct GameSummary {
     pub black_engine: usize,
     pub white_engine: usize,
     pub opening: String,
-    pub result: String,
+    #[serde(with = "result_text")]
+    pub result: GameResult,
     pub ended: String,
     pub fingerprint: String,
 }
@@ -212,10 +214,25 @@ impl From<&JournalEntry> for GameSummary {
             black_engine: e.black_engine,
             white_engine: e.white_engine,
             opening: e.opening.clone(),
-            result: e.result.clone(),
+            result: e.result,
             ended: e.ended.clone(),
             fingerprint: e.fingerprint.clone(),
         }
+    }
+}
+
+/// A result as the journal writes it (`1-0`, `0-1`, `1/2-1/2`): read once, here, so a line
+/// with another result is a bad line, named with its file and line number.
+mod result_text {
+    use crate::game::GameResult;
+
+    pub fn serialize<S: serde::Serializer>(r: &GameResult, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(r.as_str())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<GameResult, D::Error> {
+        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -281,7 +298,7 @@ impl JournalEntry {
                 .termination
                 .forbidden_move()
                 .map(|p| moves_text(&[p], r.size)),
-            result: r.outcome.result().as_str().to_string(),
+            result: r.outcome.result(),
             termination: r.outcome.termination.code().to_string(),
             reason: r.outcome.termination.reason(r.size),
             started: r.started.to_rfc3339(),
@@ -294,6 +311,40 @@ impl JournalEntry {
             usage: r.usage,
             swap: r.swap.as_ref().map(|s| SwapEntry::from_record(r, s)),
         }
+    }
+
+    /// The opening, the moves and the forbidden point as points of a `size` board, with one time
+    /// per move.
+    pub fn points(&self, size: BoardSize) -> Result<Points, RebuildError> {
+        let bad = |field: &'static str, value: &str, why: String| RebuildError::Field {
+            game: self.game,
+            field,
+            value: value.to_string(),
+            why,
+        };
+        let stones = |field, text: &str| {
+            parse_moves_text(text, size).map_err(|e| bad(field, text, e.to_string()))
+        };
+        let opening = stones("opening", &self.opening)?;
+        let moves = stones("moves", &self.moves)?;
+        if moves.len() != self.times_ms.len() {
+            let why = format!("{} moves but {} times", moves.len(), self.times_ms.len());
+            return Err(bad("times_ms", &self.moves, why));
+        }
+        let forbidden = match &self.forbidden_move {
+            Some(m) => Some(
+                stones("forbidden_move", m)?
+                    .first()
+                    .copied()
+                    .ok_or_else(|| bad("forbidden_move", m, "no point".into()))?,
+            ),
+            None => None,
+        };
+        Ok(Points {
+            opening,
+            moves,
+            forbidden,
+        })
     }
 
     /// The game record this entry was written from: everything the renderers use, exactly.
@@ -310,15 +361,11 @@ impl JournalEntry {
             .map_err(|e| bad("size", &self.size.to_string(), e.to_string()))?;
         let rule = Rule::from_code(i64::from(self.rule))
             .map_err(|e| bad("rule", &self.rule.to_string(), e.to_string()))?;
-        let stones = |field, text: &str| {
-            parse_moves_text(text, size).map_err(|e| bad(field, text, e.to_string()))
-        };
-        let opening = stones("opening", &self.opening)?;
-        let played = stones("moves", &self.moves)?;
-        if played.len() != self.times_ms.len() {
-            let why = format!("{} moves but {} times", played.len(), self.times_ms.len());
-            return Err(bad("times_ms", &self.moves, why));
-        }
+        let Points {
+            opening,
+            moves: played,
+            ..
+        } = self.points(size)?;
         let time = |field, text: &str| {
             chrono::DateTime::parse_from_rfc3339(text)
                 .map(|t| t.with_timezone(&chrono::Utc))
@@ -362,6 +409,15 @@ impl JournalEntry {
             },
         })
     }
+}
+
+/// The stones of a game line, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Points {
+    pub opening: Vec<crate::board::Pos>,
+    pub moves: Vec<crate::board::Pos>,
+    /// The forbidden point a renju game was lost on.
+    pub forbidden: Option<crate::board::Pos>,
 }
 
 /// The inverse of [`moves_text`]: pos notation, or `x,y` pairs separated by spaces.
@@ -516,32 +572,6 @@ impl SprtSettings {
     }
 }
 
-/// A game line of any shape (whole entry or summary) as readers merging several journals order
-/// them: by the time the game ended, then by number.
-pub trait FinishedGame {
-    fn game_number(&self) -> u64;
-    /// RFC 3339 end time.
-    fn ended_at(&self) -> &str;
-}
-
-impl FinishedGame for JournalEntry {
-    fn game_number(&self) -> u64 {
-        self.game
-    }
-    fn ended_at(&self) -> &str {
-        &self.ended
-    }
-}
-
-impl FinishedGame for GameSummary {
-    fn game_number(&self) -> u64 {
-        self.game
-    }
-    fn ended_at(&self) -> &str {
-        &self.ended
-    }
-}
-
 /// The header line value of a journal layout version.
 pub const HEADER_KIND: &str = "header";
 /// Current journal layout version.
@@ -559,171 +589,10 @@ pub fn render_line(r: &GameRecord, fingerprint: &str) -> String {
     render_entry(&JournalEntry::from_record(r, fingerprint))
 }
 
-/// A journal that cannot be read.
-#[derive(Debug, Error)]
-pub enum JournalError {
-    /// A line that is neither a header nor a game entry (and not a torn last line).
-    #[error("{file}:{line}: not a journal entry ({why}): {text:?}")]
-    BadLine {
-        file: String,
-        line: usize,
-        why: String,
-        text: String,
-    },
-}
-
-/// The entries of a journal plus what was skipped.
-#[derive(Debug, Default)]
-pub struct JournalRead {
-    /// The header line, absent in journals of versions before it existed.
-    pub header: Option<JournalHeader>,
-    /// Game entries in file order (the order the games finished).
-    pub entries: Vec<JournalEntry>,
-    /// A torn last line (a killed run): skipped, with this warning.
-    pub warnings: Vec<String>,
-}
-
-/// Whether a line is a header (its `type` is `header`); entries have no `type`.
-fn is_header(line: &str) -> bool {
-    #[derive(Deserialize)]
-    struct Probe {
-        #[serde(rename = "type")]
-        kind: Option<String>,
-    }
-    // The writer starts a game line with `game`: only other lines (the header, or lines whose
-    // keys a tool reordered) are probed for `type`.
-    !line.trim_start().starts_with("{\"game\"")
-        && serde_json::from_str::<Probe>(line).is_ok_and(|p| p.kind.as_deref() == Some(HEADER_KIND))
-}
-
-/// One item of a journal being read (games as `E`: whole entries, or their summaries).
-#[derive(Debug)]
-pub enum Item<E = JournalEntry> {
-    Header(Box<JournalHeader>),
-    Entry(Box<E>),
-    /// A torn last line (a killed run), skipped.
-    Torn(String),
-}
-
-/// A journal read line by line (memory independent of its length). A malformed *last* line
-/// without its newline is a torn write and is skipped with a warning; a malformed line anywhere
-/// else is an error naming the file and line.
-///
-/// Lines are read as bytes: a write torn inside a multi-byte character (a name or a message
-/// that is not ASCII) leaves a last line that is not UTF-8, which is a torn line like any other.
-pub struct Stream<R, E = JournalEntry> {
-    input: R,
-    file: String,
-    line: usize,
-    /// Bytes of the file before the current line.
-    offset: u64,
-    buf: Vec<u8>,
-    done: bool,
-    entries: std::marker::PhantomData<E>,
-}
-
-impl<R: std::io::BufRead, E> Stream<R, E> {
-    pub fn new(input: R, file: impl Into<String>) -> Self {
-        Stream {
-            input,
-            file: file.into(),
-            line: 0,
-            offset: 0,
-            buf: Vec::new(),
-            done: false,
-            entries: std::marker::PhantomData,
-        }
-    }
-
-    fn bad(&self, line: usize, why: String, text: &str) -> JournalError {
-        JournalError::BadLine {
-            file: self.file.clone(),
-            line,
-            why,
-            text: text.chars().take(120).collect(),
-        }
-    }
-}
-
-impl<R: std::io::BufRead, E: serde::de::DeserializeOwned> Iterator for Stream<R, E> {
-    type Item = Result<Item<E>, JournalError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        while !self.done {
-            self.buf.clear();
-            match self.input.read_until(b'\n', &mut self.buf) {
-                Ok(0) => self.done = true,
-                Ok(n) => {
-                    self.line += 1;
-                    let start = self.offset;
-                    self.offset += n as u64;
-                    let complete = self.buf.ends_with(b"\n");
-                    let line = match std::str::from_utf8(&self.buf) {
-                        Ok(text) => text.trim_end_matches(['\n', '\r']),
-                        Err(e) => {
-                            let at = e.valid_up_to();
-                            let why = format!(
-                                "not UTF-8 text: byte {:#04x} at column {} (offset {} of the file)",
-                                self.buf[at],
-                                at + 1,
-                                start + at as u64
-                            );
-                            return Some(if complete {
-                                Err(self.bad(self.line, why, &String::from_utf8_lossy(&self.buf)))
-                            } else {
-                                Ok(Item::Torn(format!(
-                                    "{}:{}: skipping a torn last line (an interrupted write): {why}",
-                                    self.file, self.line
-                                )))
-                            });
-                        }
-                    };
-                    if line.trim().is_empty() {
-                        continue;
-                    }
-                    let parsed = if is_header(line) {
-                        serde_json::from_str(line).map(|h| Item::Header(Box::new(h)))
-                    } else {
-                        serde_json::from_str(line).map(|e| Item::Entry(Box::new(e)))
-                    };
-                    return Some(match parsed {
-                        Ok(item) => Ok(item),
-                        Err(e) if !complete => Ok(Item::Torn(format!(
-                            "{}:{}: skipping a torn last line (an interrupted write): {e}",
-                            self.file, self.line
-                        ))),
-                        Err(e) => Err(self.bad(self.line, e.to_string(), line)),
-                    });
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(self.bad(self.line + 1, e.to_string(), "")));
-                }
-            }
-        }
-        None
-    }
-}
-
-/// Parse a journal's bytes (see [`Stream`]).
-pub fn parse(bytes: impl AsRef<[u8]>, file: &str) -> Result<JournalRead, JournalError> {
-    let mut out = JournalRead::default();
-    for item in Stream::<_, JournalEntry>::new(bytes.as_ref(), file) {
-        match item? {
-            Item::Header(h) if out.header.is_none() => out.header = Some(*h),
-            Item::Header(_) => out
-                .warnings
-                .push(format!("{file}: a second header line is ignored")),
-            Item::Entry(e) => out.entries.push(*e),
-            Item::Torn(w) => out.warnings.push(w),
-        }
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::journal::parse;
     use crate::record::fixtures::sample_record;
 
     #[test]

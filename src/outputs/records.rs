@@ -9,14 +9,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::atomic_file::write_atomic;
-use crate::record::journal::{JournalEntry, OutputSizes};
+use crate::journal::{JournalEntry, OutputSizes};
 use crate::record::samples::{self, SampleConfig, SampleWriter};
 use crate::record::{msg, pgn, psq, sgf, GameRecord};
 use crate::schedule::GameId;
 use crate::shard::Shard;
 
-use super::outputs::{open_append, prepare_dir, prepare_parent};
-use super::RunError;
+use super::paths::{open_append, prepare_dir, prepare_parent};
+use super::OutputError;
 
 /// The PGN/SGF event name.
 const EVENT: &str = "gomoku-cli";
@@ -59,12 +59,12 @@ impl PsqTarget {
 
     /// Before the first game: the directory exists (created if missing) and takes files, so an
     /// unusable one stops the run at once rather than failing every game.
-    pub fn prepare(&self) -> Result<(), RunError> {
+    pub fn prepare(&self) -> Result<(), OutputError> {
         prepare_dir(&self.dir, &self.dir)?;
         let probe = self
             .dir
             .join(format!(".gomoku-cli-check.{}.tmp", std::process::id()));
-        std::fs::File::create(&probe).map_err(|source| RunError::Output {
+        std::fs::File::create(&probe).map_err(|source| OutputError::Open {
             path: self.dir.clone(),
             source,
         })?;
@@ -73,10 +73,10 @@ impl PsqTarget {
     }
 
     /// Write one game's record, replacing the file atomically (a failure leaves no part of it).
-    fn write(&self, r: &GameRecord) -> Result<(), RunError> {
+    fn write(&self, r: &GameRecord) -> Result<(), OutputError> {
         let path = self.path_of(r.game);
         write_atomic(&path, |w| w.write_all(psq::render(r).as_bytes()))
-            .map_err(|source| RunError::Write { path, source })
+            .map_err(|source| OutputError::Write { path, source })
     }
 
     /// After a kill: write the game's record unless the file already holds it. Returns what
@@ -102,7 +102,7 @@ pub struct Sink {
 
 impl Sink {
     /// Open `path` for appending (parent directories created).
-    pub fn open(path: &Path) -> Result<Sink, RunError> {
+    pub fn open(path: &Path) -> Result<Sink, OutputError> {
         Ok(Sink::from_file(open_append(path)?, path.to_path_buf()))
     }
 
@@ -119,7 +119,7 @@ impl Sink {
     /// Append and flush. On a failure (a full disk, a file size limit) the part of `bytes` that
     /// did get written is cut off again, so the file still ends with its last whole record, and
     /// the error names the file: the caller stops the run, and `-resume` carries on from there.
-    pub fn append(&mut self, bytes: &[u8]) -> Result<(), RunError> {
+    pub fn append(&mut self, bytes: &[u8]) -> Result<(), OutputError> {
         match self.file.write_all(bytes).and_then(|_| self.file.flush()) {
             Ok(()) => {
                 self.len += bytes.len() as u64;
@@ -127,7 +127,7 @@ impl Sink {
             }
             Err(source) => {
                 let _ = self.file.set_len(self.len);
-                Err(RunError::Write {
+                Err(OutputError::Write {
                     path: self.path.clone(),
                     source,
                 })
@@ -213,7 +213,7 @@ impl Archive {
         out
     }
 
-    fn add(&mut self, r: &GameRecord) -> Result<(), RunError> {
+    fn add(&mut self, r: &GameRecord) -> Result<(), OutputError> {
         use crate::renlib::{file, stats, CodePage, GameMerge, LibGame};
         let game = match LibGame::from_record(r, &self.fingerprint) {
             Ok(g) => g,
@@ -232,7 +232,7 @@ impl Archive {
         if self.stats {
             stats::refresh_stats(&mut self.lib);
         }
-        file::save_atomic(&self.path, &self.lib).map_err(|e| RunError::Renlib(e.to_string()))
+        file::save_atomic(&self.path, &self.lib).map_err(|e| OutputError::Renlib(e.to_string()))
     }
 }
 
@@ -248,7 +248,7 @@ pub struct RecordFiles {
 }
 
 impl RecordFiles {
-    pub fn open(t: &RecordTargets) -> Result<RecordFiles, RunError> {
+    pub fn open(t: &RecordTargets) -> Result<RecordFiles, OutputError> {
         let open = |p: &Option<PathBuf>| p.as_deref().map(Sink::open).transpose();
         let samples = match &t.sample {
             Some(sc) => {
@@ -268,7 +268,7 @@ impl RecordFiles {
             Some(path) => {
                 prepare_parent(path)?;
                 let lib = crate::renlib::file::load_or_new(path)
-                    .map_err(|e| RunError::Renlib(e.to_string()))?;
+                    .map_err(|e| OutputError::Renlib(e.to_string()))?;
                 Some(Archive {
                     path: path.clone(),
                     stats: crate::renlib::stats::has_stats_lines(&lib),
@@ -314,7 +314,7 @@ impl RecordFiles {
 
     /// Append one game to every file; the first failure stops there and is returned (the run
     /// then stops: `-resume` completes this game's records from the journal).
-    pub fn write(&mut self, r: &GameRecord) -> Result<(), RunError> {
+    pub fn write(&mut self, r: &GameRecord) -> Result<(), OutputError> {
         if let Some(s) = &mut self.pgn {
             s.append(pgn::render(r, EVENT).as_bytes())?;
         }
@@ -360,7 +360,7 @@ impl RecordFiles {
 /// After a kill, before the record files are opened: make sure the journal's last game (`last`,
 /// with the sizes the files had before it) is in every file of `t` exactly once. Returns what was
 /// done.
-pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<String>, RunError> {
+pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<String>, OutputError> {
     if last.journal_only {
         return Ok(vec![]);
     }
@@ -387,7 +387,7 @@ pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<Strin
     let Some(before) = last.outputs else {
         return Ok(notes);
     };
-    let r = last.to_record().map_err(RunError::Rebuild)?;
+    let r = last.to_record().map_err(OutputError::Rebuild)?;
     let mut wanted: Vec<(&Path, u64, Vec<u8>)> = Vec::new();
     let texts = [
         (&t.pgn, before.pgn, pgn::render(&r, EVENT)),
