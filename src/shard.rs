@@ -7,7 +7,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+use crate::stats::SprtCrossing;
 
 use crate::schedule::{GameId, Repeat, Schedule};
 
@@ -35,6 +38,36 @@ pub enum ShardError {
 
 /// The Kubernetes variable for the number of shards (an indexed Job only sets the index).
 pub const K8S_COUNT_VAR: &str = "GOMOKU_CLI_SHARDS";
+
+/// The stop marker's name in the run directory: the shard whose SPRT decides writes it, every
+/// shard and `merge`/`sprt`/`report` read it (the run's verdict is the deciding shard's).
+pub const STOP_MARKER: &str = "sprt-stop.json";
+
+/// What the stop marker says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StopMarker {
+    pub verdict: crate::stats::Verdict,
+    /// The crossing as the deciding shard saw it.
+    pub llr: f64,
+    pub games: u64,
+    pub game: u64,
+    /// The deciding shard, `K/N`.
+    pub shard: String,
+    /// RFC 3339 time the marker was written.
+    pub written: String,
+}
+
+impl StopMarker {
+    /// The crossing the marker records.
+    pub fn crossing(&self) -> SprtCrossing {
+        SprtCrossing {
+            verdict: self.verdict,
+            llr: self.llr,
+            games: self.games,
+            game: self.game,
+        }
+    }
+}
 
 impl fmt::Display for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

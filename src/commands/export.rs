@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use gomoku_cli::journal::{JournalEntry, JournalHeader, JournalSet, Order, ReadAll, Repeats, Seen};
 use gomoku_cli::outputs::records::{PsqTarget, RecordFiles, RecordTargets};
 use gomoku_cli::record::samples::SampleConfig;
+use gomoku_cli::record::TextFormat;
 use gomoku_cli::schedule::GameId;
 
 use super::{say, CommandError, CommandResult, Outcome};
@@ -198,9 +199,14 @@ pub fn write(journals: &[PathBuf], a: Records) -> Result<(u64, u64), CommandErro
         }
     };
     let targets = RecordTargets {
-        pgn: a.pgn,
-        sgf: a.sgf,
-        msg: a.msg,
+        texts: [
+            (TextFormat::Pgn, a.pgn),
+            (TextFormat::Sgf, a.sgf),
+            (TextFormat::Msg, a.msg),
+        ]
+        .into_iter()
+        .filter_map(|(f, p)| Some((f, p?)))
+        .collect(),
         psq,
         sample,
         seed,

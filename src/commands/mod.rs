@@ -115,8 +115,8 @@ pub fn run_sprt(
 
 /// A sharded run's stop marker, in a run directory named or beside a journal named: the run's
 /// verdict is the deciding shard's.
-pub fn stop_marker(args: &[std::path::PathBuf]) -> Option<gomoku_cli::runner::sync::StopMarker> {
-    use gomoku_cli::runner::sync::STOP_MARKER;
+pub fn stop_marker(args: &[std::path::PathBuf]) -> Option<gomoku_cli::shard::StopMarker> {
+    use gomoku_cli::shard::STOP_MARKER;
     args.iter()
         .map(|a| match a.is_dir() {
             true => a.join(STOP_MARKER),

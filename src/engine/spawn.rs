@@ -763,17 +763,32 @@ mod tests {
     /// Whether a child that failed before its exec is left unreaped. Such a child still has the
     /// launcher thread's name (an exec would have changed it). Other tests' children run in this
     /// process too (`cargo test` shares it), so nothing here waits for children.
+    /// No child of ours that failed its exec is left unreaped: a zombie still named after the
+    /// launcher (a child that exec'd is named after its program). Other tests of this process
+    /// start children meanwhile: one between its clone and its exec is not a zombie, and one that
+    /// failed is reaped by the launcher at once, so a zombie that stays is the one looked for.
     fn no_failed_child_left() -> bool {
         let me = std::process::id().to_string();
-        let entries = std::fs::read_dir("/proc").unwrap();
-        !entries.flatten().any(|e| {
-            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
-            let Some((comm, rest)) = stat.split_once(") ") else {
+        let zombies = || {
+            let entries = std::fs::read_dir("/proc").unwrap();
+            entries.flatten().any(|e| {
+                let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+                let Some((comm, rest)) = stat.split_once(") ") else {
+                    return false;
+                };
+                let mut fields = rest.split_whitespace();
+                let (state, ppid) = (fields.next(), fields.next());
+                comm.ends_with("(engine-launcher") && state == Some("Z") && ppid == Some(&me)
+            })
+        };
+        let t = std::time::Instant::now();
+        while zombies() {
+            if t.elapsed() > std::time::Duration::from_secs(10) {
                 return false;
-            };
-            let ppid = rest.split_whitespace().nth(1);
-            comm.ends_with("(engine-launcher") && ppid == Some(me.as_str())
-        })
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        true
     }
 
     #[tokio::test]

@@ -249,6 +249,32 @@ pub struct OutputSizes {
     pub samples: Option<u64>,
 }
 
+impl OutputSizes {
+    /// The size recorded for a text format's file.
+    pub fn text(&self, f: crate::record::TextFormat) -> Option<u64> {
+        use crate::record::TextFormat;
+        match f {
+            TextFormat::Pgn => self.pgn,
+            TextFormat::Sgf => self.sgf,
+            TextFormat::Msg => self.msg,
+        }
+    }
+
+    fn text_mut(&mut self, f: crate::record::TextFormat) -> &mut Option<u64> {
+        use crate::record::TextFormat;
+        match f {
+            TextFormat::Pgn => &mut self.pgn,
+            TextFormat::Sgf => &mut self.sgf,
+            TextFormat::Msg => &mut self.msg,
+        }
+    }
+
+    /// Record the size of a text format's file.
+    pub fn set_text(&mut self, f: crate::record::TextFormat, bytes: u64) {
+        *self.text_mut(f) = Some(bytes);
+    }
+}
+
 /// A journal entry that cannot be turned back into a game record.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum RebuildError {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::atomic_file::write_atomic;
 use crate::journal::{JournalEntry, OutputSizes};
 use crate::record::samples::{self, SampleConfig, SampleWriter};
-use crate::record::{msg, pgn, psq, sgf, GameRecord};
+use crate::record::{psq, GameRecord, TextFormat};
 use crate::schedule::GameId;
 use crate::shard::Shard;
 
@@ -24,9 +24,8 @@ const EVENT: &str = "gomoku-cli";
 /// Where the records of a run (or an export) go.
 #[derive(Debug, Clone, Default)]
 pub struct RecordTargets {
-    pub pgn: Option<PathBuf>,
-    pub sgf: Option<PathBuf>,
-    pub msg: Option<PathBuf>,
+    /// `-pgn`, `-sgf`, `-msg`: the text records asked for, each with its file.
+    pub texts: Vec<(TextFormat, PathBuf)>,
     /// `-psq DIR`: one `.psq` record per game.
     pub psq: Option<PsqTarget>,
     pub sample: Option<SampleConfig>,
@@ -240,16 +239,13 @@ impl Archive {
 pub struct RecordFiles {
     renlib: Option<Archive>,
     psq: Option<PsqTarget>,
-    pgn: Option<Sink>,
-    sgf: Option<Sink>,
-    msg: Option<Sink>,
+    texts: Vec<(TextFormat, Sink)>,
     samples: Option<Samples>,
     seed: u64,
 }
 
 impl RecordFiles {
     pub fn open(t: &RecordTargets) -> Result<RecordFiles, OutputError> {
-        let open = |p: &Option<PathBuf>| p.as_deref().map(Sink::open).transpose();
         let samples = match &t.sample {
             Some(sc) => {
                 prepare_parent(&sc.file)?;
@@ -286,9 +282,9 @@ impl RecordFiles {
         Ok(RecordFiles {
             renlib,
             psq: t.psq.clone(),
-            pgn: open(&t.pgn)?,
-            sgf: open(&t.sgf)?,
-            msg: open(&t.msg)?,
+            texts: (t.texts.iter())
+                .map(|(f, p)| Ok((*f, Sink::open(p)?)))
+                .collect::<Result<_, OutputError>>()?,
             samples,
             seed: t.seed,
         })
@@ -296,15 +292,14 @@ impl RecordFiles {
 
     /// The size of every file now (before the next game).
     pub fn sizes(&self) -> OutputSizes {
-        OutputSizes {
-            pgn: self.pgn.as_ref().map(|s| s.len),
-            sgf: self.sgf.as_ref().map(|s| s.len),
-            msg: self.msg.as_ref().map(|s| s.len),
-            samples: self
-                .samples
-                .as_ref()
-                .map(|s| s.base + s.writer.bytes_written()),
+        let mut sizes = OutputSizes {
+            samples: (self.samples.as_ref()).map(|s| s.base + s.writer.bytes_written()),
+            ..OutputSizes::default()
+        };
+        for (f, s) in &self.texts {
+            sizes.set_text(*f, s.len);
         }
+        sizes
     }
 
     fn sample_batch(&self, r: &GameRecord, freq: f64) -> Vec<samples::Sample> {
@@ -315,14 +310,8 @@ impl RecordFiles {
     /// Append one game to every file; the first failure stops there and is returned (the run
     /// then stops: `-resume` completes this game's records from the journal).
     pub fn write(&mut self, r: &GameRecord) -> Result<(), OutputError> {
-        if let Some(s) = &mut self.pgn {
-            s.append(pgn::render(r, EVENT).as_bytes())?;
-        }
-        if let Some(s) = &mut self.sgf {
-            s.append(sgf::render(r, EVENT).as_bytes())?;
-        }
-        if let Some(s) = &mut self.msg {
-            s.append(msg::render(r).as_bytes())?;
+        for (f, s) in &mut self.texts {
+            s.append(f.render(r, EVENT).as_bytes())?;
         }
         if let Some(p) = &self.psq {
             p.write(r)?;
@@ -389,14 +378,9 @@ pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<Strin
     };
     let r = last.to_record().map_err(OutputError::Rebuild)?;
     let mut wanted: Vec<(&Path, u64, Vec<u8>)> = Vec::new();
-    let texts = [
-        (&t.pgn, before.pgn, pgn::render(&r, EVENT)),
-        (&t.sgf, before.sgf, sgf::render(&r, EVENT)),
-        (&t.msg, before.msg, msg::render(&r)),
-    ];
-    for (path, start, text) in texts {
-        if let (Some(path), Some(start)) = (path, start) {
-            wanted.push((path, start, text.into_bytes()));
+    for (f, path) in &t.texts {
+        if let Some(start) = before.text(*f) {
+            wanted.push((path, start, f.render(&r, EVENT).into_bytes()));
         }
     }
     if let (Some(sc), Some(start)) = (&t.sample, before.samples) {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Config, JournalTarget};
 use crate::journal::{self, fingerprint, JournalEntry, JournalHeader, OutputSizes};
-use crate::record::GameRecord;
+use crate::record::{GameRecord, TextFormat};
 
 use super::paths::{open_append, prepare_dir, prepare_parent};
 use super::records::{PsqTarget, RecordFiles, RecordTargets, Sink};
@@ -75,12 +75,22 @@ impl Drop for Outputs {
     }
 }
 
+/// The text records a configuration asks for, in [`TextFormat::ALL`]'s order.
+fn text_targets(config: &Config) -> Vec<(TextFormat, PathBuf)> {
+    let path = |f| match f {
+        TextFormat::Pgn => &config.outputs.pgn,
+        TextFormat::Sgf => &config.outputs.sgf,
+        TextFormat::Msg => &config.outputs.msg,
+    };
+    (TextFormat::ALL.into_iter())
+        .filter_map(|f| Some((f, path(f).clone()?)))
+        .collect()
+}
+
 /// The record files a configuration asks for.
 pub fn record_targets(config: &Config) -> RecordTargets {
     RecordTargets {
-        pgn: config.outputs.pgn.clone(),
-        sgf: config.outputs.sgf.clone(),
-        msg: config.outputs.msg.clone(),
+        texts: text_targets(config),
         psq: config.outputs.psq.clone().map(|dir| PsqTarget {
             dir,
             shard: config.cluster.shard,
@@ -102,15 +112,8 @@ impl Outputs {
         // The record paths first: the default journal goes next to `-pgn`/`-sgf`/`-msg`, so a
         // parent that is a file must be reported under the path the user gave, not under the
         // journal's name derived from it.
-        for p in [
-            &config.outputs.pgn,
-            &config.outputs.sgf,
-            &config.outputs.msg,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            prepare_parent(p)?;
+        for (_, p) in text_targets(config) {
+            prepare_parent(&p)?;
         }
         let mut fresh_journal = None;
         let journal = match resumed {

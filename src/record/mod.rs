@@ -16,6 +16,31 @@ use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId};
 use crate::swap::{Role, SwapRecord};
 
+/// The records that are text appended game by game. Adding one is a renderer and an arm here;
+/// the run, `export` and `-resume`'s completion of a cut game take every format from this list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFormat {
+    /// `-pgn`
+    Pgn,
+    /// `-sgf`
+    Sgf,
+    /// `-msg`: the engines' MESSAGE lines.
+    Msg,
+}
+
+impl TextFormat {
+    pub const ALL: [TextFormat; 3] = [TextFormat::Pgn, TextFormat::Sgf, TextFormat::Msg];
+
+    /// One game in this format; `event` names the event where the format has one.
+    pub fn render(self, r: &GameRecord, event: &str) -> String {
+        match self {
+            TextFormat::Pgn => pgn::render(r, event),
+            TextFormat::Sgf => sgf::render(r, event),
+            TextFormat::Msg => msg::render(r),
+        }
+    }
+}
+
 /// A finished game with everything the outputs need.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GameRecord {

@@ -11,8 +11,8 @@ use crate::schedule::{EngineId, GameId, GameQueue, Pairing, Schedule, Tournament
 use crate::stats::{crosstable, standings_table, Score, Sprt, SprtCrossing, Verdict};
 use crate::tracker::{ScoredGame, Tracker};
 
-use super::sync::StopMarker;
 use super::StopReason;
+use crate::shard::StopMarker;
 
 /// What happened, as the dispatcher hears it.
 #[derive(Debug)]

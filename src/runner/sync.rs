@@ -6,41 +6,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::journal::{GameSummary, Item, Repeats, Seen, Tail};
-use crate::shard::Shard;
-use crate::stats::{SprtCrossing, Verdict};
+use crate::shard::{Shard, StopMarker, STOP_MARKER};
+use crate::stats::SprtCrossing;
 use crate::tracker::{scored, ScoredGame};
-
-/// The stop marker's name in the run directory.
-pub const STOP_MARKER: &str = "sprt-stop.json";
-
-/// What the stop marker says.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StopMarker {
-    pub verdict: Verdict,
-    /// The crossing as the deciding shard saw it.
-    pub llr: f64,
-    pub games: u64,
-    pub game: u64,
-    /// The deciding shard, `K/N`.
-    pub shard: String,
-    /// RFC 3339 time the marker was written.
-    pub written: String,
-}
-
-impl StopMarker {
-    /// The crossing the marker records.
-    pub fn crossing(&self) -> SprtCrossing {
-        SprtCrossing {
-            verdict: self.verdict,
-            llr: self.llr,
-            games: self.games,
-            game: self.game,
-        }
-    }
-}
 
 /// One shard's view of the others.
 pub struct ShardSync {
@@ -152,6 +121,7 @@ mod tests {
     use super::*;
     use crate::journal::{render_entry, JournalEntry};
     use crate::record::fixtures::sample_record;
+    use crate::stats::Verdict;
     use std::io::Write;
 
     #[test]
