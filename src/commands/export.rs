@@ -228,6 +228,8 @@ pub fn write(journals: &[PathBuf], a: Records) -> Result<(u64, u64), CommandErro
             .map_err(|x| CommandError::Failed(x.to_string()))?;
         written += 1;
     }
-    files.finish();
+    for w in files.finish() {
+        eprintln!("warning: {w}");
+    }
     Ok((written, journal_only))
 }

@@ -1,12 +1,12 @@
 //! The match runner (c-gomoku-cli's command line): parse the legacy options, check them into a
-//! `Config`, run the tournament on a tokio runtime with Ctrl-C/SIGTERM handling, print the summary.
+//! `Config`, run the tournament on a tokio runtime with Ctrl-C/SIGTERM handling.
 
 use gomoku_cli::cli;
 use gomoku_cli::config::{Config, Env};
 use gomoku_cli::engine::spawn;
 use gomoku_cli::runner::{self, StopReason, Stops};
 
-use super::{say, CommandError, CommandResult, Outcome};
+use super::{CommandError, CommandResult, Outcome};
 
 /// Run a tournament from the legacy command line (without the program name).
 pub fn run(args: &[String]) -> CommandResult {
@@ -40,20 +40,8 @@ pub fn run(args: &[String]) -> CommandResult {
     // Engines still being ended in the background must not outlive us: the runtime's shutdown
     // drops every task, and dropping a session kills its process group.
     rt.shutdown_timeout(std::time::Duration::from_secs(5));
+    // The runner has printed the run's last line, its summary.
     let summary = result.map_err(|e| CommandError::Failed(e.to_string()))?;
-    say(&format!(
-        "Finished {} of {} games{}\n",
-        summary.finished,
-        summary.total,
-        match summary.reason {
-            StopReason::Completed => "",
-            StopReason::Interrupted => " (interrupted)",
-            StopReason::EngineFailure => " (stopped: engine failure)",
-            StopReason::SprtH0 => " (SPRT: H0 accepted)",
-            StopReason::SprtH1 => " (SPRT: H1 accepted)",
-            StopReason::OutputFailed => " (stopped: an output could not be written)",
-        }
-    ));
     Ok(match summary.reason {
         StopReason::Completed | StopReason::SprtH1 => Outcome::Done,
         StopReason::SprtH0 => Outcome::SprtH0,

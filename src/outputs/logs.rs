@@ -37,7 +37,13 @@ impl LogFiles {
     }
 
     /// Write the log events until every sender is gone; timestamps are seconds since `start`.
-    pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<LogEvent>, start: Instant) {
+    /// A failed write is given to `warn` (the run's console): the run goes on.
+    pub async fn run(
+        mut self,
+        mut rx: mpsc::UnboundedReceiver<LogEvent>,
+        start: Instant,
+        warn: impl Fn(String),
+    ) {
         while let Some(ev) = rx.recv().await {
             let Some((w, path)) = self.files.get_mut(&ev.slot) else {
                 continue;
@@ -57,20 +63,20 @@ impl LogFiles {
                 ev.text
             );
             if let Err(e) = writeln!(w, "{line}") {
-                eprintln!("warning: protocol log {}: {e}", path.display());
+                warn(format!("protocol log {}: {e}", path.display()));
             }
             // Flush when the channel is momentarily empty: cheap batching off the hot path.
             if rx.is_empty() {
-                self.flush();
+                self.flush(&warn);
             }
         }
-        self.flush();
+        self.flush(&warn);
     }
 
-    fn flush(&mut self) {
+    fn flush(&mut self, warn: &impl Fn(String)) {
         for (w, path) in self.files.values_mut() {
             if let Err(e) = w.flush() {
-                eprintln!("warning: protocol log {}: {e}", path.display());
+                warn(format!("protocol log {}: {e}", path.display()));
             }
         }
     }

@@ -328,21 +328,17 @@ impl RecordFiles {
         Ok(())
     }
 
-    /// The samples writer's final flush, and what could not be archived.
-    pub fn finish(&mut self) {
-        for w in self
-            .renlib
-            .as_ref()
-            .map(Archive::warnings)
-            .unwrap_or_default()
-        {
-            eprintln!("warning: -renlib: {w}");
-        }
+    /// The samples writer's final flush; returns warnings: what could not be archived or
+    /// flushed.
+    pub fn finish(&mut self) -> Vec<String> {
+        let archive = self.renlib.as_ref().map(Archive::warnings);
+        let mut warnings: Vec<String> = (archive.unwrap_or_default().into_iter())
+            .map(|w| format!("-renlib: {w}"))
+            .collect();
         if let Some(s) = self.samples.take() {
-            if let Err(e) = s.writer.finish() {
-                eprintln!("warning: {e}");
-            }
+            warnings.extend(s.writer.finish().err().map(|e| e.to_string()));
         }
+        warnings
     }
 }
 

@@ -178,9 +178,9 @@ impl Outputs {
         Ok(())
     }
 
-    /// Close what needs closing (the samples writer's last frame).
-    pub fn finish(&mut self) {
-        self.records.finish();
+    /// Close what needs closing (the samples writer's last frame); returns warnings.
+    pub fn finish(&mut self) -> Vec<String> {
+        self.records.finish()
     }
 }
 

@@ -1,18 +1,255 @@
-//! What the user sees while a run goes on: lines on standard output (flushed per line even when
-//! redirected, and never torn by the progress bar) and the progress bar on standard error. What
-//! to print is the dispatcher's decision; this only prints it.
+//! What the user sees while a run goes on, from one reporter: the run's parts (the dispatcher,
+//! the shell, the slots, the log and report writers) send `ConsoleEvent`s, and the `Console`
+//! decides what `-quiet` hides and renders the rest, the game lines on standard output (flushed
+//! per line even when redirected) and the notes and warnings on standard error, never torn by the
+//! progress bar (standard error) it keeps. The text is rendered by a pure function, unit-tested.
 
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 
-/// Line output routed around an optional progress bar.
+use crate::game::GameResult;
+use crate::schedule::GameId;
+use crate::stats::{Sprt, SprtCrossing, Wld};
+
+use super::StopReason;
+
+/// How the console shows the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verbosity {
+    /// `Started`/`Finished`/`Score` lines for every game.
+    PerGame,
+    /// `-quiet`: reports and stop decisions only.
+    Quiet,
+}
+
+/// Something the run tells the user.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConsoleEvent {
+    /// A game was handed to a slot (`-quiet` hides it).
+    GameStarted {
+        game: GameId,
+        total: u64,
+        black: String,
+        white: String,
+    },
+    /// A game ended (`-quiet` hides it; the progress bar advances).
+    GameFinished {
+        game: GameId,
+        black: String,
+        white: String,
+        result: GameResult,
+        /// Why it ended (`Termination::reason`).
+        reason: String,
+    },
+    /// A pair's score after its latest game (`-quiet` hides it).
+    Score {
+        first: String,
+        second: String,
+        wld: Wld,
+    },
+    /// An engine answered `SWAP2BOARD` with `UNKNOWN`/`ERROR` (said once per engine).
+    SwapUnsupported {
+        engine: String,
+        answer: String,
+        /// Stones of the opening its games start from instead (0: the empty board).
+        opening_stones: usize,
+    },
+    /// This process's SPRT crossed a bound: no new games start.
+    SprtDecided { sprt: Sprt, crossing: SprtCrossing },
+    /// The run's stop marker, written by `shard`, decided the SPRT: no new games start.
+    ShardVerdict {
+        sprt: Option<Sprt>,
+        crossing: SprtCrossing,
+        shard: String,
+    },
+    /// `-fatalerror` and an engine failed in `game`.
+    EngineFailureStop { game: GameId, reason: String },
+    /// A write to an output failed: no new game starts.
+    OutputFailedStop,
+    /// A results block every `-ratinginterval` games.
+    Results {
+        block: String,
+        /// A results block was printed before it (under `-quiet` a blank line separates them).
+        follows_block: bool,
+    },
+    /// The report at the end of the run, after a blank line.
+    FinalReport(String),
+    /// The run's last line: how many of its games were played, and why it ended.
+    Summary {
+        finished: u64,
+        total: u64,
+        reason: StopReason,
+    },
+    /// What a resume found and did (standard error).
+    ResumeNote(String),
+    /// A resume starts (standard error).
+    Resuming {
+        journal: PathBuf,
+        games: usize,
+        left: u64,
+    },
+    /// Openings drawn in random order, with the seed that repeats them (standard error).
+    RandomOpenings { file: PathBuf, seed: u64 },
+    /// Where the journal goes (standard error; `-quiet` hides it).
+    Journal(PathBuf),
+    /// Something is off, but the run goes on (standard error).
+    Warning(String),
+    /// Something failed (standard error).
+    Error(String),
+}
+
+/// Which output a line goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+impl ConsoleEvent {
+    /// Where the event goes and its exact text (with the final newline), or `None` when
+    /// `verbosity` hides it.
+    pub fn render(&self, verbosity: Verbosity) -> Option<(Stream, String)> {
+        use ConsoleEvent as E;
+        let per_game = verbosity == Verbosity::PerGame;
+        let out = |text: String| Some((Stream::Stdout, lines(&text)));
+        let err = |text: String| Some((Stream::Stderr, format!("{text}\n")));
+        match self {
+            E::GameStarted { .. } | E::GameFinished { .. } | E::Score { .. } if !per_game => None,
+            E::GameStarted {
+                game,
+                total,
+                black,
+                white,
+            } => out(format!(
+                "Started game {game} of {total} ({black} vs {white})"
+            )),
+            E::GameFinished {
+                game,
+                black,
+                white,
+                result,
+                reason,
+            } => out(format!(
+                "Finished game {game} ({black} vs {white}): {result} {{{reason}}}"
+            )),
+            E::Score { first, second, wld } => out(format!(
+                "Score of {first} vs {second}: {} - {} - {}  [{:.3}] {}",
+                wld.wins,
+                wld.losses,
+                wld.draws,
+                wld.score(),
+                wld.games()
+            )),
+            E::SwapUnsupported {
+                engine,
+                answer,
+                opening_stones,
+            } => out(format!(
+                "Warning: {engine} does not support SWAP2BOARD (it answered {answer:?}): its \
+                 games are played from {} with the scheduled colours, without a swap",
+                if *opening_stones == 0 {
+                    "the empty board"
+                } else {
+                    "the opening"
+                }
+            )),
+            E::SprtDecided { sprt, crossing } => out(format!(
+                "SPRT{}: {}; no new games start",
+                design(sprt),
+                crossing.describe()
+            )),
+            E::ShardVerdict {
+                sprt,
+                crossing,
+                shard,
+            } => out(format!(
+                "SPRT{}: {}, decided by shard {shard} (the run's stop marker); no new games start",
+                sprt.as_ref().map_or(String::new(), design),
+                crossing.describe()
+            )),
+            E::EngineFailureStop { game, reason } => out(format!(
+                "Stopping: engine failure in game {game} ({reason}) and -fatalerror is set"
+            )),
+            E::OutputFailedStop => out(
+                "Stopping: an output could not be written (see the error above); no new game \
+                 starts. Once the cause is fixed, run the same command with -resume to complete \
+                 the run"
+                    .into(),
+            ),
+            E::Results {
+                block,
+                follows_block,
+            } => out(match follows_block & !per_game {
+                true => format!("\n{block}"),
+                false => block.clone(),
+            }),
+            E::FinalReport(text) => out(format!("\n{text}")),
+            E::Summary {
+                finished,
+                total,
+                reason,
+            } => out(format!(
+                "Finished {finished} of {total} games{}",
+                match reason {
+                    StopReason::Completed => "",
+                    StopReason::Interrupted => " (interrupted)",
+                    StopReason::EngineFailure => " (stopped: engine failure)",
+                    StopReason::SprtH0 => " (SPRT: H0 accepted)",
+                    StopReason::SprtH1 => " (SPRT: H1 accepted)",
+                    StopReason::OutputFailed => " (stopped: an output could not be written)",
+                }
+            )),
+            E::ResumeNote(note) => err(format!("Resume: {note}")),
+            E::Resuming {
+                journal,
+                games,
+                left,
+            } => err(format!(
+                "Resuming {}: {games} games in the journal, {left} to play",
+                journal.display()
+            )),
+            E::RandomOpenings { file, seed } => err(format!(
+                "Openings: {} in random order, srand={seed} (repeat with this seed to replay)",
+                file.display()
+            )),
+            E::Journal(_) if !per_game => None,
+            E::Journal(path) => err(format!("Journal: {}", path.display())),
+            E::Warning(w) => err(format!("warning: {w}")),
+            E::Error(e) => err(format!("error: {e}")),
+        }
+    }
+}
+
+/// ` (normalized, elo0=0, elo1=5, alpha=0.05, beta=0.05)`: the SPRT's design, as its verdicts
+/// show it.
+fn design(s: &Sprt) -> String {
+    format!(
+        " ({}, elo0={}, elo1={}, alpha={}, beta={})",
+        s.model, s.elo0, s.elo1, s.alpha, s.beta
+    )
+}
+
+/// Text as standard output shows it: each line ended by one newline (a trailing newline is not
+/// doubled), an empty text as one empty line.
+fn lines(text: &str) -> String {
+    if text.is_empty() {
+        return "\n".into();
+    }
+    text.lines().flat_map(|l| [l, "\n"]).collect()
+}
+
+/// The reporter of a run: renders its events around an optional progress bar. Clones share the
+/// bar, so threads of the run (slots, log and report writers) report through their own clone.
+#[derive(Clone)]
 pub struct Console {
     bar: Option<indicatif::ProgressBar>,
+    verbosity: Verbosity,
 }
 
 impl Console {
     /// A console with a progress bar of `total` games when `progress` is asked for and standard
     /// error is a terminal.
-    pub fn new(progress: bool, total: u64) -> Console {
+    pub fn new(verbosity: Verbosity, progress: bool, total: u64) -> Console {
         let bar = (progress && std::io::stderr().is_terminal()).then(|| {
             let b = indicatif::ProgressBar::new(total);
             b.set_style(
@@ -29,36 +266,28 @@ impl Console {
             );
             b
         });
-        Console { bar }
+        Console { bar, verbosity }
     }
 
-    /// Whether a bar is shown (the dispatcher then sends progress steps).
-    pub fn has_bar(&self) -> bool {
-        self.bar.is_some()
-    }
-
-    /// Print text (one or more lines; a trailing newline is not doubled). A closed standard
-    /// output is ignored: `gomoku-cli ... | head` must not stop the run.
-    pub fn print(&self, text: &str) {
-        let print = || {
-            let mut out = std::io::stdout().lock();
-            if text.is_empty() {
-                let _ = writeln!(out);
+    /// Show an event. A closed standard output is ignored: `gomoku-cli ... | head` must not
+    /// stop the run.
+    pub fn show(&self, event: ConsoleEvent) {
+        if let Some((stream, text)) = event.render(self.verbosity) {
+            let write = || match stream {
+                Stream::Stdout => {
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(text.as_bytes());
+                    let _ = out.flush();
+                }
+                // As `eprintln!` did (and a test harness captures).
+                Stream::Stderr => eprint!("{text}"),
+            };
+            match &self.bar {
+                Some(b) => b.suspend(write),
+                None => write(),
             }
-            for l in text.lines() {
-                let _ = writeln!(out, "{l}");
-            }
-            let _ = out.flush();
-        };
-        match &self.bar {
-            Some(b) => b.suspend(print),
-            None => print(),
         }
-    }
-
-    /// One more game done.
-    pub fn step(&self) {
-        if let Some(b) = &self.bar {
+        if let (Some(b), ConsoleEvent::GameFinished { .. }) = (&self.bar, &event) {
             b.inc(1);
         }
     }
@@ -67,5 +296,185 @@ impl Console {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{SprtModel, Verdict};
+    use ConsoleEvent as E;
+    use Stream::{Stderr, Stdout};
+
+    /// Each event's text, as the run printed it before the console had events; whether `-quiet`
+    /// shows it.
+    fn cases() -> Vec<(ConsoleEvent, Stream, &'static str, bool)> {
+        let (a, b) = (String::from("alpha"), String::from("beta"));
+        let sprt = Sprt::new(0.0, 5.0, 0.05, 0.1, SprtModel::Normalized).unwrap();
+        let crossing = SprtCrossing {
+            verdict: Verdict::H1,
+            llr: 2.9444,
+            games: 120,
+            game: 131,
+        };
+        let (game, reason) = (GameId(7), String::from("white crashed"));
+        vec![
+            (
+                E::GameStarted {
+                    game,
+                    total: 10,
+                    black: a.clone(),
+                    white: b.clone(),
+                },
+                Stdout,
+                "Started game 7 of 10 (alpha vs beta)\n",
+                false,
+            ),
+            (
+                E::GameFinished {
+                    game,
+                    black: a.clone(),
+                    white: b.clone(),
+                    result: GameResult::WhiteWins,
+                    reason: "five in a row".into(),
+                },
+                Stdout,
+                "Finished game 7 (alpha vs beta): 0-1 {five in a row}\n",
+                false,
+            ),
+            (
+                E::Score {
+                    first: a,
+                    second: b.clone(),
+                    wld: Wld::new(2, 1, 1),
+                },
+                Stdout,
+                "Score of alpha vs beta: 2 - 1 - 1  [0.625] 4\n",
+                false,
+            ),
+            (
+                E::SprtDecided { sprt, crossing },
+                Stdout,
+                "SPRT (normalized, elo0=0, elo1=5, alpha=0.05, beta=0.1): H1 accepted after 120 \
+                 games (at game 131, LLR 2.94); no new games start\n",
+                true,
+            ),
+            (
+                E::ShardVerdict {
+                    sprt: None,
+                    crossing,
+                    shard: "2/3".into(),
+                },
+                Stdout,
+                "SPRT: H1 accepted after 120 games (at game 131, LLR 2.94), decided by shard 2/3 \
+                 (the run's stop marker); no new games start\n",
+                true,
+            ),
+            (
+                E::EngineFailureStop { game, reason },
+                Stdout,
+                "Stopping: engine failure in game 7 (white crashed) and -fatalerror is set\n",
+                true,
+            ),
+            (
+                E::OutputFailedStop,
+                Stdout,
+                "Stopping: an output could not be written (see the error above); no new game \
+                 starts. Once the cause is fixed, run the same command with -resume to complete \
+                 the run\n",
+                true,
+            ),
+            (
+                E::SwapUnsupported {
+                    engine: b,
+                    answer: "ERROR x".into(),
+                    opening_stones: 3,
+                },
+                Stdout,
+                "Warning: beta does not support SWAP2BOARD (it answered \"ERROR x\"): its games \
+                 are played from the opening with the scheduled colours, without a swap\n",
+                true,
+            ),
+            (
+                E::FinalReport("Standings\n  1 a\n".into()),
+                Stdout,
+                "\nStandings\n  1 a\n",
+                true,
+            ),
+            (
+                E::Summary {
+                    finished: 3,
+                    total: 8,
+                    reason: StopReason::SprtH0,
+                },
+                Stdout,
+                "Finished 3 of 8 games (SPRT: H0 accepted)\n",
+                true,
+            ),
+            (E::ResumeNote("x".into()), Stderr, "Resume: x\n", true),
+            (
+                E::Resuming {
+                    journal: "run.jsonl".into(),
+                    games: 4,
+                    left: 6,
+                },
+                Stderr,
+                "Resuming run.jsonl: 4 games in the journal, 6 to play\n",
+                true,
+            ),
+            (
+                E::RandomOpenings {
+                    file: "o.txt".into(),
+                    seed: 42,
+                },
+                Stderr,
+                "Openings: o.txt in random order, srand=42 (repeat with this seed to replay)\n",
+                true,
+            ),
+            (
+                E::Journal("j.jsonl".into()),
+                Stderr,
+                "Journal: j.jsonl\n",
+                false,
+            ),
+            // A message that ends in a newline keeps it, as `eprintln!` did.
+            (E::Warning("w\n".into()), Stderr, "warning: w\n\n", true),
+            (E::Error("e".into()), Stderr, "error: e\n", true),
+        ]
+    }
+
+    #[test]
+    fn every_event_reads_as_before_and_quiet_hides_the_per_game_ones() {
+        for (event, stream, text, quiet_shows) in cases() {
+            let want = Some((stream, text.to_string()));
+            assert_eq!(event.render(Verbosity::PerGame), want, "{event:?}");
+            let quiet = event.render(Verbosity::Quiet);
+            assert_eq!(quiet, want.filter(|_| quiet_shows), "-quiet: {event:?}");
+        }
+    }
+
+    #[test]
+    fn results_blocks_are_separated_by_a_blank_line_only_under_quiet() {
+        let text = |follows_block, v| {
+            let block = "Results of a vs b:\nElo: 0\n".into();
+            E::Results {
+                block,
+                follows_block,
+            }
+            .render(v)
+            .map(|(_, t)| t)
+        };
+        let plain = Some("Results of a vs b:\nElo: 0\n".to_string());
+        assert_eq!(text(false, Verbosity::Quiet), plain);
+        assert_eq!(text(true, Verbosity::PerGame), plain);
+        let separated = Some("\nResults of a vs b:\nElo: 0\n".to_string());
+        assert_eq!(text(true, Verbosity::Quiet), separated);
+    }
+
+    #[test]
+    fn standard_output_ends_each_line_once() {
+        assert_eq!(lines(""), "\n");
+        assert_eq!(lines("a\nb\n"), "a\nb\n");
+        assert_eq!(lines("a\n\nb"), "a\n\nb\n");
     }
 }

@@ -1,8 +1,8 @@
 //! The dispatcher: the single owner of a run's state. It hands out games, scores finished ones,
 //! decides what each output receives and when the run stops. Pure and synchronous: it turns
 //! events into actions, so every decision (SPRT stop, `-fatalerror`, `-loseonly`,
-//! `-ratinginterval`, progress and `-quiet`) is unit-tested with synthetic events, without engines
-//! or threads. The async shell in `runner/mod.rs` carries the actions out.
+//! `-ratinginterval`) and what the console is told is unit-tested with synthetic events, without
+//! engines or threads. The async shell in `runner/mod.rs` carries the actions out.
 
 use crate::board::Color;
 use crate::outputs::Records;
@@ -11,6 +11,7 @@ use crate::schedule::{EngineId, GameId, GameQueue, Pairing, Schedule, Tournament
 use crate::stats::{crosstable, standings_table, Score, Sprt, SprtCrossing, Verdict};
 use crate::tracker::{ScoredGame, Tracker};
 
+use super::console::ConsoleEvent;
 use super::StopReason;
 use crate::shard::StopMarker;
 
@@ -41,27 +42,16 @@ pub enum Action {
     Play(Pairing),
     /// The slot that asked ends.
     NoMoreGames,
-    /// Print a line on standard output.
-    Print(String),
+    /// Tell the user (the console decides what `-quiet` hides).
+    Console(ConsoleEvent),
     /// Append the game to the outputs.
     Save(Box<GameRecord>, Records),
-    /// Advance the progress bar by one game.
-    Progress,
     /// Abandon every game in flight now (`-fatalerror`).
     AbandonGames,
     /// Tell the other shards the SPRT decided (write the stop marker).
     StopShards(SprtCrossing),
     /// Rebuild the `-report` page (the final one is written after the last game anyway).
     Report,
-}
-
-/// How the console shows the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verbosity {
-    /// `Started`/`Finished`/`Score` lines for every game.
-    PerGame,
-    /// `-quiet`: reports and stop decisions only.
-    Quiet,
 }
 
 /// The settings the dispatcher decides by.
@@ -75,9 +65,6 @@ pub struct DispatchSettings {
     pub lose_only: bool,
     /// `-fatalerror`: stop at the first engine failure.
     pub stop_on_engine_failure: bool,
-    pub verbosity: Verbosity,
-    /// A progress bar is shown (`-noprogress` off and a terminal).
-    pub progress: bool,
     /// The parenthesised header of the results block (time control, rule, board, openings).
     pub context: String,
     /// One shard of several: a decision is written for the others (`Action::StopShards`).
@@ -239,11 +226,7 @@ impl Dispatcher {
                 // stops as failed, and the games in flight cannot be written either.
                 self.stop = Some(StopReason::OutputFailed);
                 vec![
-                    Action::Print(
-                        "Stopping: an output could not be written (see the error above); no new game starts. \
-                         Once the cause is fixed, run the same command with -resume to complete the run"
-                            .into(),
-                    ),
+                    Action::Console(ConsoleEvent::OutputFailedStop),
                     Action::AbandonGames,
                 ]
             }
@@ -272,10 +255,6 @@ impl Dispatcher {
         self.schedule.pairs().len() == 1
     }
 
-    fn line(&self, text: String) -> Option<Action> {
-        (self.settings.verbosity == Verbosity::PerGame).then_some(Action::Print(text))
-    }
-
     /// The next game and its `Started` line, or the end: once the run is stopping, no game
     /// starts, however many slots ask.
     fn next_game(&mut self) -> Vec<Action> {
@@ -293,18 +272,17 @@ impl Dispatcher {
         }
         self.in_flight += 1;
         let names = &self.settings.names;
-        let started = self.line(format!(
-            "Started game {} of {} ({} vs {})",
-            p.game,
-            self.schedule.total_games(),
-            names[p.black.0],
-            names[p.white.0]
-        ));
-        started.into_iter().chain([Action::Play(p)]).collect()
+        let started = ConsoleEvent::GameStarted {
+            game: p.game,
+            total: self.schedule.total_games(),
+            black: names[p.black.0].clone(),
+            white: names[p.white.0].clone(),
+        };
+        vec![Action::Console(started), Action::Play(p)]
     }
 
     /// The first game in which an engine answered `SWAP2BOARD` with `UNKNOWN`/`ERROR`: say so
-    /// once (whatever `-quiet`), since its games are then played without a swap.
+    /// once, since its games are then played without a swap.
     fn swap_unsupported(&mut self, rec: &GameRecord) -> Option<Action> {
         let swap = rec.swap.as_ref()?;
         let (role, answer) = swap.unsupported.as_ref()?;
@@ -315,16 +293,11 @@ impl Dispatcher {
         if !self.swap_unsupported.insert(engine) {
             return None;
         }
-        let from = if rec.opening.is_empty() {
-            "the empty board"
-        } else {
-            "the opening"
-        };
-        Some(Action::Print(format!(
-            "Warning: {} does not support SWAP2BOARD (it answered {answer:?}): its games are \
-             played from {from} with the scheduled colours, without a swap",
-            self.settings.names[engine.0]
-        )))
+        Some(Action::Console(ConsoleEvent::SwapUnsupported {
+            engine: self.settings.names[engine.0].clone(),
+            answer: answer.clone(),
+            opening_stones: rec.opening.len(),
+        }))
     }
 
     fn finished(&mut self, rec: Box<GameRecord>) -> Vec<Action> {
@@ -333,14 +306,14 @@ impl Dispatcher {
         self.count_usage(&rec);
         let mut out: Vec<Action> = self.swap_unsupported(&rec).into_iter().collect();
         let result = rec.outcome.result();
-        out.extend(self.line(format!(
-            "Finished game {} ({} vs {}): {} {{{}}}",
-            rec.game,
-            rec.black_name,
-            rec.white_name,
+        let reason = rec.outcome.termination.reason(rec.size);
+        out.push(Action::Console(ConsoleEvent::GameFinished {
+            game: rec.game,
+            black: rec.black_name.clone(),
+            white: rec.white_name.clone(),
             result,
-            rec.outcome.termination.reason(rec.size)
-        )));
+            reason: reason.clone(),
+        }));
         let (first, second) = self.schedule.pairs()[rec.pair];
         let first_color = if rec.black == first {
             Color::Black
@@ -358,31 +331,22 @@ impl Dispatcher {
             pair_game: rec.pair_game,
             first: first_score,
         });
-        let score = self.tracker.wld(rec.pair);
         let names = &self.settings.names;
-        out.extend(self.line(format!(
-            "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
-            names[first.0],
-            names[second.0],
-            score.wins,
-            score.losses,
-            score.draws,
-            score.score(),
-            score.games()
-        )));
+        out.push(Action::Console(ConsoleEvent::Score {
+            first: names[first.0].clone(),
+            second: names[second.0].clone(),
+            wld: self.tracker.wld(rec.pair),
+        }));
         let fault = rec.outcome.termination.faulty().is_some();
         let game = rec.game;
-        let reason = rec.outcome.termination.reason(rec.size);
         let records = self.records_for(&rec);
         out.push(Action::Save(rec, records));
-        if self.settings.progress {
-            out.push(Action::Progress);
-        }
         out.extend(crossing.into_iter().flat_map(|c| self.decided(c)));
         if fault && self.settings.stop_on_engine_failure && self.stop.is_none() {
-            out.push(Action::Print(format!(
-                "Stopping: engine failure in game {game} ({reason}) and -fatalerror is set"
-            )));
+            out.push(Action::Console(ConsoleEvent::EngineFailureStop {
+                game,
+                reason,
+            }));
             self.stop = Some(StopReason::EngineFailure);
             out.push(Action::AbandonGames);
         }
@@ -412,17 +376,11 @@ impl Dispatcher {
             self.stop = Some(stop_of(c.verdict));
             return vec![Action::StopShards(c)];
         }
-        let out = vec![Action::Print(format!(
-            "SPRT ({}, elo0={}, elo1={}, alpha={}, beta={}): {}; no new games start",
-            sprt.model,
-            sprt.elo0,
-            sprt.elo1,
-            sprt.alpha,
-            sprt.beta,
-            c.describe()
-        ))];
         self.stop.get_or_insert(stop_of(c.verdict));
-        out
+        vec![Action::Console(ConsoleEvent::SprtDecided {
+            sprt,
+            crossing: c,
+        })]
     }
 
     /// The run's stop marker: its crossing replaces this shard's own (which saw the other shards
@@ -443,17 +401,11 @@ impl Dispatcher {
         // game finished since.
         self.last_block_at = None;
         self.stop = Some(stop_of(c.verdict));
-        let design = self.settings.sprt.map_or(String::new(), |s| {
-            format!(
-                " ({}, elo0={}, elo1={}, alpha={}, beta={})",
-                s.model, s.elo0, s.elo1, s.alpha, s.beta
-            )
-        });
-        vec![Action::Print(format!(
-            "SPRT{design}: {}, decided by shard {} (the run's stop marker); no new games start",
-            c.describe(),
-            m.shard
-        ))]
+        vec![Action::Console(ConsoleEvent::ShardVerdict {
+            sprt: self.settings.sprt,
+            crossing: c,
+            shard: m.shard,
+        })]
     }
 
     /// Games other shards finished (read from their journals): they count for the SPRT.
@@ -503,14 +455,11 @@ impl Dispatcher {
             return None;
         }
         let block = self.tracker.results_block(0, &self.settings.context);
-        // Under -quiet the blocks follow one another directly: a blank line between them, as
-        // the per-game lines separate them otherwise.
-        let follows = self.settings.verbosity == Verbosity::Quiet && self.last_block_at.is_some();
+        let follows_block = self.last_block_at.is_some();
         self.last_block_at = Some(self.finished);
-        Some(Action::Print(if follows {
-            format!("\n{block}")
-        } else {
-            block
+        Some(Action::Console(ConsoleEvent::Results {
+            block,
+            follows_block,
         }))
     }
 
@@ -530,7 +479,7 @@ impl Dispatcher {
         if let Some(u) = usage_block(self.tracker.names(), &self.usage) {
             text.push_str(&u);
         }
-        vec![Action::Print(String::new()), Action::Print(text)]
+        vec![Action::Console(ConsoleEvent::FinalReport(text))]
     }
 }
 
@@ -549,8 +498,6 @@ mod tests {
             rating_interval: 0,
             lose_only: false,
             stop_on_engine_failure: false,
-            verbosity: Verbosity::PerGame,
-            progress: false,
             context: String::new(),
             sharded: false,
             report: false,
@@ -566,23 +513,23 @@ mod tests {
 
     /// Take the next game, as a slot would; `None` when told to end.
     fn take(d: &mut Dispatcher) -> Option<Pairing> {
-        take_with_lines(d).0
+        take_with_told(d).0
     }
 
-    /// The next game and the lines printed with it.
-    fn take_with_lines(d: &mut Dispatcher) -> (Option<Pairing>, Vec<String>) {
+    /// The next game and what the console is told with it.
+    fn take_with_told(d: &mut Dispatcher) -> (Option<Pairing>, Vec<ConsoleEvent>) {
         let actions = d.on_event(Event::Ready);
         let answers = actions
             .iter()
             .filter(|a| matches!(a, Action::Play(_) | Action::NoMoreGames))
             .count();
         assert_eq!(answers, 1, "{actions:?}");
-        let lines = prints(&actions).into_iter().map(String::from).collect();
+        let events = told(&actions).into_iter().cloned().collect();
         let game = actions.into_iter().find_map(|a| match a {
             Action::Play(p) => Some(p),
             _ => None,
         });
-        (game, lines)
+        (game, events)
     }
 
     /// A finished record of pairing `p` in which `winner` (an engine index) won, or a draw.
@@ -607,27 +554,29 @@ mod tests {
         Event::Finished(Box::new(r))
     }
 
-    fn prints(actions: &[Action]) -> Vec<&str> {
+    fn told(actions: &[Action]) -> Vec<&ConsoleEvent> {
         actions
             .iter()
             .filter_map(|a| match a {
-                Action::Print(t) => Some(t.as_str()),
+                Action::Console(e) => Some(e),
                 _ => None,
             })
             .collect()
     }
 
+    /// The text of the final report (`None` when there is none).
+    fn final_text(d: &mut Dispatcher) -> Option<String> {
+        match d.final_report().as_slice() {
+            [] => None,
+            [Action::Console(ConsoleEvent::FinalReport(text))] => Some(text.clone()),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
-    fn an_engine_without_swap2board_is_reported_once_even_when_quiet() {
+    fn an_engine_without_swap2board_is_reported_once() {
         use crate::swap::{Role, SwapRecord, SwapRule};
-        let mut d = dispatcher(
-            DispatchSettings {
-                verbosity: Verbosity::Quiet,
-                ..settings()
-            },
-            2,
-            3,
-        );
+        let mut d = dispatcher(settings(), 2, 3);
         let mut warnings = Vec::new();
         for _ in 0..3 {
             let p = take(&mut d).unwrap();
@@ -646,18 +595,16 @@ mod tests {
                 ..SwapRecord::unplayed(SwapRule::Swap2)
             });
             let actions = d.on_event(Event::Finished(r));
-            let lines = prints(&actions)
-                .into_iter()
-                .filter(|l| l.contains("SWAP2BOARD"));
-            warnings.extend(lines.map(String::from));
+            let said = told(&actions).into_iter().cloned();
+            warnings.extend(said.filter(|e| matches!(e, ConsoleEvent::SwapUnsupported { .. })));
         }
         assert_eq!(
             warnings,
-            vec![
-                "Warning: second does not support SWAP2BOARD (it answered \"UNKNOWN no\"): \
-                 its games are played from the empty board with the scheduled colours, without \
-                 a swap"
-            ]
+            vec![ConsoleEvent::SwapUnsupported {
+                engine: "second".into(),
+                answer: "UNKNOWN no".into(),
+                opening_stones: 0,
+            }]
         );
     }
 
@@ -676,11 +623,16 @@ mod tests {
         // An open-ended SPRT with a huge cap: the old queue listed every game number up front
         // (8 bytes each, 32 GiB here) before handing out the first.
         let mut d = dispatcher(settings(), 2, 1 << 32);
-        let (first, lines) = take_with_lines(&mut d);
+        let (first, events) = take_with_told(&mut d);
         assert_eq!(first.map(|p| p.game), Some(GameId(1)));
         assert_eq!(
-            lines,
-            vec!["Started game 1 of 4294967296 (first vs second)".to_string()]
+            events,
+            vec![ConsoleEvent::GameStarted {
+                game: GameId(1),
+                total: 1 << 32,
+                black: "first".into(),
+                white: "second".into(),
+            }]
         );
         let next: Vec<u64> = std::iter::from_fn(|| take(&mut d))
             .take(3)
@@ -709,7 +661,10 @@ mod tests {
             let winner = (d.finished_games() % 4 != 3).then_some(0);
             let actions = d.on_event(record(&in_flight, winner, None));
             in_flight = p;
-            if prints(&actions).iter().any(|l| l.starts_with("SPRT (")) {
+            if told(&actions)
+                .iter()
+                .any(|e| matches!(e, ConsoleEvent::SprtDecided { .. }))
+            {
                 crossed_at = Some(d.finished_games());
             }
         }
@@ -723,11 +678,12 @@ mod tests {
         assert_eq!(crossing.games, crossed_at);
         // The game in flight finishes as a loss and counts, but the verdict stays.
         let actions = d.on_event(record(&in_flight, Some(1), None));
-        assert!(prints(&actions).iter().all(|l| !l.starts_with("SPRT (")));
+        assert!(told(&actions)
+            .iter()
+            .all(|e| !matches!(e, ConsoleEvent::SprtDecided { .. })));
         assert_eq!(d.stop_reason(), StopReason::SprtH1);
         assert_eq!(d.finished_games(), crossed_at + 1);
-        let report = d.final_report();
-        let text = prints(&report).join("\n");
+        let text = final_text(&mut d).unwrap();
         assert!(
             text.contains(&format!("LLR: {:.2} (", crossing.llr)),
             "{text}"
@@ -753,9 +709,10 @@ mod tests {
         };
         let actions = d.on_event(record(&slots[1], None, Some(crash)));
         assert!(actions.iter().any(|a| matches!(a, Action::AbandonGames)));
-        assert!(prints(&actions)
-            .iter()
-            .any(|l| l.starts_with("Stopping: engine failure in game 2")));
+        assert!(told(&actions).iter().any(|e| matches!(
+            e,
+            ConsoleEvent::EngineFailureStop { game: GameId(2), reason } if reason.contains("crash")
+        )));
         assert_eq!(d.stop_reason(), StopReason::EngineFailure);
         assert!(take(&mut d).is_none());
         d.on_event(Event::Abandoned(slots[0].game));
@@ -774,9 +731,7 @@ mod tests {
         d.on_event(record(&slots[0], None, None));
         let actions = d.on_event(Event::OutputFailed);
         assert!(actions.iter().any(|a| matches!(a, Action::AbandonGames)));
-        assert!(prints(&actions)
-            .iter()
-            .any(|l| l.starts_with("Stopping: an output could not be written")));
+        assert!(told(&actions).contains(&&ConsoleEvent::OutputFailedStop));
         assert_eq!(d.stop_reason(), StopReason::OutputFailed);
         assert!(take(&mut d).is_none(), "no new game starts");
         d.on_event(Event::Abandoned(slots[1].game));
@@ -832,12 +787,11 @@ mod tests {
     }
 
     #[test]
-    fn quiet_results_blocks_are_separated_by_a_blank_line() {
+    fn results_blocks_say_whether_they_follow_another() {
         let mut d = dispatcher(
             DispatchSettings {
                 names: vec!["first".into(), "second".into()],
                 rating_interval: 1,
-                verbosity: Verbosity::Quiet,
                 ..settings()
             },
             2,
@@ -846,11 +800,15 @@ mod tests {
         let mut blocks = Vec::new();
         while let Some(p) = take(&mut d) {
             let actions = d.on_event(record(&p, Some(0), None));
-            blocks.extend(prints(&actions).into_iter().map(String::from));
+            blocks.extend(told(&actions).into_iter().filter_map(|e| match e {
+                ConsoleEvent::Results {
+                    block,
+                    follows_block,
+                } => Some((block.starts_with("Results of"), *follows_block)),
+                _ => None,
+            }));
         }
-        assert_eq!(blocks.len(), 2, "{blocks:?}");
-        assert!(blocks[0].starts_with("Results of"), "{:?}", blocks[0]);
-        assert!(blocks[1].starts_with("\nResults of"), "{:?}", blocks[1]);
+        assert_eq!(blocks, [(true, false), (true, true)]);
     }
 
     #[test]
@@ -924,15 +882,24 @@ mod tests {
             .any(|a| matches!(a, Action::Save(_, Records::All))));
     }
 
-    fn play_all(d: &mut Dispatcher) -> Vec<String> {
-        let mut lines = Vec::new();
-        while let (Some(p), started) = take_with_lines(d) {
-            lines.extend(started);
+    fn play_all(d: &mut Dispatcher) -> Vec<ConsoleEvent> {
+        let mut events = Vec::new();
+        while let (Some(p), started) = take_with_told(d) {
+            events.extend(started);
             let actions = d.on_event(record(&p, Some(0), None));
-            lines.extend(prints(&actions).into_iter().map(String::from));
+            events.extend(told(&actions).into_iter().cloned());
         }
-        lines.extend(prints(&d.final_report()).into_iter().map(String::from));
-        lines
+        events.extend(told(&d.final_report()).into_iter().cloned());
+        events
+    }
+
+    /// The text of a results block or the final report.
+    fn report_text(e: &ConsoleEvent) -> Option<&str> {
+        match e {
+            ConsoleEvent::Results { block, .. } => Some(block),
+            ConsoleEvent::FinalReport(text) => Some(text),
+            _ => None,
+        }
     }
 
     #[test]
@@ -947,10 +914,11 @@ mod tests {
                 2,
                 games,
             );
-            let lines = play_all(&mut d);
-            let n = lines.iter().filter(|l| l.starts_with("Results of")).count();
-            assert_eq!(n, blocks, "{games} games, interval {interval}: {lines:#?}");
-            assert!(lines.last().unwrap().starts_with("Results of"));
+            let events = play_all(&mut d);
+            let texts: Vec<&str> = events.iter().filter_map(report_text).collect();
+            assert_eq!(texts.len(), blocks, "{games} games, interval {interval}");
+            assert!(texts.iter().all(|t| t.starts_with("Results of")));
+            assert!(matches!(events.last(), Some(ConsoleEvent::FinalReport(_))));
         }
     }
 
@@ -1012,7 +980,7 @@ mod tests {
             });
             d.on_event(Event::Finished(rec));
         }
-        let report = prints(&d.final_report()).join("\n");
+        let report = final_text(&mut d).unwrap();
         // Each engine played black once and white once: 264 ms of CPU over 231 ms of thinking.
         // Start-up (a hash filled at START: 1.5 s a game) is shown apart, not in the ratio.
         assert!(
@@ -1061,50 +1029,55 @@ mod tests {
         let c = take(&mut d).unwrap();
         d.on_event(record(&a, Some(0), None));
         let actions = d.on_event(record(&b, Some(0), None));
-        assert_eq!(prints(&actions).len(), 3, "Finished, Score, block");
+        assert_eq!(told(&actions).len(), 3, "Finished, Score, block");
         d.on_event(Event::Interrupt);
         d.on_event(Event::Abandoned(c.game));
-        assert!(d.final_report().is_empty());
+        assert_eq!(final_text(&mut d), None);
         assert_eq!(d.stop_reason(), StopReason::Interrupted);
     }
 
     #[test]
-    fn quiet_hides_game_lines_but_not_reports_or_progress() {
-        for (verbosity, progress) in [
-            (Verbosity::PerGame, true),
-            (Verbosity::PerGame, false),
-            (Verbosity::Quiet, true),
-            (Verbosity::Quiet, false),
-        ] {
-            let mut d = dispatcher(
-                DispatchSettings {
-                    verbosity,
-                    progress,
-                    rating_interval: 2,
-                    ..settings()
-                },
-                2,
-                4,
-            );
-            let (p, started) = take_with_lines(&mut d);
-            let p = p.unwrap();
-            assert_eq!(started.len(), usize::from(verbosity == Verbosity::PerGame));
-            let actions = d.on_event(record(&p, Some(0), None));
-            let game_lines = prints(&actions).len();
-            assert_eq!(game_lines == 2, verbosity == Verbosity::PerGame);
-            assert_eq!(game_lines == 0, verbosity == Verbosity::Quiet);
-            assert_eq!(
-                actions.iter().any(|a| matches!(a, Action::Progress)),
-                progress,
-                "{verbosity:?} {progress}"
-            );
-            let p = take(&mut d).unwrap();
-            let actions = d.on_event(record(&p, Some(0), None));
-            assert!(
-                prints(&actions).iter().any(|l| l.starts_with("Results of")),
-                "the interval block shows even with -quiet"
-            );
+    fn each_game_is_told_finished_and_scored_for_its_pair() {
+        let mut d = dispatcher(
+            DispatchSettings {
+                rating_interval: 2,
+                ..settings()
+            },
+            2,
+            4,
+        );
+        let p = take(&mut d).unwrap();
+        let actions = d.on_event(record(&p, Some(0), None));
+        let (black, white) = (sample_record().black_name, sample_record().white_name);
+        let reason = Termination::Five {
+            winner: Color::Black,
+            line: vec![],
         }
+        .reason(sample_record().size);
+        assert_eq!(
+            told(&actions),
+            [
+                &ConsoleEvent::GameFinished {
+                    game: GameId(1),
+                    black,
+                    white,
+                    result: crate::game::GameResult::BlackWins,
+                    reason,
+                },
+                &ConsoleEvent::Score {
+                    first: "first".into(),
+                    second: "second".into(),
+                    wld: crate::stats::Wld::new(1, 0, 0),
+                }
+            ]
+        );
+        let p = take(&mut d).unwrap();
+        let actions = d.on_event(record(&p, Some(0), None));
+        let texts: Vec<&str> = told(&actions).into_iter().filter_map(report_text).collect();
+        assert!(
+            matches!(texts.as_slice(), [t] if t.starts_with("Results of")),
+            "the interval block after game 2: {texts:?}"
+        );
     }
 
     #[test]
@@ -1117,9 +1090,12 @@ mod tests {
             3,
             1,
         );
-        let lines = play_all(&mut d);
-        assert!(lines.iter().all(|l| !l.starts_with("Results of")));
-        let last = lines.last().unwrap();
+        let events = play_all(&mut d);
+        let texts: Vec<&str> = events.iter().filter_map(report_text).collect();
+        let [last] = texts.as_slice() else {
+            panic!("{texts:?}")
+        };
+        assert!(!last.starts_with("Results of"), "{last}");
         assert!(last.contains("first") && last.contains("third"), "{last}");
     }
 
@@ -1201,21 +1177,21 @@ mod tests {
         assert!(matches!(actions.as_slice(), [Action::StopShards(c)] if *c == own));
         // Nor a results block with its own crossing while it waits for the marker.
         let finished = d.on_event(record(&mine, Some(1), None));
-        assert!(prints(&finished).iter().all(|l| !l.contains("Results of")));
+        assert!(told(&finished).iter().all(|e| report_text(e).is_none()));
         // Another shard's marker was there first, at another point: that is the verdict.
         let m = marker(Verdict::H1, own.games - 5, own.game + 9, "2/2");
-        let lines = prints(&d.on_event(Event::ShardsStopped(m.clone())))
-            .into_iter()
-            .map(str::to_string)
-            .collect::<Vec<_>>();
-        let want = m.crossing().describe();
-        assert_eq!(lines.len(), 1);
-        assert!(lines[0].contains(&format!("{want}, decided by shard 2/2")));
+        let actions = d.on_event(Event::ShardsStopped(m.clone()));
+        let verdict = ConsoleEvent::ShardVerdict {
+            sprt: Some(shard_sprt()),
+            crossing: m.crossing(),
+            shard: "2/2".into(),
+        };
+        assert_eq!(told(&actions), [&verdict]);
         // Heard again at the next poll: said once.
-        assert!(d.on_event(Event::ShardsStopped(m)).is_empty());
+        assert!(d.on_event(Event::ShardsStopped(m.clone())).is_empty());
         d.on_event(record(&second, Some(1), None));
-        let end = d.final_report();
-        let text = prints(&end).join("\n");
+        let want = m.crossing().describe();
+        let text = final_text(&mut d).unwrap();
         assert!(text.contains(&format!("SPRT: {want}")), "{text}");
         assert!(!text.contains(&own.describe()), "{text}");
         assert_eq!(d.stop_reason(), StopReason::SprtH1);

@@ -3,9 +3,10 @@
 //!
 //! Data flow: slots (`slot.rs`, tasks on one worker thread per core) ask for games and send finished records over a
 //! channel; this module feeds them to the `Dispatcher` (`dispatcher.rs`, pure: the one owner of
-//! results and stop decisions) and executes its actions: answers to the slots, lines on the
-//! `Console` (`console.rs`), saves to the `Outputs` (`outputs.rs`). Slots and dispatcher share
-//! no mutable state; the only cross-thread signals are cancellation tokens.
+//! results and stop decisions) and executes its actions: answers to the slots, events for the
+//! `Console` (`console.rs`, through which every line of the run goes), saves to the `Outputs`
+//! (`outputs.rs`). Slots and dispatcher share no mutable state; the only cross-thread signals
+//! are cancellation tokens.
 
 mod console;
 pub mod dispatcher;
@@ -32,8 +33,8 @@ use crate::tracker::{scored, ScoredGame, Tracker};
 
 use crate::outputs::logs::LogFiles;
 use crate::outputs::{OutputError, Outputs};
-use console::Console;
-use dispatcher::{Action, DispatchSettings, Dispatcher, Event, Verbosity};
+use console::{Console, ConsoleEvent, Verbosity};
+use dispatcher::{Action, DispatchSettings, Dispatcher, Event};
 use slot::{Shared, SlotMsg};
 use sync::ShardSync;
 
@@ -121,7 +122,6 @@ pub struct Stops {
 fn dispatch_settings(
     config: &Config,
     names: Vec<String>,
-    console: &Console,
     context: String,
     book: Option<&OpeningBook>,
 ) -> DispatchSettings {
@@ -138,12 +138,6 @@ fn dispatch_settings(
         rating_interval: config.console.rating_interval,
         lose_only: config.tournament.lose_only,
         stop_on_engine_failure: config.tournament.on_failure == OnEngineFailure::Stop,
-        verbosity: if config.console.quiet {
-            Verbosity::Quiet
-        } else {
-            Verbosity::PerGame
-        },
-        progress: console.has_bar(),
         context,
         sharded: config.cluster.shard.is_some(),
         report: config.outputs.report.is_some(),
@@ -151,33 +145,47 @@ fn dispatch_settings(
     }
 }
 
-/// Notes printed before the first game.
-fn announce(config: &Config, outputs: &Outputs, resumed: Option<&resume::Resumed>, left: u64) {
+/// Notes shown before the first game.
+fn announce(
+    console: &Console,
+    config: &Config,
+    outputs: &Outputs,
+    resumed: Option<&resume::Resumed>,
+    left: u64,
+) {
     if let Some(r) = resumed {
         for n in &r.notes {
-            eprintln!("Resume: {n}");
+            console.show(ConsoleEvent::ResumeNote(n.clone()));
         }
-        eprintln!(
-            "Resuming {}: {} games in the journal, {left} to play",
-            r.journal.display(),
-            r.entries.len()
-        );
+        console.show(ConsoleEvent::Resuming {
+            journal: r.journal.clone(),
+            games: r.entries.len(),
+            left,
+        });
     }
     for w in &config.warnings {
-        eprintln!("warning: {w}");
+        console.show(ConsoleEvent::Warning(w.clone()));
     }
     if let Some(o) = &config.tournament.openings {
         if o.order == crate::config::DrawOrder::Random {
-            eprintln!(
-                "Openings: {} in random order, srand={} (repeat with this seed to replay)",
-                o.file.display(),
-                config.seed.get()
-            );
+            console.show(ConsoleEvent::RandomOpenings {
+                file: o.file.clone(),
+                seed: config.seed.get(),
+            });
         }
     }
-    if let (Some(j), false) = (outputs.journal_path(), config.console.quiet) {
-        eprintln!("Journal: {}", j.display());
+    if let Some(j) = outputs.journal_path() {
+        console.show(ConsoleEvent::Journal(j.to_path_buf()));
     }
+}
+
+/// The run's console: `-quiet`, and a progress bar of the `total` games this process plays.
+fn console_of(config: &Config, total: u64) -> Console {
+    let verbosity = match config.console.quiet {
+        true => Verbosity::Quiet,
+        false => Verbosity::PerGame,
+    };
+    Console::new(verbosity, config.console.progress, total)
 }
 
 /// The link to the other shards, for a sharded run with an SPRT and a journal.
@@ -223,19 +231,18 @@ impl Shell {
                         let _ = r.send(None);
                     }
                 }
-                Action::Print(text) => self.console.print(&text),
+                Action::Console(event) => self.console.show(event),
                 Action::Save(record, records) => {
                     if self.write_failed {
                         continue;
                     }
                     if let Err(e) = self.outputs.save(&record, records) {
-                        eprintln!("error: {e}");
+                        self.console.show(ConsoleEvent::Error(e.to_string()));
                         self.write_failed = true;
                         let stop = d.on_event(Event::OutputFailed);
                         self.execute(d, stop, &mut None);
                     }
                 }
-                Action::Progress => self.console.step(),
                 Action::AbandonGames => self.cancel_games.cancel(),
                 Action::Report => {
                     if let Some(r) = &self.report {
@@ -249,13 +256,35 @@ impl Shell {
                     // The marker in place is the run's verdict (another shard's, when it
                     // decided first): the dispatcher prints that one.
                     let marker = sync.write_marker(&c).unwrap_or_else(|e| {
-                        eprintln!("warning: cannot write the shards' stop marker: {e}");
+                        let w = format!("cannot write the shards' stop marker: {e}");
+                        self.console.show(ConsoleEvent::Warning(w));
                         sync.own_marker(&c)
                     });
                     let more = d.on_event(Event::ShardsStopped(marker));
                     self.execute(d, more, &mut None);
                 }
             }
+        }
+    }
+
+    /// The final report, the last `-report` page and the summary line of the run's `total` games.
+    fn conclude(mut self, mut d: Dispatcher, total: u64) -> RunSummary {
+        let report = d.final_report();
+        self.execute(&mut d, report, &mut None);
+        if let Some(r) = self.report.take() {
+            r.finish();
+        }
+        let (reason, finished) = (d.stop_reason(), d.finished_games());
+        self.console.show(ConsoleEvent::Summary {
+            finished,
+            total,
+            reason,
+        });
+        RunSummary {
+            reason,
+            finished,
+            total,
+            results: d.into_tracker(),
         }
     }
 
@@ -425,12 +454,16 @@ fn check_cpus(slot_cpus: &[Vec<usize>], allowed: Option<Vec<usize>>) -> Result<(
 }
 
 /// `-report FILE`: its first page is written before the first game.
-fn live_report(config: &Config, outputs: &Outputs) -> Result<Option<report::LiveReport>, RunError> {
+fn live_report(
+    config: &Config,
+    outputs: &Outputs,
+    console: &Console,
+) -> Result<Option<report::LiveReport>, RunError> {
     // `Config` refuses `-report` without a journal.
     let (Some(out), Some(journal)) = (&config.outputs.report, outputs.journal_path()) else {
         return Ok(None);
     };
-    report::LiveReport::start(journal.to_path_buf(), out.clone()).map(Some)
+    report::LiveReport::start(journal.to_path_buf(), out.clone(), console.clone()).map(Some)
 }
 
 /// The opening book and its draw order, when `-openings` is given.
@@ -533,14 +566,21 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let mut outputs = Outputs::open(&config, resumed.as_ref().map(|r| r.journal.clone()))?;
     let log_files = open_logs(&config)?;
     let (games, prior) = remaining(&schedule, config.cluster.shard, resumed.as_ref())?;
+    // A shard's own share of the schedule.
+    let own_total = games.len() + prior.len() as u64;
+    let console = console_of(&config, own_total);
     let (log, log_task) = match log_files {
         None => (LogSink::none(), None),
         Some(files) => {
             let (sink, rx) = LogSink::channel();
-            (sink, Some(tokio::spawn(files.run(rx, run_start))))
+            let warnings = console.clone();
+            let task = files.run(rx, run_start, move |w| {
+                warnings.show(ConsoleEvent::Warning(w));
+            });
+            (sink, Some(tokio::spawn(task)))
         }
     };
-    announce(&config, &outputs, resumed.as_ref(), games.len());
+    announce(&console, &config, &outputs, resumed.as_ref(), games.len());
     let names = slot::resolve_names(&config, &stops.abort).await;
     if let Some(r) = resumed.as_ref().filter(|_| !stops.abort.is_cancelled()) {
         r.check_names(&names)?;
@@ -549,14 +589,10 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     if resumed.as_ref().is_none_or(|r| r.needs_header) {
         outputs.write_header(&header)?;
     }
-    // A shard's own share of the schedule.
-    let own_total = games.len() + prior.len() as u64;
-    let console = Console::new(config.console.progress, own_total);
     let mut dispatcher = Dispatcher::new(
         dispatch_settings(
             &config,
             names.clone(),
-            &console,
             header.settings.context(),
             book.as_ref(),
         ),
@@ -566,7 +602,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     );
     let cancel_games = stops.abort.child_token();
     let sync = shard_sync(&config, &dispatcher);
-    let report = live_report(&config, &outputs)?;
+    let report = live_report(&config, &outputs, &console)?;
     outputs.games_begin();
     let mut shell = Shell {
         console,
@@ -585,13 +621,15 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         cancel_games: cancel_games.clone(),
         hard: stops.hard.clone(),
         log,
+        console: shell.console.clone(),
         config,
     });
     let (tx, rx) = mpsc::unbounded_channel();
     let (slots, failed) =
         slot::spawn_workers(shared.config.tournament.concurrency, shared.clone(), tx);
     if let Some(e) = failed {
-        eprintln!("error: cannot start a game worker thread: {e}");
+        let e = format!("cannot start a game worker thread: {e}");
+        shell.console.show(ConsoleEvent::Error(e));
     }
     let sync_every = shared
         .config
@@ -611,24 +649,16 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         let actions = dispatcher.on_event(Event::ShardsStopped(m));
         shell.execute(&mut dispatcher, actions, &mut None);
     }
-    shell.outputs.finish();
+    for w in shell.outputs.finish() {
+        shell.console.show(ConsoleEvent::Warning(w));
+    }
     shell.console.finish();
     // The slots held the last log senders; the writer ends when they are gone.
     drop(shared);
     if let Some(t) = log_task {
         let _ = t.await;
     }
-    let report = dispatcher.final_report();
-    shell.execute(&mut dispatcher, report, &mut None);
-    if let Some(r) = shell.report.take() {
-        r.finish();
-    }
-    Ok(RunSummary {
-        reason: dispatcher.stop_reason(),
-        finished: dispatcher.finished_games(),
-        total: own_total,
-        results: dispatcher.into_tracker(),
-    })
+    Ok(shell.conclude(dispatcher, own_total))
 }
 
 #[cfg(test)]

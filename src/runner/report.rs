@@ -10,6 +10,7 @@ use std::thread::JoinHandle;
 use crate::journal::{JournalEntry, JournalSet};
 use crate::report::{self, PageOptions, RunState};
 
+use super::console::{Console, ConsoleEvent};
 use super::RunError;
 
 /// The report writer of a run.
@@ -37,8 +38,9 @@ pub fn write(journal: &Path, out: &Path, state: RunState) -> Result<(), String> 
 /// The final report is never held back.
 const MAX_SHARE: u32 = 10;
 
-/// The writer thread: rebuilds on request, merging requests that come while it builds or waits.
-fn writer(rx: &mpsc::Receiver<RunState>, journal: &Path, out: &Path) {
+/// The writer thread: rebuilds on request, merging requests that come while it builds or waits;
+/// a failed rebuild is a warning on `console` (once until it changes).
+fn writer(rx: &mpsc::Receiver<RunState>, journal: &Path, out: &Path, console: &Console) {
     use std::sync::mpsc::RecvTimeoutError;
     use std::time::Instant;
     let mut last_error = None;
@@ -70,7 +72,7 @@ fn writer(rx: &mpsc::Receiver<RunState>, journal: &Path, out: &Path) {
         let start = Instant::now();
         if let Err(e) = write(journal, out, state) {
             if last_error.as_ref() != Some(&e) {
-                eprintln!("warning: -report: {e}");
+                console.show(ConsoleEvent::Warning(format!("-report: {e}")));
             }
             last_error = Some(e);
         }
@@ -110,14 +112,14 @@ fn release_memory() {
 impl LiveReport {
     /// Write the first report (no games yet) now, so a path that cannot be used stops the run
     /// before its first game, then start the writer thread.
-    pub fn start(journal: PathBuf, out: PathBuf) -> Result<LiveReport, RunError> {
+    pub fn start(journal: PathBuf, out: PathBuf, console: Console) -> Result<LiveReport, RunError> {
         map_large_buffers();
         crate::outputs::prepare_parent(&out)?;
         write(&journal, &out, RunState::Running).map_err(RunError::Report)?;
         let (tx, rx) = mpsc::channel::<RunState>();
         let thread = std::thread::Builder::new()
             .name("report".into())
-            .spawn(move || writer(&rx, &journal, &out))
+            .spawn(move || writer(&rx, &journal, &out, &console))
             .map_err(|e| RunError::Report(format!("cannot start the report writer: {e}")))?;
         Ok(LiveReport {
             tx: Some(tx),
@@ -156,7 +158,8 @@ mod tests {
         let h = header(&["a", "b"], false, false, 0);
         std::fs::write(&journal, render_header(&h)).unwrap();
         let out = dir.path().join("sub/r.html");
-        let live = LiveReport::start(journal.clone(), out.clone()).unwrap();
+        let console = Console::new(crate::runner::console::Verbosity::Quiet, false, 8);
+        let live = LiveReport::start(journal.clone(), out.clone(), console).unwrap();
         let first = std::fs::read_to_string(&out).unwrap();
         assert!(first.contains("data-state=\"running\"") && first.contains("running: 0 of 8"));
         let mut text = render_header(&h);

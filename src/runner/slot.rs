@@ -23,6 +23,8 @@ use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId, Pairing};
 use crate::swap::{SwapRecord, SwapReply};
 
+use super::console::{Console, ConsoleEvent};
+
 /// Effectively "no deadline" for engines without a time limit.
 const NO_DEADLINE: Duration = Duration::from_secs(365 * 24 * 3600);
 
@@ -46,6 +48,8 @@ pub struct Shared {
     /// A second Ctrl-C: kill engines at once instead of ending them politely.
     pub hard: CancellationToken,
     pub log: LogSink,
+    /// Where a worker that cannot start says so.
+    pub console: Console,
 }
 
 impl Shared {
@@ -106,7 +110,8 @@ fn run_worker(slots: &[usize], shared: Arc<Shared>, tx: mpsc::UnboundedSender<Sl
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: game slots {slots:?}: no runtime: {e}");
+            let e = format!("game slots {slots:?}: no runtime: {e}");
+            shared.console.show(ConsoleEvent::Error(e));
             return;
         }
     };
