@@ -12,11 +12,11 @@ pub enum CliError {
     #[error("unknown option {0:?} (see --help)")]
     UnknownOption(String),
     /// An option is the last argument or is directly followed by another option, so its value is missing.
-    #[error("-{option}: needs {what}")]
-    MissingValue { option: String, what: &'static str },
+    #[error("{option}: needs {what}")]
+    MissingValue { option: Opt, what: &'static str },
     /// An option that takes key=value settings got an argument without `=` or with an empty key.
-    #[error("-{option}: expected key=value, got {got:?}")]
-    NotKeyValue { option: String, got: String },
+    #[error("{option}: expected key=value, got {got:?}")]
+    NotKeyValue { option: Opt, got: String },
     /// A bare argument appears where an option name was expected, e.g. an extra value after a flag or a one-value option.
     #[error("unexpected argument {0:?} (options start with '-')")]
     Stray(String),
@@ -48,74 +48,87 @@ pub type KeyValues = Vec<(String, String)>;
 pub struct RawCli {
     pub engines: Vec<KeyValues>,
     pub each: KeyValues,
-    /// Single-value options in the order given (`-concurrency 4` → ("concurrency", "4")).
-    pub values: Vec<(String, String)>,
-    /// Flags given (`-repeat` → "repeat").
-    pub flags: Vec<String>,
+    /// Single-value options in the order given (`-concurrency 4` → (`Opt::Concurrency`, "4")).
+    pub values: Vec<(Opt, String)>,
+    /// Flags given (`-repeat` → `Opt::Repeat`).
+    pub flags: Vec<Opt>,
     pub openings: Option<KeyValues>,
     pub sample: Option<KeyValues>,
     pub sprt: Option<KeyValues>,
     /// `-draw COUNT SCORE` / `-resign COUNT SCORE`: accepted for compatibility, see `config`.
-    pub score_adjudication: Vec<(String, String, String)>,
+    pub score_adjudication: Vec<(Opt, String, String)>,
 }
 
 impl RawCli {
     /// The last value given for a single-value option.
-    pub fn value(&self, name: &str) -> Option<&str> {
+    pub fn value(&self, opt: Opt) -> Option<&str> {
         self.values
             .iter()
             .rev()
-            .find(|(k, _)| k == name)
+            .find(|(k, _)| *k == opt)
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn flag(&self, name: &str) -> bool {
-        self.flags.iter().any(|f| f == name)
+    pub fn flag(&self, opt: Opt) -> bool {
+        self.flags.contains(&opt)
     }
 }
 
-/// Options that take one value.
-pub const VALUE_OPTIONS: &[&str] = &[
-    "concurrency",
-    "games",
-    "rounds",
-    "rule",
-    "boardsize",
-    "drawafter",
-    "pgn",
-    "sgf",
-    "msg",
-    "psq",
-    "journal",
-    "ratinginterval",
-    "startuptimeout",
-    "logdir",
-    "shard",
-    "renlib",
-    "report",
-    "cpus",
-    "rundir",
-    "syncinterval",
-];
+/// What follows an option: its own settings (`key=value`s; a count and a score for `-draw`,
+/// `-resign`), one value, or nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Takes {
+    Own,
+    Value,
+    Flag,
+}
 
-/// Options that take no value.
-pub const FLAG_OPTIONS: &[&str] = &[
-    "gauntlet",
-    "loseonly",
-    "repeat",
-    "transform",
-    "sendbyboard",
-    "log",
-    "debug",
-    "fatalerror",
-    "quiet",
-    "noprogress",
-    "verbose",
-    "resume",
-    "suspend",
-    "swap2",
-    "swap1",
-];
+/// The options, each with its spelling (without the dash) and what it takes: one list for the
+/// parser here and for the checks and errors of `config`.
+macro_rules! options {
+    ($($opt:ident $name:literal $takes:ident,)*) => {
+        /// An option of the legacy command line; it displays as it is spelled (`-games`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Opt {
+            $(#[doc = concat!("`-", $name, "`")] $opt,)*
+        }
+
+        impl Opt {
+            /// The option spelled `name` (without dashes), and what it takes.
+            fn parse(name: &str) -> Option<(Opt, Takes)> {
+                match name {
+                    $($name => Some((Opt::$opt, Takes::$takes)),)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for Opt {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let name = match self {
+                    $(Opt::$opt => $name,)*
+                };
+                write!(f, "-{name}")
+            }
+        }
+    };
+}
+
+options! {
+    Engine "engine" Own, Each "each" Own, Openings "openings" Own, Sample "sample" Own,
+    Sprt "sprt" Own, Draw "draw" Own, Resign "resign" Own,
+    Concurrency "concurrency" Value, Games "games" Value, Rounds "rounds" Value,
+    Rule "rule" Value, BoardSize "boardsize" Value, DrawAfter "drawafter" Value,
+    Pgn "pgn" Value, Sgf "sgf" Value, Msg "msg" Value, Psq "psq" Value, Journal "journal" Value,
+    RatingInterval "ratinginterval" Value, StartupTimeout "startuptimeout" Value,
+    LogDir "logdir" Value, Shard "shard" Value, Renlib "renlib" Value, Report "report" Value,
+    Cpus "cpus" Value, RunDir "rundir" Value, SyncInterval "syncinterval" Value,
+    Gauntlet "gauntlet" Flag, LoseOnly "loseonly" Flag, Repeat "repeat" Flag,
+    Transform "transform" Flag, SendByBoard "sendbyboard" Flag, Log "log" Flag,
+    Debug "debug" Flag, FatalError "fatalerror" Flag, Quiet "quiet" Flag,
+    NoProgress "noprogress" Flag, Verbose "verbose" Flag, Resume "resume" Flag,
+    Suspend "suspend" Flag, Swap2 "swap2" Flag, Swap1 "swap1" Flag,
+}
 
 fn is_option(arg: &str) -> bool {
     // A lone "-" or a negative number is a value, not an option.
@@ -130,7 +143,7 @@ fn option_name(arg: &str) -> &str {
 }
 
 fn key_values(
-    option: &str,
+    option: Opt,
     args: &[String],
     i: &mut usize,
     allow_empty: bool,
@@ -142,7 +155,7 @@ fn key_values(
             Some((k, v)) if !k.is_empty() => out.push((k.to_string(), v.to_string())),
             _ => {
                 return Err(CliError::NotKeyValue {
-                    option: option.to_string(),
+                    option,
                     got: a.clone(),
                 })
             }
@@ -151,21 +164,21 @@ fn key_values(
     }
     if out.is_empty() && !allow_empty {
         return Err(CliError::MissingValue {
-            option: option.to_string(),
+            option,
             what: "key=value settings",
         });
     }
     Ok(out)
 }
 
-fn one_value(option: &str, args: &[String], i: &mut usize) -> Result<String, CliError> {
+fn one_value(option: Opt, args: &[String], i: &mut usize) -> Result<String, CliError> {
     match args.get(*i) {
         Some(v) if !is_option(v) => {
             *i += 1;
             Ok(v.clone())
         }
         _ => Err(CliError::MissingValue {
-            option: option.to_string(),
+            option,
             what: "a value",
         }),
     }
@@ -180,25 +193,26 @@ pub fn parse_legacy(args: &[String]) -> Result<RawCli, CliError> {
         if !is_option(arg) {
             return Err(CliError::Stray(arg.clone()));
         }
-        let name = option_name(arg).to_string();
+        let Some((opt, takes)) = Opt::parse(option_name(arg)) else {
+            return Err(CliError::UnknownOption(arg.clone()));
+        };
         i += 1;
-        match name.as_str() {
-            "engine" => raw.engines.push(key_values(&name, args, &mut i, false)?),
-            "each" => raw.each.extend(key_values(&name, args, &mut i, false)?),
-            "openings" => raw.openings = Some(key_values(&name, args, &mut i, false)?),
-            "sample" => raw.sample = Some(key_values(&name, args, &mut i, true)?),
-            "sprt" => raw.sprt = Some(key_values(&name, args, &mut i, true)?),
-            "draw" | "resign" => {
-                let count = one_value(&name, args, &mut i)?;
-                let score = one_value(&name, args, &mut i)?;
-                raw.score_adjudication.push((name, count, score));
+        match (opt, takes) {
+            (Opt::Engine, _) => raw.engines.push(key_values(opt, args, &mut i, false)?),
+            (Opt::Each, _) => raw.each.extend(key_values(opt, args, &mut i, false)?),
+            (Opt::Openings, _) => raw.openings = Some(key_values(opt, args, &mut i, false)?),
+            (Opt::Sample, _) => raw.sample = Some(key_values(opt, args, &mut i, true)?),
+            (Opt::Sprt, _) => raw.sprt = Some(key_values(opt, args, &mut i, true)?),
+            (_, Takes::Own) => {
+                let count = one_value(opt, args, &mut i)?;
+                let score = one_value(opt, args, &mut i)?;
+                raw.score_adjudication.push((opt, count, score));
             }
-            n if VALUE_OPTIONS.contains(&n) => {
-                let v = one_value(&name, args, &mut i)?;
-                raw.values.push((name, v));
+            (_, Takes::Value) => {
+                let v = one_value(opt, args, &mut i)?;
+                raw.values.push((opt, v));
             }
-            n if FLAG_OPTIONS.contains(&n) => raw.flags.push(name),
-            _ => return Err(CliError::UnknownOption(arg.clone())),
+            (_, Takes::Flag) => raw.flags.push(opt),
         }
     }
     Ok(raw)
@@ -251,8 +265,8 @@ mod tests {
         assert_eq!(raw.engines.len(), 2);
         assert_eq!(raw.engines[0][0], ("name".into(), "Wine".into()));
         assert_eq!(raw.each, vec![("tc".into(), "180/30".into())]);
-        assert_eq!(raw.value("games"), Some("4000"));
-        assert!(raw.flag("repeat") && raw.flag("debug"));
+        assert_eq!(raw.value(Opt::Games), Some("4000"));
+        assert!(raw.flag(Opt::Repeat) && raw.flag(Opt::Debug));
         assert_eq!(raw.openings.as_ref().unwrap().len(), 2);
     }
 
@@ -267,7 +281,7 @@ mod tests {
         assert_eq!(
             parse_legacy(&args(&["-concurrency"])),
             Err(CliError::MissingValue {
-                option: "concurrency".into(),
+                option: Opt::Concurrency,
                 what: "a value"
             })
         );
@@ -302,23 +316,15 @@ mod tests {
             "-openings: expected key=value, got \"file\""
         );
         // The one missing value found later, by `config`, reads the same way.
-        let raw = parse_legacy(&args(&[
-            "-engine",
-            "cmd=/bin/sh",
-            "-engine",
-            "cmd=/bin/sh",
-            "-openings",
-            "type=pos",
-        ]))
-        .unwrap();
-        let e = crate::config::Config::from_raw(&raw).unwrap_err();
+        let e = "-engine cmd=/bin/sh -engine cmd=/bin/sh -openings type=pos";
+        let e = crate::config::config_in(e, &[]).unwrap_err();
         assert!(e.to_string().starts_with("-openings: needs file="), "{e}");
     }
 
     #[test]
     fn negative_values_are_not_options() {
         let raw = parse_legacy(&args(&["-drawafter", "-1", "-sprt", "elo0=-5", "elo1=0"])).unwrap();
-        assert_eq!(raw.value("drawafter"), Some("-1"));
+        assert_eq!(raw.value(Opt::DrawAfter), Some("-1"));
         assert_eq!(raw.sprt.unwrap()[0].1, "-5");
         let raw = parse_legacy(&args(&["-sample"])).unwrap();
         assert_eq!(raw.sample, Some(vec![]));

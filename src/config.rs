@@ -1,13 +1,15 @@
 //! The checked run configuration: built once from the raw command line, so every later stage works
 //! with valid values only. All user-facing validation of options lives here.
 
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use thiserror::Error;
 
 use crate::board::BoardSize;
-use crate::cli::{KeyValues, RawCli};
+use crate::cli::{KeyValues, Opt, RawCli};
 use crate::engine::spec::{EngineSpec, TimeControl, MAX_SECONDS};
 use crate::opening::{OpeningFormat, OpeningOrder};
 use crate::record::samples::{SampleConfig, SampleConfigError, SampleEncodeError};
@@ -21,16 +23,16 @@ use crate::swap::SwapRule;
 #[derive(Debug, Error)]
 pub enum ConfigError {
     /// A value that does not parse or is out of range.
-    #[error("-{option}: {value:?} is not valid: {why}")]
+    #[error("{option}: {value:?} is not valid: {why}")]
     BadValue {
-        option: String,
+        option: Opt,
         value: String,
         why: String,
     },
     /// A `key=value` list with a key the option does not have.
-    #[error("-{option}: unknown key {key:?} (known: {known})")]
+    #[error("{option}: unknown key {key:?} (known: {known})")]
     UnknownKey {
-        option: String,
+        option: Opt,
         key: String,
         known: &'static str,
     },
@@ -88,6 +90,12 @@ pub enum ConfigError {
         size: BoardSize,
         why: &'static str,
     },
+    /// `-report` and `-journal off`.
+    #[error("-report is built from the journal: it cannot be used with -journal off")]
+    ReportWithoutJournal,
+    /// `-resume` and `-journal off`.
+    #[error("-resume needs the journal: it cannot be used with -journal off")]
+    ResumeWithoutJournal,
 }
 
 /// Where the opening positions come from and how they are drawn.
@@ -95,10 +103,26 @@ pub enum ConfigError {
 pub struct OpeningsConfig {
     pub file: PathBuf,
     pub format: OpeningFormat,
-    pub order: OpeningOrder,
-    /// The seed in use (printed so a random order can be reproduced with `srand=`).
-    pub seed: u64,
+    pub order: DrawOrder,
     pub transform: bool,
+}
+
+/// The order the openings are drawn in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrawOrder {
+    Sequential,
+    /// Shuffled by the run's seed.
+    Random,
+}
+
+impl OpeningsConfig {
+    /// The draw order with the run's seed in it.
+    pub fn order(&self, seed: Seed) -> OpeningOrder {
+        match self.order {
+            DrawOrder::Sequential => OpeningOrder::Sequential,
+            DrawOrder::Random => OpeningOrder::Random { seed: seed.get() },
+        }
+    }
 }
 
 /// Who plays which colour in a game of a pair.
@@ -142,13 +166,30 @@ impl JournalTarget {
     }
 }
 
-/// Where the run's seed came from.
+/// The run's seed and where it came from, held once: the openings' random order and the choice
+/// of sample positions read it here, so a replay with the same seed plays and writes the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SeedSource {
+pub enum Seed {
     /// `srand=N` on the command line.
-    Given,
-    /// Drawn at start-up.
-    Fresh,
+    Given(u64),
+    /// Drawn at start-up (or adopted, see `adopt`).
+    Fresh(u64),
+}
+
+impl Seed {
+    pub fn get(self) -> u64 {
+        match self {
+            Seed::Given(v) | Seed::Fresh(v) => v,
+        }
+    }
+
+    /// Continue with another run's seed (the journal's, on `-resume`; a SLURM job array's):
+    /// a seed given with `srand=` stays.
+    pub fn adopt(&mut self, seed: u64) {
+        if let Seed::Fresh(v) = self {
+            *v = seed;
+        }
+    }
 }
 
 /// A new run or the continuation of one.
@@ -169,25 +210,46 @@ pub enum OnEngineFailure {
     Stop,
 }
 
-/// Everything a run needs, checked.
+/// What is played: the engines, the schedule, the openings and when to stop.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct TournamentConfig {
     pub engines: Vec<EngineSpec>,
-    pub concurrency: usize,
+    pub kind: TournamentKind,
     pub games: u64,
     pub rounds: u64,
-    pub kind: TournamentKind,
     pub repeat: Repeat,
+    /// `-loseonly`: records only of games the first engine loses (gauntlet only).
     pub lose_only: bool,
-    pub rule: Rule,
-    pub size: BoardSize,
-    pub draw_after: usize,
-    pub send_by_board: bool,
+    pub concurrency: usize,
+    /// `-cpus LIST`: the CPUs each game slot's engines are pinned to (one set per slot).
+    pub slot_cpus: Vec<Vec<usize>>,
     pub openings: Option<OpeningsConfig>,
-    pub log: LogLevel,
-    pub log_dir: PathBuf,
+    /// `-swap2`/`-swap1`: the engines choose each game's opening through `SWAP2BOARD`.
+    pub swap: Option<SwapRule>,
+    /// Who plays which colour in a pair.
+    pub colours: ColourRule,
+    /// `-sprt`: stop when the test decides (two engines only).
+    pub sprt: Option<Sprt>,
     pub on_failure: OnEngineFailure,
     pub startup_timeout: Duration,
+    /// `-suspend`: an engine not on move is stopped (SIGSTOP of its process group).
+    pub suspend: bool,
+}
+
+/// How each game is played.
+#[derive(Debug, Clone)]
+pub struct GameConfig {
+    pub rule: Rule,
+    pub size: BoardSize,
+    /// `-drawafter` (0 = off).
+    pub draw_after: usize,
+    pub send_by_board: bool,
+}
+
+/// The files a run writes.
+#[derive(Debug, Clone)]
+pub struct OutputsConfig {
+    pub journal: Option<JournalTarget>,
     pub pgn: Option<PathBuf>,
     pub sgf: Option<PathBuf>,
     pub msg: Option<PathBuf>,
@@ -197,42 +259,73 @@ pub struct Config {
     pub renlib: Option<PathBuf>,
     /// `-report FILE`: the run's HTML report, rebuilt from the journal as the run goes.
     pub report: Option<PathBuf>,
-    pub journal: Option<JournalTarget>,
-    pub progress: bool,
-    pub quiet: bool,
-    /// `-suspend`: an engine not on move is stopped (SIGSTOP of its process group).
-    pub suspend: bool,
-    /// `-swap2`/`-swap1`: the engines choose each game's opening through `SWAP2BOARD`.
-    pub swap: Option<SwapRule>,
-    /// Who plays which colour in a pair.
-    pub colours: ColourRule,
-    /// `-sprt`: stop when the test decides (two engines only).
-    pub sprt: Option<Sprt>,
-    /// Print the results block every this many finished games (two engines).
-    pub rating_interval: u64,
     /// `-sample`: training samples.
     pub sample: Option<SampleConfig>,
-    /// The run's seed: the openings' `srand` when given, else fresh. Decides which positions
-    /// become samples, so a replay with the same seed writes the same samples.
-    pub seed: u64,
-    /// Whether the seed was given (`srand=`) or drawn fresh: a resumed run adopts its journal's
-    /// seed unless one was given.
-    pub seed_source: SeedSource,
-    /// `-resume`: continue the run recorded in the journal instead of starting a new one.
-    pub start: Start,
-    /// The identity of the run this one continues (its journal header's fingerprint, set by
-    /// `-resume`): kept as it was written, whichever build computed it.
-    pub run_identity: Option<String>,
+    pub log: LogLevel,
+    pub log_dir: PathBuf,
+}
+
+/// What the run shows on the terminal.
+#[derive(Debug, Clone)]
+pub struct ConsoleConfig {
+    pub progress: bool,
+    pub quiet: bool,
+    /// Print the results block every this many finished games (two engines).
+    pub rating_interval: u64,
+    /// The filter of the runner's own diagnostics on stderr: `RUST_LOG` when set, else
+    /// `gomoku_cli=debug` with `-verbose`; none otherwise.
+    pub diagnostics: Option<String>,
+}
+
+/// A run split among processes (`-shard`, a scheduler's job array).
+#[derive(Debug, Clone)]
+pub struct ClusterConfig {
     /// `-shard K/N` (or a scheduler's array variables): this process plays shard K of N.
     pub shard: Option<Shard>,
     /// Where shards keep their journals (`-rundir`; the stop marker of a cluster-wide SPRT too).
     pub rundir: PathBuf,
     /// How often a shard reads the other shards' journals (`-syncinterval` seconds).
     pub sync_interval: Duration,
+}
+
+/// Everything a run needs, checked, in sections.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub tournament: TournamentConfig,
+    pub game: GameConfig,
+    pub outputs: OutputsConfig,
+    pub console: ConsoleConfig,
+    pub cluster: ClusterConfig,
+    pub seed: Seed,
+    /// `-resume`: continue the run recorded in the journal instead of starting a new one.
+    pub start: Start,
+    /// The identity of the run this one continues (its journal header's fingerprint, set by
+    /// `-resume`): kept as it was written, whichever build computed it.
+    pub run_identity: Option<String>,
     /// Options accepted for compatibility that have no effect, with the reason (printed once).
     pub warnings: Vec<String>,
-    /// `-cpus LIST`: the CPUs each game slot's engines are pinned to (one set per slot).
-    pub slot_cpus: Vec<Vec<usize>>,
+}
+
+/// The process environment as the configuration reads it (scheduler array variables, `PATH`,
+/// `RUST_LOG`): passed in, so that it can be given in a test.
+#[derive(Debug, Clone, Default)]
+pub struct Env(BTreeMap<String, OsString>);
+
+impl Env {
+    /// This process's environment (variables with a name that is not UTF-8 are left out).
+    pub fn of_process() -> Env {
+        let vars = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v)));
+        Env(vars.collect())
+    }
+
+    /// A variable's value, if set and UTF-8 text.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.0.get(name)?.to_str()
+    }
+
+    fn var_os(&self, name: &str) -> Option<&OsStr> {
+        self.0.get(name).map(OsString::as_os_str)
+    }
 }
 
 /// `-cpus LIST` (`0-3,8,10-11`) split among `slots` game slots: consecutive equal shares, each
@@ -275,19 +368,19 @@ pub fn parse_cpus(text: &str, slots: usize) -> Result<Vec<Vec<usize>>, String> {
 
 /// `-boardsize` and `-rule`, checked together.
 fn board_of(raw: &RawCli) -> Result<(BoardSize, Rule), ConfigError> {
-    let size_n = match raw.value("boardsize") {
-        Some(v) => parse_u64("boardsize", v, 0)?,
+    let size_n = match raw.value(Opt::BoardSize) {
+        Some(v) => parse_u64(Opt::BoardSize, v, 0)?,
         None => 15,
     };
     let size = BoardSize::new(size_n as u32).map_err(|e| {
         bad(
-            "boardsize",
-            raw.value("boardsize").unwrap_or(""),
+            Opt::BoardSize,
+            raw.value(Opt::BoardSize).unwrap_or(""),
             e.to_string(),
         )
     })?;
     let rule = rule_of(raw)?;
-    if raw.value("renlib").is_some() && size.get() != 15 {
+    if raw.value(Opt::Renlib).is_some() && size.get() != 15 {
         return Err(ConfigError::RenlibBoard { size });
     }
     if size.get() < 5 {
@@ -301,22 +394,22 @@ fn board_of(raw: &RawCli) -> Result<(BoardSize, Rule), ConfigError> {
 }
 
 /// `-sprt`, for two engines only.
-fn sprt_of(raw: &RawCli, engines: usize) -> Result<Option<Sprt>, ConfigError> {
+fn sprt_option(raw: &RawCli, engines: usize) -> Result<Option<Sprt>, ConfigError> {
     if raw.sprt.is_some() && engines != 2 {
         return Err(ConfigError::SprtNeedsTwoEngines(engines));
     }
     raw.sprt.as_ref().map(parse_sprt).transpose()
 }
 
-fn bad(option: &str, value: &str, why: impl Into<String>) -> ConfigError {
+fn bad(option: Opt, value: &str, why: impl Into<String>) -> ConfigError {
     ConfigError::BadValue {
-        option: option.to_string(),
+        option,
         value: value.to_string(),
         why: why.into(),
     }
 }
 
-fn parse_u64(option: &str, value: &str, min: u64) -> Result<u64, ConfigError> {
+fn parse_u64(option: Opt, value: &str, min: u64) -> Result<u64, ConfigError> {
     let n: u64 = value
         .trim()
         .parse()
@@ -327,7 +420,7 @@ fn parse_u64(option: &str, value: &str, min: u64) -> Result<u64, ConfigError> {
     Ok(n)
 }
 
-fn parse_secs(option: &str, value: &str) -> Result<Duration, ConfigError> {
+fn parse_secs(option: Opt, value: &str) -> Result<Duration, ConfigError> {
     let v: f64 = value
         .trim()
         .parse()
@@ -351,7 +444,7 @@ const ENGINE_KEYS: &str = "cmd, name, tc, depth, nodes, maxmemory, thread, toler
 fn apply_engine_keys(
     spec: &mut EngineSpec,
     kvs: &KeyValues,
-    option: &str,
+    option: Opt,
     index: usize,
 ) -> Result<(), ConfigError> {
     for (k, v) in kvs {
@@ -373,7 +466,7 @@ fn apply_engine_key(
     spec: &mut EngineSpec,
     k: &str,
     v: &str,
-    option: &str,
+    option: Opt,
     index: usize,
 ) -> Result<(), ConfigError> {
     match k {
@@ -397,7 +490,7 @@ fn apply_engine_key(
         }
         _ => {
             return Err(ConfigError::UnknownKey {
-                option: option.into(),
+                option,
                 key: k.to_string(),
                 known: ENGINE_KEYS,
             })
@@ -407,7 +500,7 @@ fn apply_engine_key(
 }
 
 /// Find a program the way the OS will: a path with `/` relative to its working directory, else PATH.
-fn program_exists(program: &std::path::Path, cwd: Option<&std::path::Path>) -> bool {
+fn program_exists(program: &std::path::Path, cwd: Option<&std::path::Path>, env: &Env) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let is_exec = |p: &std::path::Path| {
         std::fs::metadata(p)
@@ -421,8 +514,8 @@ fn program_exists(program: &std::path::Path, cwd: Option<&std::path::Path>) -> b
         };
         return is_exec(&full);
     }
-    std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|d| is_exec(&d.join(program))))
+    env.var_os("PATH")
+        .map(|paths| std::env::split_paths(paths).any(|d| is_exec(&d.join(program))))
         .unwrap_or(false)
 }
 
@@ -435,7 +528,7 @@ fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
             .parse::<f64>()
             .ok()
             .filter(|x| x.is_finite())
-            .ok_or_else(|| bad("sprt", v, "expected a number"))
+            .ok_or_else(|| bad(Opt::Sprt, v, "expected a number"))
     };
     for (k, v) in kvs {
         match k.as_str() {
@@ -446,11 +539,11 @@ fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
             "model" => {
                 model = v
                     .parse()
-                    .map_err(|e: crate::stats::StatsError| bad("sprt", v, e.to_string()))?
+                    .map_err(|e: crate::stats::StatsError| bad(Opt::Sprt, v, e.to_string()))?
             }
             _ => {
                 return Err(ConfigError::UnknownKey {
-                    option: "sprt".into(),
+                    option: Opt::Sprt,
                     key: k.clone(),
                     known: "elo0, elo1, alpha, beta, model",
                 })
@@ -463,10 +556,10 @@ fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let elo1 = elo1.ok_or_else(|| bad("sprt", &given(), "elo1= is required"))?;
+    let elo1 = elo1.ok_or_else(|| bad(Opt::Sprt, &given(), "elo1= is required"))?;
     Sprt::new(elo0, elo1, alpha, beta, model).map_err(|e| {
         bad(
-            "sprt",
+            Opt::Sprt,
             &format!("elo0={elo0} elo1={elo1} alpha={alpha} beta={beta}"),
             e.to_string(),
         )
@@ -477,21 +570,15 @@ fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
 /// it goes next to the first other output (or into the current directory) with a timestamped name,
 /// so separate runs never mix in one file.
 fn journal_path(raw: &RawCli) -> Option<JournalTarget> {
-    match raw.value("journal") {
+    match raw.value(Opt::Journal) {
         Some("off") | Some("none") => None,
         Some(p) => Some(JournalTarget::Named(PathBuf::from(p))),
         None => {
-            let dir = ["pgn", "sgf", "msg"]
-                .iter()
-                .filter_map(|o| raw.value(o))
-                .map(|p| {
-                    std::path::Path::new(p)
-                        .parent()
-                        .map(|d| d.to_path_buf())
-                        .unwrap_or_default()
-                })
-                .next()
-                .unwrap_or_default();
+            let first = [Opt::Pgn, Opt::Sgf, Opt::Msg]
+                .into_iter()
+                .find_map(|o| raw.value(o));
+            let dir = first.and_then(|p| std::path::Path::new(p).parent());
+            let dir = dir.map(PathBuf::from).unwrap_or_default();
             let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
             Some(JournalTarget::Timestamped(
                 dir.join(format!("gomoku-cli-{stamp}.journal.jsonl")),
@@ -501,14 +588,14 @@ fn journal_path(raw: &RawCli) -> Option<JournalTarget> {
 }
 
 /// Every `-engine` with `-each` applied under it (a per-engine value wins), checked.
-fn engines_of(raw: &RawCli) -> Result<Vec<EngineSpec>, ConfigError> {
+fn engines_of(raw: &RawCli, env: &Env) -> Result<Vec<EngineSpec>, ConfigError> {
     let mut engines = Vec::new();
     for (i, kvs) in raw.engines.iter().enumerate() {
         let index = i + 1;
         let mut spec = EngineSpec::new("");
         // -each first, then the engine's own keys: a per-engine value wins.
-        apply_engine_keys(&mut spec, &raw.each, "each", index)?;
-        apply_engine_keys(&mut spec, kvs, "engine", index)?;
+        apply_engine_keys(&mut spec, &raw.each, Opt::Each, index)?;
+        apply_engine_keys(&mut spec, kvs, Opt::Engine, index)?;
         if spec.cmd.trim().is_empty() {
             return Err(ConfigError::MissingCmd { index });
         }
@@ -516,7 +603,7 @@ fn engines_of(raw: &RawCli) -> Result<Vec<EngineSpec>, ConfigError> {
             index,
             source: Box::new(e),
         })?;
-        if !program_exists(&program, cwd.as_deref()) {
+        if !program_exists(&program, cwd.as_deref(), env) {
             return Err(ConfigError::MissingProgram { index, program });
         }
         engines.push(spec);
@@ -526,27 +613,28 @@ fn engines_of(raw: &RawCli) -> Result<Vec<EngineSpec>, ConfigError> {
 
 /// `-rule`: a Gomocup rule code (default 0, freestyle).
 fn rule_of(raw: &RawCli) -> Result<Rule, ConfigError> {
-    Ok(match raw.value("rule") {
+    Ok(match raw.value(Opt::Rule) {
         None => Rule::Freestyle,
         Some(v) => {
             let code: i64 = v
                 .trim()
                 .parse()
-                .map_err(|_| bad("rule", v, "expected a Gomocup rule code"))?;
-            Rule::from_code(code).map_err(|e| bad("rule", v, e.to_string()))?
+                .map_err(|_| bad(Opt::Rule, v, "expected a Gomocup rule code"))?;
+            Rule::from_code(code).map_err(|e| bad(Opt::Rule, v, e.to_string()))?
         }
     })
 }
 
-/// `-openings file=F [type=...] [order=...] [srand=N]`.
-fn openings_of(raw: &RawCli) -> Result<Option<OpeningsConfig>, ConfigError> {
-    Ok(match &raw.openings {
+/// `-openings file=F [type=...] [order=...] [srand=N]`, and the run's seed: `srand=` when given
+/// (and not 0), else drawn.
+fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed), ConfigError> {
+    let mut seed = 0u64;
+    let openings = match &raw.openings {
         None => None,
         Some(kvs) => {
             let mut file = None;
             let mut format = OpeningFormat::Offset;
-            let mut order_random = false;
-            let mut seed = 0u64;
+            let mut order = DrawOrder::Sequential;
             let mut moves = None;
             for (k, v) in kvs {
                 match k.as_str() {
@@ -556,26 +644,28 @@ fn openings_of(raw: &RawCli) -> Result<Option<OpeningsConfig>, ConfigError> {
                             "offset" => OpeningFormat::Offset,
                             "pos" => OpeningFormat::Pos,
                             "psq" => OpeningFormat::Psq { moves: None },
-                            _ => return Err(bad("openings", v, "type is offset, pos or psq")),
+                            _ => return Err(bad(Opt::Openings, v, "type is offset, pos or psq")),
                         }
                     }
                     "order" => {
-                        order_random = match v.as_str() {
-                            "random" => true,
-                            "sequential" => false,
-                            _ => return Err(bad("openings", v, "order is sequential or random")),
+                        order = match v.as_str() {
+                            "random" => DrawOrder::Random,
+                            "sequential" => DrawOrder::Sequential,
+                            _ => {
+                                return Err(bad(Opt::Openings, v, "order is sequential or random"))
+                            }
                         }
                     }
-                    "moves" => moves = Some(parse_u64("openings", v, 1)? as usize),
+                    "moves" => moves = Some(parse_u64(Opt::Openings, v, 1)? as usize),
                     "srand" => {
                         seed = v
                             .trim()
                             .parse()
-                            .map_err(|_| bad("openings", v, "srand is a whole number"))?
+                            .map_err(|_| bad(Opt::Openings, v, "srand is a whole number"))?
                     }
                     _ => {
                         return Err(ConfigError::UnknownKey {
-                            option: "openings".into(),
+                            option: Opt::Openings,
                             key: k.clone(),
                             known: "file, type, order, srand, moves",
                         })
@@ -587,71 +677,61 @@ fn openings_of(raw: &RawCli) -> Result<Option<OpeningsConfig>, ConfigError> {
                 (OpeningFormat::Psq { moves: m }, _) => *m = moves,
                 (_, Some(n)) => {
                     return Err(bad(
-                        "openings",
+                        Opt::Openings,
                         &format!("moves={n}"),
                         "moves= takes the first stones of a .psq record: it goes with type=psq",
                     ))
                 }
                 (_, None) => {}
             }
-            if seed == 0 {
-                seed = crate::opening::fresh_seed();
-            }
-            let order = if order_random {
-                OpeningOrder::Random { seed }
-            } else {
-                OpeningOrder::Sequential
-            };
             Some(OpeningsConfig {
                 file,
                 format,
                 order,
-                seed,
-                transform: raw.flag("transform"),
+                transform: raw.flag(Opt::Transform),
             })
         }
-    })
+    };
+    let seed = match seed {
+        0 => Seed::Fresh(crate::opening::fresh_seed()),
+        given => Seed::Given(given),
+    };
+    Ok((openings, seed))
 }
 
 /// Shards: the shard from `-shard` or the scheduler; its journal in the run directory, its other
 /// outputs and logs tagged with it, and one seed for all shards.
-fn apply_shard(mut c: Config, raw: &RawCli) -> Result<Config, ConfigError> {
-    let shard = match raw.value("shard") {
+fn apply_shard(mut c: Config, raw: &RawCli, env: &Env) -> Result<Config, ConfigError> {
+    let shard = match raw.value(Opt::Shard) {
         Some(v) => Some(Shard::parse(v)?),
-        None => Shard::from_env(|k| std::env::var(k).ok())?,
+        None => Shard::from_env(|k| env.var(k).map(String::from))?,
     };
     let Some(shard) = shard else {
         return Ok(c);
     };
-    c.shard = Some(shard);
-    if c.seed_source == SeedSource::Fresh {
-        match std::env::var("SLURM_ARRAY_JOB_ID") {
-            Ok(id) if !id.trim().is_empty() => {
-                c.seed = job_seed(id.trim());
-                if let Some(o) = &mut c.openings {
-                    o.seed = c.seed;
-                    if let OpeningOrder::Random { seed } = &mut o.order {
-                        *seed = c.seed;
-                    }
-                }
-            }
+    c.cluster.shard = Some(shard);
+    if let Seed::Fresh(_) = c.seed {
+        match env.var("SLURM_ARRAY_JOB_ID").map(str::trim) {
+            Some(id) if !id.is_empty() => c.seed.adopt(job_seed(id)),
             _ if c
+                .tournament
                 .openings
                 .as_ref()
-                .is_some_and(|o| matches!(o.order, OpeningOrder::Random { .. })) =>
+                .is_some_and(|o| o.order == DrawOrder::Random) =>
             {
                 return Err(ConfigError::ShardSeed)
             }
             _ => {}
         }
     }
-    if raw.value("rundir").is_none() {
-        if let Some(JournalTarget::Named(p)) = &c.journal {
-            c.rundir = p.parent().map(PathBuf::from).unwrap_or_default();
+    let out = &mut c.outputs;
+    if raw.value(Opt::RunDir).is_none() {
+        if let Some(JournalTarget::Named(p)) = &out.journal {
+            c.cluster.rundir = p.parent().map(PathBuf::from).unwrap_or_default();
         }
     }
-    if let Some(given) = &c.journal {
-        let path = shard.journal_in(&c.rundir);
+    if let Some(given) = &out.journal {
+        let path = shard.journal_in(&c.cluster.rundir);
         // A shard's journal is named by the shard in the run directory, so that the shards of a
         // run find each other: say so when that replaces the name given.
         if let JournalTarget::Named(p) = given {
@@ -663,21 +743,21 @@ fn apply_shard(mut c: Config, raw: &RawCli) -> Result<Config, ConfigError> {
                 ));
             }
         }
-        c.journal = Some(JournalTarget::Named(path));
+        out.journal = Some(JournalTarget::Named(path));
     }
     for p in [
-        &mut c.pgn,
-        &mut c.sgf,
-        &mut c.msg,
-        &mut c.renlib,
-        &mut c.report,
+        &mut out.pgn,
+        &mut out.sgf,
+        &mut out.msg,
+        &mut out.renlib,
+        &mut out.report,
     ]
     .into_iter()
     .flatten()
     {
         *p = shard.output_name(p);
     }
-    if let Some(s) = &mut c.sample {
+    if let Some(s) = &mut out.sample {
         s.file = shard.output_name(&s.file);
     }
     Ok(c)
@@ -685,12 +765,12 @@ fn apply_shard(mut c: Config, raw: &RawCli) -> Result<Config, ConfigError> {
 
 /// `-gauntlet` (else round robin) and `-loseonly` (which only a gauntlet uses).
 fn kind_of(raw: &RawCli, warnings: &mut Vec<String>) -> (TournamentKind, bool) {
-    let kind = if raw.flag("gauntlet") {
+    let kind = if raw.flag(Opt::Gauntlet) {
         TournamentKind::Gauntlet
     } else {
         TournamentKind::RoundRobin
     };
-    let lose_only = raw.flag("loseonly");
+    let lose_only = raw.flag(Opt::LoseOnly);
     if lose_only && kind != TournamentKind::Gauntlet {
         warnings.push("-loseonly only has an effect with -gauntlet".into());
     }
@@ -698,7 +778,7 @@ fn kind_of(raw: &RawCli, warnings: &mut Vec<String>) -> (TournamentKind, bool) {
 }
 
 /// A number of seconds, or `default`.
-fn secs_or(raw: &RawCli, option: &str, default: f64) -> Result<Duration, ConfigError> {
+fn secs_or(raw: &RawCli, option: Opt, default: f64) -> Result<Duration, ConfigError> {
     match raw.value(option) {
         Some(v) => parse_secs(option, v),
         None => Ok(Duration::from_secs_f64(default)),
@@ -722,16 +802,16 @@ fn sample_of(
 /// `-drawafter N`: 0 is off (the predecessor's "must be greater than 0 to be effective"); a
 /// negative count is refused rather than silently read as off.
 fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
-    Ok(match raw.value("drawafter") {
+    Ok(match raw.value(Opt::DrawAfter) {
         None => 0,
         Some(v) => {
             let n: i64 = v
                 .trim()
                 .parse()
-                .map_err(|_| bad("drawafter", v, "expected a whole number"))?;
+                .map_err(|_| bad(Opt::DrawAfter, v, "expected a whole number"))?;
             usize::try_from(n).map_err(|_| {
                 bad(
-                    "drawafter",
+                    Opt::DrawAfter,
                     v,
                     "must be 0 (off) or a number of stones on the board",
                 )
@@ -743,11 +823,11 @@ fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
 /// `-startuptimeout S` (default 10): 0 would make every engine fail to start, so every game
 /// would be lost: refused.
 fn startup_timeout_of(raw: &RawCli) -> Result<Duration, ConfigError> {
-    let t = secs_or(raw, "startuptimeout", 10.0)?;
+    let t = secs_or(raw, Opt::StartupTimeout, 10.0)?;
     if t.is_zero() {
-        let v = raw.value("startuptimeout").unwrap_or_default();
+        let v = raw.value(Opt::StartupTimeout).unwrap_or_default();
         return Err(bad(
-            "startuptimeout",
+            Opt::StartupTimeout,
             v,
             "must be more than 0 seconds (engines need time to answer START)",
         ));
@@ -757,7 +837,7 @@ fn startup_timeout_of(raw: &RawCli) -> Result<Duration, ConfigError> {
 
 /// `-swap2` or `-swap1`, not both.
 fn swap_of(raw: &RawCli) -> Result<Option<SwapRule>, ConfigError> {
-    match (raw.flag("swap2"), raw.flag("swap1")) {
+    match (raw.flag(Opt::Swap2), raw.flag(Opt::Swap1)) {
         (true, true) => Err(ConfigError::TwoSwapRules),
         (true, false) => Ok(Some(SwapRule::Swap2)),
         (false, true) => Ok(Some(SwapRule::Swap1)),
@@ -767,74 +847,90 @@ fn swap_of(raw: &RawCli) -> Result<Option<SwapRule>, ConfigError> {
 
 /// `-log` / `-debug`.
 fn log_level_of(raw: &RawCli) -> LogLevel {
-    if raw.flag("debug") {
+    if raw.flag(Opt::Debug) {
         LogLevel::Debug
-    } else if raw.flag("log") {
+    } else if raw.flag(Opt::Log) {
         LogLevel::Protocol
     } else {
         LogLevel::Off
     }
 }
 
-/// The run's seed: the openings' (their `srand=` when given, else drawn), or a fresh one without
-/// openings; and whether it was given, so that a resumed run knows whether to adopt its journal's.
-fn seed_of(raw: &RawCli, openings: Option<&OpeningsConfig>) -> (u64, SeedSource) {
-    let given = raw
-        .openings
-        .iter()
-        .flatten()
-        .any(|(k, v)| k == "srand" && v.trim() != "0");
-    let seed = openings
-        .map(|o| o.seed)
-        .unwrap_or_else(crate::opening::fresh_seed);
-    let source = if given {
-        SeedSource::Given
-    } else {
-        SeedSource::Fresh
-    };
-    (seed, source)
+/// The filter of the runner's diagnostics: `RUST_LOG` when set, else `-verbose`'s.
+fn diagnostics_of(raw: &RawCli, env: &Env) -> Option<String> {
+    match env.var("RUST_LOG") {
+        Some(v) if !v.trim().is_empty() => Some(v.to_string()),
+        _ => raw
+            .flag(Opt::Verbose)
+            .then(|| "gomoku_cli=debug".to_string()),
+    }
+}
+
+/// The files a run writes, and the `-log` files.
+fn outputs_of(raw: &RawCli, sample: Option<SampleConfig>) -> OutputsConfig {
+    let path = |o: Opt| raw.value(o).map(PathBuf::from);
+    OutputsConfig {
+        journal: journal_path(raw),
+        pgn: path(Opt::Pgn),
+        sgf: path(Opt::Sgf),
+        msg: path(Opt::Msg),
+        psq: path(Opt::Psq),
+        renlib: path(Opt::Renlib),
+        report: path(Opt::Report),
+        sample,
+        log: log_level_of(raw),
+        log_dir: path(Opt::LogDir).unwrap_or_else(|| PathBuf::from(".")),
+    }
+}
+
+/// `-resume` and `-report` read the journal: refused with `-journal off`.
+fn check_journal_needed(c: &Config) -> Result<(), ConfigError> {
+    match (&c.outputs.journal, c.start, &c.outputs.report) {
+        (Some(_), _, _) => Ok(()),
+        (None, Start::Resume, _) => Err(ConfigError::ResumeWithoutJournal),
+        (None, _, Some(_)) => Err(ConfigError::ReportWithoutJournal),
+        (None, Start::Fresh, None) => Ok(()),
+    }
 }
 
 impl Config {
-    /// Check every value of the raw command line.
-    pub fn from_raw(raw: &RawCli) -> Result<Config, ConfigError> {
+    /// Check every value of the raw command line; `env` is the process environment.
+    pub fn from_raw(raw: &RawCli, env: &Env) -> Result<Config, ConfigError> {
         let mut warnings = Vec::new();
-        let engines = engines_of(raw)?;
+        let engines = engines_of(raw, env)?;
         if engines.len() < 2 {
             return Err(ConfigError::TooFewEngines(engines.len()));
         }
 
-        let value_u64 = |name: &str, default: u64, min: u64| -> Result<u64, ConfigError> {
-            raw.value(name)
-                .map(|v| parse_u64(name, v, min))
+        let value_u64 = |opt: Opt, default: u64, min: u64| -> Result<u64, ConfigError> {
+            raw.value(opt)
+                .map(|v| parse_u64(opt, v, min))
                 .unwrap_or(Ok(default))
         };
-        let concurrency = value_u64("concurrency", 1, 1)? as usize;
-        let slot_cpus = match raw.value("cpus") {
-            Some(v) => parse_cpus(v, concurrency).map_err(|why| bad("cpus", v, why))?,
+        let concurrency = value_u64(Opt::Concurrency, 1, 1)? as usize;
+        let slot_cpus = match raw.value(Opt::Cpus) {
+            Some(v) => parse_cpus(v, concurrency).map_err(|why| bad(Opt::Cpus, v, why))?,
             None => Vec::new(),
         };
-        let games = value_u64("games", 1, 1)?;
-        let rounds = value_u64("rounds", 1, 1)?;
+        let games = value_u64(Opt::Games, 1, 1)?;
+        let rounds = value_u64(Opt::Rounds, 1, 1)?;
         let (size, rule) = board_of(raw)?;
         let draw_after = draw_after_of(raw)?;
-        let log = log_level_of(raw);
         let startup_timeout = startup_timeout_of(raw)?;
-        let rating_interval = value_u64("ratinginterval", 10, 0)?;
+        let rating_interval = value_u64(Opt::RatingInterval, 10, 0)?;
 
-        let openings = openings_of(raw)?;
-        if raw.openings.is_none() && raw.flag("transform") {
+        let (openings, seed) = openings_of(raw)?;
+        if raw.openings.is_none() && raw.flag(Opt::Transform) {
             warnings.push("-transform has no effect without -openings".into());
         }
 
-        let sprt = sprt_of(raw, engines.len())?;
-        for (name, _, _) in &raw.score_adjudication {
+        let sprt = sprt_option(raw, engines.len())?;
+        for (opt, _, _) in &raw.score_adjudication {
             warnings.push(format!(
-                "-{name} is accepted for compatibility but has no effect: pbrain engines report no score"
+                "{opt} is accepted for compatibility but has no effect: pbrain engines report no score"
             ));
         }
         let sample = sample_of(raw, size, rule)?;
-        let (seed, seed_source) = seed_of(raw, openings.as_ref());
         let (kind, lose_only) = kind_of(raw, &mut warnings);
         if checked_total(engines.len(), kind, games, rounds).is_none() {
             return Err(ConfigError::TooManyGames {
@@ -843,79 +939,89 @@ impl Config {
                 pairs: pair_count(engines.len(), kind).unwrap_or(u64::MAX),
             });
         }
-        let path = |n: &str| raw.value(n).map(PathBuf::from);
-        let sync_interval = secs_or(raw, "syncinterval", 2.0)?;
+        let sync_interval = secs_or(raw, Opt::SyncInterval, 2.0)?;
         let swap = swap_of(raw)?;
-        let config = Config {
+        let tournament = TournamentConfig {
             engines,
-            concurrency,
+            kind,
             games,
             rounds,
-            kind,
-            repeat: if raw.flag("repeat") {
-                Repeat::Twice
-            } else {
-                Repeat::Once
+            repeat: match raw.flag(Opt::Repeat) {
+                true => Repeat::Twice,
+                false => Repeat::Once,
             },
             lose_only,
-            rule,
-            size,
-            draw_after,
-            send_by_board: raw.flag("sendbyboard"),
+            concurrency,
+            slot_cpus,
             openings,
-            log,
-            log_dir: path("logdir").unwrap_or_else(|| PathBuf::from(".")),
-            on_failure: if raw.flag("fatalerror") {
-                OnEngineFailure::Stop
-            } else {
-                OnEngineFailure::Continue
-            },
-            startup_timeout,
-            pgn: path("pgn"),
-            sgf: path("sgf"),
-            msg: path("msg"),
-            psq: path("psq"),
-            renlib: path("renlib"),
-            report: path("report"),
-            journal: journal_path(raw),
-            progress: !raw.flag("noprogress"),
-            sprt,
-            rating_interval,
-            sample,
-            seed,
-            seed_source,
-            start: if raw.flag("resume") {
-                Start::Resume
-            } else {
-                Start::Fresh
-            },
-            run_identity: None,
-            quiet: raw.flag("quiet"),
-            suspend: raw.flag("suspend"),
             swap,
             // With a swap opening the engines choose the colours; the first engine proposes.
             colours: match swap {
                 Some(_) => ColourRule::FirstBlack,
                 None => ColourRule::FirstToMove,
             },
-            slot_cpus,
-            warnings,
-            shard: None,
-            rundir: raw.value("rundir").map(PathBuf::from).unwrap_or_default(),
-            sync_interval,
+            sprt,
+            on_failure: match raw.flag(Opt::FatalError) {
+                true => OnEngineFailure::Stop,
+                false => OnEngineFailure::Continue,
+            },
+            startup_timeout,
+            suspend: raw.flag(Opt::Suspend),
         };
-        apply_shard(config, raw)
+        let config = Config {
+            tournament,
+            game: GameConfig {
+                rule,
+                size,
+                draw_after,
+                send_by_board: raw.flag(Opt::SendByBoard),
+            },
+            outputs: outputs_of(raw, sample),
+            console: ConsoleConfig {
+                progress: !raw.flag(Opt::NoProgress),
+                quiet: raw.flag(Opt::Quiet),
+                rating_interval,
+                diagnostics: diagnostics_of(raw, env),
+            },
+            cluster: ClusterConfig {
+                shard: None,
+                rundir: raw
+                    .value(Opt::RunDir)
+                    .map(PathBuf::from)
+                    .unwrap_or_default(),
+                sync_interval,
+            },
+            seed,
+            start: match raw.flag(Opt::Resume) {
+                true => Start::Resume,
+                false => Start::Fresh,
+            },
+            run_identity: None,
+            warnings,
+        };
+        check_journal_needed(&config)?;
+        apply_shard(config, raw, env)
     }
+}
+
+/// The configuration of a command line written as one string, in an environment of `vars` only
+/// (for tests).
+#[cfg(test)]
+pub(crate) fn config_in(args: &str, vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+    let args: Vec<String> = args.split_whitespace().map(String::from).collect();
+    let env = vars.iter().map(|(k, v)| (k.to_string(), v.into()));
+    Config::from_raw(
+        &crate::cli::parse_legacy(&args).unwrap(),
+        &Env(env.collect()),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::parse_legacy;
 
     fn config(args: &str) -> Result<Config, ConfigError> {
-        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
-        Config::from_raw(&parse_legacy(&args).unwrap())
+        config_in(args, &[])
     }
 
     #[test]
@@ -943,22 +1049,28 @@ mod tests {
              -engine cmd=/bin/sh -each depth=3",
         )
         .unwrap();
-        assert_eq!(c.engines[0].max_memory, 2);
-        assert_eq!(c.engines[0].tolerance, Duration::from_millis(500));
-        assert_eq!(c.engines[1].max_memory, 1);
-        assert_eq!(c.engines[1].tolerance, Duration::from_secs(7));
+        assert_eq!(c.tournament.engines[0].max_memory, 2);
+        assert_eq!(
+            c.tournament.engines[0].tolerance,
+            Duration::from_millis(500)
+        );
+        assert_eq!(c.tournament.engines[1].max_memory, 1);
+        assert_eq!(c.tournament.engines[1].tolerance, Duration::from_secs(7));
         // -each given after the engines still applies to both.
-        assert_eq!(c.engines[0].depth, Some(3));
-        assert_eq!(c.engines[1].tc.turn_time, Some(Duration::from_secs(10)));
+        assert_eq!(c.tournament.engines[0].depth, Some(3));
+        assert_eq!(
+            c.tournament.engines[1].tc.turn_time,
+            Some(Duration::from_secs(10))
+        );
     }
 
     #[test]
     fn game_counts_past_a_64_bit_game_number_are_refused() {
         let two = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
         let c = config(&format!("{two} -games 4294967296")).unwrap();
-        assert_eq!(c.games, 1 << 32);
+        assert_eq!(c.tournament.games, 1 << 32);
         let c = config(&format!("{two} -games 18446744073709551615")).unwrap();
-        assert_eq!(c.games, u64::MAX);
+        assert_eq!(c.tournament.games, u64::MAX);
         let e = config(&format!("{two} -games 4294967296 -rounds 4294967296")).unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -1016,7 +1128,10 @@ mod tests {
         ));
         // What stays accepted: 0 is the predecessor's "off", a tiny start-up time, 15x15 archives.
         assert_eq!(
-            config(&format!("{base} -drawafter 0")).unwrap().draw_after,
+            config(&format!("{base} -drawafter 0"))
+                .unwrap()
+                .game
+                .draw_after,
             0
         );
         assert!(config(&format!("{base} -startuptimeout 0.001")).is_ok());
@@ -1028,12 +1143,12 @@ mod tests {
         let c =
             config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings moves=4 file=g.psq type=psq")
                 .unwrap();
-        let o = c.openings.unwrap();
+        let o = c.tournament.openings.unwrap();
         assert_eq!(o.format, OpeningFormat::Psq { moves: Some(4) });
         let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings file=g.psq type=psq")
             .unwrap();
         assert_eq!(
-            c.openings.unwrap().format,
+            c.tournament.openings.unwrap().format,
             OpeningFormat::Psq { moves: None }
         );
         let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings file=o.txt moves=4")
@@ -1043,18 +1158,19 @@ mod tests {
             .unwrap_err();
         assert!(e.to_string().contains("at least 1"), "{e}");
         let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -psq games").unwrap();
-        assert_eq!(c.psq, Some(PathBuf::from("games")));
+        assert_eq!(c.outputs.psq, Some(PathBuf::from("games")));
     }
 
     #[test]
     fn swap_flags() {
         let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -swap2").unwrap();
-        assert_eq!(c.swap, Some(SwapRule::Swap2));
+        assert_eq!(c.tournament.swap, Some(SwapRule::Swap2));
         let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh --swap1").unwrap();
-        assert_eq!(c.swap, Some(SwapRule::Swap1));
+        assert_eq!(c.tournament.swap, Some(SwapRule::Swap1));
         assert_eq!(
             config("-engine cmd=/bin/sh -engine cmd=/bin/sh")
                 .unwrap()
+                .tournament
                 .swap,
             None
         );
@@ -1065,12 +1181,68 @@ mod tests {
     #[test]
     fn journal_is_on_by_default_next_to_other_outputs() {
         let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -pgn out/games.pgn").unwrap();
-        let j = c.journal.unwrap();
+        let j = c.outputs.journal.unwrap();
         assert!(matches!(j, JournalTarget::Timestamped(_)));
         let j = j.path();
         assert_eq!(j.parent().unwrap(), std::path::Path::new("out"));
         assert!(j.to_string_lossy().ends_with(".journal.jsonl"));
         let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -journal off").unwrap();
-        assert!(c.journal.is_none());
+        assert!(c.outputs.journal.is_none());
+    }
+
+    #[test]
+    fn the_environment_read_is_the_one_passed_in() {
+        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
+        let slurm = [
+            ("SLURM_ARRAY_TASK_ID", "1"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+            ("SLURM_ARRAY_JOB_ID", "77"),
+        ];
+        let c = config_in(base, &slurm).unwrap();
+        assert_eq!(c.cluster.shard, Some(Shard { index: 2, count: 4 }));
+        assert_eq!(c.seed, Seed::Fresh(job_seed("77")));
+        let c = config_in(&format!("{base} -openings file=o srand=5"), &slurm).unwrap();
+        assert_eq!(c.seed, Seed::Given(5));
+        assert_eq!(config(base).unwrap().cluster.shard, None);
+
+        let filter = |args: &str, var| config_in(args, &[var]).unwrap().console.diagnostics;
+        let verbose = format!("{base} -verbose");
+        assert_eq!(filter(base, ("RUST_LOG", "")), None);
+        assert_eq!(
+            filter(&verbose, ("RUST_LOG", " ")).unwrap(),
+            "gomoku_cli=debug"
+        );
+        assert_eq!(filter(base, ("RUST_LOG", "warn")).unwrap(), "warn");
+
+        // A program without a slash is looked for in the PATH given.
+        let bare = "-engine cmd=sh -engine cmd=sh";
+        let e = config_in(bare, &[("PATH", "/nonexistent")]).unwrap_err();
+        assert!(
+            matches!(e, ConfigError::MissingProgram { index: 1, .. }),
+            "{e}"
+        );
+        assert!(config_in(bare, &[("PATH", "/nonexistent:/bin")]).is_ok());
+    }
+
+    #[test]
+    fn options_that_need_the_journal_are_refused_without_it() {
+        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
+        let e = |extra: &str| config(&format!("{base} -journal off {extra}")).unwrap_err();
+        let report = "-report is built from the journal: it cannot be used with -journal off";
+        assert_eq!(e("-report r.html").to_string(), report);
+        let resume = "-resume needs the journal: it cannot be used with -journal off";
+        assert_eq!(e("-resume -report r.html").to_string(), resume);
+        assert!(config(&format!("{base} -resume -report r.html")).is_ok());
+    }
+
+    #[test]
+    fn the_seed_is_held_once_and_a_given_one_is_kept() {
+        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh -openings file=o order=random";
+        for (extra, seed) in [(" srand=9", 9), ("", 4)] {
+            let mut c = config(&format!("{base}{extra}")).unwrap();
+            c.seed.adopt(4);
+            let o = c.tournament.openings.as_ref().unwrap();
+            assert_eq!(o.order(c.seed), OpeningOrder::Random { seed });
+        }
     }
 }

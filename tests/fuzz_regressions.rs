@@ -11,7 +11,7 @@ use std::process::Command;
 
 use gomoku_cli::board::BoardSize;
 use gomoku_cli::cli::{args_from_os, parse_legacy, CliError};
-use gomoku_cli::config::Config;
+use gomoku_cli::config::{Config, Env};
 use gomoku_cli::journal::{self, Item, JournalEntry, JournalError, Stream};
 use gomoku_cli::judge::{run_judge, JudgeOptions};
 use gomoku_cli::opening::{LineProblem, OpeningBook, OpeningFormat};
@@ -38,7 +38,9 @@ fn cli_a_duration_too_large_for_a_duration_is_a_bad_value() {
     // `-syncinterval 0333…3.5` (89 digits): `Duration::from_secs_f64` panicked.
     let args = args_from_os(os_args(&input("cli", "syncinterval_too_large"))).unwrap();
     let raw = parse_legacy(&args).unwrap();
-    let e = Config::from_raw(&raw).unwrap_err().to_string();
+    let e = Config::from_raw(&raw, &Env::of_process())
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("-syncinterval: \"0333"), "{e}");
     assert!(
         e.ends_with("is not valid: at most 1000000000 seconds"),
@@ -55,7 +57,7 @@ fn cli_a_duration_too_large_for_a_duration_is_a_bad_value() {
             .engine_cmd("/bin/sh", &[])
             .args(&extra)
             .to_args();
-        let e = Config::from_raw(&parse_legacy(&args).unwrap()).unwrap_err();
+        let e = Config::from_raw(&parse_legacy(&args).unwrap(), &Env::of_process()).unwrap_err();
         assert!(e.to_string().contains("1000000000 seconds"), "{e}");
     }
 }

@@ -5,7 +5,7 @@
 use gomoku_cli::board::BoardSize;
 use gomoku_cli::check::{run_check, CheckOptions};
 use gomoku_cli::cli;
-use gomoku_cli::config::Config;
+use gomoku_cli::config::{Config, Env};
 use gomoku_cli::rules::Rule;
 
 use super::{say, CommandError, CommandResult, Outcome};
@@ -52,12 +52,12 @@ pub fn run(args: &[String]) -> CommandResult {
         )));
     }
     // The match configuration checks the engine's keys as a run would; it wants two engines,
-    // so the one engine is given twice, and no journal is written.
+    // so the one engine is given twice (no file is opened: only the run writes its outputs).
     let mut twice = raw.clone();
     twice.engines.push(raw.engines[0].clone());
-    twice.values.push(("journal".into(), "off".into()));
-    let config = Config::from_raw(&twice).map_err(|e| CommandError::Failed(e.to_string()))?;
-    let spec = config.engines[0].clone();
+    let config = Config::from_raw(&twice, &Env::of_process())
+        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    let spec = config.tournament.engines[0].clone();
 
     let folder = std::env::temp_dir().join(format!("gomoku-cli-check-{}", std::process::id()));
     let mut opts = CheckOptions::new(spec, folder.clone());

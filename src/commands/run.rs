@@ -2,7 +2,7 @@
 //! `Config`, run the tournament on a tokio runtime with Ctrl-C/SIGTERM handling.
 
 use gomoku_cli::cli;
-use gomoku_cli::config::Config;
+use gomoku_cli::config::{Config, Env};
 use gomoku_cli::engine::spawn;
 use gomoku_cli::runner::{self, StopReason, Stops};
 
@@ -11,8 +11,9 @@ use super::{CommandError, CommandResult, Outcome};
 /// Run a tournament from the legacy command line (without the program name).
 pub fn run(args: &[String]) -> CommandResult {
     let raw = cli::parse_legacy(args).map_err(|e| CommandError::Usage(e.to_string()))?;
-    let config = Config::from_raw(&raw).map_err(|e| CommandError::Failed(e.to_string()))?;
-    init_diagnostics(raw.flag("verbose"));
+    let config = Config::from_raw(&raw, &Env::of_process())
+        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    init_diagnostics(config.console.diagnostics.as_deref());
     // A write past a file size limit (`ulimit -f`) must fail with EFBIG, which stops the run
     // with everything written so far intact, rather than kill the runner (SIGXFSZ's default).
     // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
@@ -52,15 +53,14 @@ pub fn run(args: &[String]) -> CommandResult {
 
 /// The runner's own diagnostics (engine restarts, lines ignored while waiting for a move, engines
 /// killed or ended) go to standard error through `tracing`: with `RUST_LOG` (any filter, e.g.
-/// `RUST_LOG=gomoku_cli=debug`) or `-verbose` (debug level for gomoku-cli). Off otherwise.
-fn init_diagnostics(verbose: bool) {
+/// `RUST_LOG=gomoku_cli=debug`) or `-verbose` (debug level for gomoku-cli): `filter`, chosen by
+/// `Config`. Off otherwise.
+fn init_diagnostics(filter: Option<&str>) {
     use tracing_subscriber::EnvFilter;
-    let filter = match std::env::var("RUST_LOG") {
-        Ok(v) if !v.trim().is_empty() => EnvFilter::try_new(v),
-        _ if verbose => EnvFilter::try_new("gomoku_cli=debug"),
-        _ => return,
+    let Some(filter) = filter else {
+        return;
     };
-    match filter {
+    match EnvFilter::try_new(filter) {
         Ok(filter) => {
             let _ = tracing_subscriber::fmt()
                 .with_env_filter(filter)

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 use sha2::Digest;
 
-use crate::config::Config;
+use crate::config::{Config, DrawOrder};
 use crate::schedule::TournamentKind;
 
 use super::{EngineSettings, JournalHeader, OpeningSettings, RunSettings, SprtSettings};
@@ -27,6 +27,7 @@ fn file_sha256(path: &Path) -> String {
 /// The journal header of a run: what decides its games, so readers never guess.
 pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHeader {
     let engines = config
+        .tournament
         .engines
         .iter()
         .zip(names)
@@ -41,16 +42,20 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
             options: e.options.clone(),
         })
         .collect();
-    let openings = config.openings.as_ref().map(|o| OpeningSettings {
-        file: o.file.display().to_string(),
-        format: o.format.to_string(),
-        order: match o.order {
-            crate::opening::OpeningOrder::Sequential => "sequential".into(),
-            crate::opening::OpeningOrder::Random { .. } => "random".into(),
-        },
-        transform: o.transform,
-        sha256: file_sha256(&o.file),
-    });
+    let openings = config
+        .tournament
+        .openings
+        .as_ref()
+        .map(|o| OpeningSettings {
+            file: o.file.display().to_string(),
+            format: o.format.to_string(),
+            order: match o.order {
+                DrawOrder::Sequential => "sequential".into(),
+                DrawOrder::Random => "random".into(),
+            },
+            transform: o.transform,
+            sha256: file_sha256(&o.file),
+        });
     JournalHeader {
         kind: super::HEADER_KIND.into(),
         format: super::FORMAT,
@@ -60,27 +65,27 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
         command_line: std::env::args().skip(1).collect(),
         settings: RunSettings {
             engines,
-            rule: config.rule.code(),
-            size: config.size.get(),
-            tournament: match config.kind {
+            rule: config.game.rule.code(),
+            size: config.game.size.get(),
+            tournament: match config.tournament.kind {
                 TournamentKind::RoundRobin => "round_robin".into(),
                 TournamentKind::Gauntlet => "gauntlet".into(),
             },
-            games: config.games,
-            rounds: config.rounds,
-            repeat: config.repeat == crate::schedule::Repeat::Twice,
+            games: config.tournament.games,
+            rounds: config.tournament.rounds,
+            repeat: config.tournament.repeat == crate::schedule::Repeat::Twice,
             total_games,
-            draw_after: config.draw_after,
-            send_by_board: config.send_by_board,
+            draw_after: config.game.draw_after,
+            send_by_board: config.game.send_by_board,
             openings,
-            seed: config.seed,
-            shard: config.shard,
-            swap: config.swap.map(|s| s.name().to_string()),
-            colours: match config.colours {
+            seed: config.seed.get(),
+            shard: config.cluster.shard,
+            swap: config.tournament.swap.map(|s| s.name().to_string()),
+            colours: match config.tournament.colours {
                 crate::config::ColourRule::FirstToMove => Some("first_to_move".into()),
                 crate::config::ColourRule::FirstBlack => None,
             },
-            sprt: config.sprt.map(|s| SprtSettings {
+            sprt: config.tournament.sprt.map(|s| SprtSettings {
                 elo0: s.elo0,
                 elo1: s.elo1,
                 alpha: s.alpha,
@@ -144,9 +149,10 @@ struct OpeningIdentity {
 
 /// The identity computed from the settings (see [`Identity`]): 32 hex digits.
 pub fn identity(config: &Config) -> String {
-    use crate::opening::{OpeningFormat, OpeningOrder};
+    use crate::opening::OpeningFormat;
     let id = Identity {
         engines: config
+            .tournament
             .engines
             .iter()
             .map(|e| EngineIdentity {
@@ -157,27 +163,31 @@ pub fn identity(config: &Config) -> String {
                 options: &e.options,
             })
             .collect(),
-        rule: config.rule.code(),
-        size: config.size.get(),
-        tournament: match config.kind {
+        rule: config.game.rule.code(),
+        size: config.game.size.get(),
+        tournament: match config.tournament.kind {
             TournamentKind::RoundRobin => "round_robin",
             TournamentKind::Gauntlet => "gauntlet",
         },
-        games: config.games,
-        rounds: config.rounds,
-        repeat: config.repeat == crate::schedule::Repeat::Twice,
-        draw_after: config.draw_after,
-        swap: config.swap.map(|s| s.name()),
-        openings: config.openings.as_ref().map(|o| OpeningIdentity {
-            file: o.file.display().to_string(),
-            seed: matches!(o.order, OpeningOrder::Random { .. }).then_some(o.seed),
-            transform: o.transform,
-            order: match o.order {
-                OpeningOrder::Sequential => "sequential",
-                OpeningOrder::Random { .. } => "random",
-            },
-            psq: matches!(o.format, OpeningFormat::Psq { .. }).then(|| o.format.to_string()),
-        }),
+        games: config.tournament.games,
+        rounds: config.tournament.rounds,
+        repeat: config.tournament.repeat == crate::schedule::Repeat::Twice,
+        draw_after: config.game.draw_after,
+        swap: config.tournament.swap.map(|s| s.name()),
+        openings: config
+            .tournament
+            .openings
+            .as_ref()
+            .map(|o| OpeningIdentity {
+                file: o.file.display().to_string(),
+                seed: (o.order == DrawOrder::Random).then_some(config.seed.get()),
+                transform: o.transform,
+                order: match o.order {
+                    DrawOrder::Sequential => "sequential",
+                    DrawOrder::Random => "random",
+                },
+                psq: matches!(o.format, OpeningFormat::Psq { .. }).then(|| o.format.to_string()),
+            }),
     };
     let text = serde_json::to_string(&id).unwrap_or_default();
     sha2::Sha256::digest(text.as_bytes())[..16]
@@ -192,29 +202,29 @@ pub fn identity(config: &Config) -> String {
 pub fn legacy_identity(config: &Config) -> String {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    for e in &config.engines {
+    for e in &config.tournament.engines {
         e.cmd.hash(&mut h);
         format!("{:?}", e.tc).hash(&mut h);
         e.depth.hash(&mut h);
         e.nodes.hash(&mut h);
         e.options.hash(&mut h);
     }
-    config.rule.code().hash(&mut h);
-    config.size.get().hash(&mut h);
-    config.games.hash(&mut h);
-    config.rounds.hash(&mut h);
-    format!("{:?}{:?}", config.kind, config.repeat).hash(&mut h);
-    config.draw_after.hash(&mut h);
-    if let Some(swap) = config.swap {
+    config.game.rule.code().hash(&mut h);
+    config.game.size.get().hash(&mut h);
+    config.tournament.games.hash(&mut h);
+    config.tournament.rounds.hash(&mut h);
+    format!("{:?}{:?}", config.tournament.kind, config.tournament.repeat).hash(&mut h);
+    config.game.draw_after.hash(&mut h);
+    if let Some(swap) = config.tournament.swap {
         swap.name().hash(&mut h);
     }
-    if let Some(o) = &config.openings {
+    if let Some(o) = &config.tournament.openings {
         o.file.hash(&mut h);
-        if matches!(o.order, crate::opening::OpeningOrder::Random { .. }) {
-            o.seed.hash(&mut h);
+        if o.order == DrawOrder::Random {
+            config.seed.get().hash(&mut h);
         }
         o.transform.hash(&mut h);
-        format!("{:?}", o.order).hash(&mut h);
+        format!("{:?}", o.order(config.seed)).hash(&mut h);
         if let crate::opening::OpeningFormat::Psq { moves } = o.format {
             moves.hash(&mut h);
         }
@@ -227,8 +237,7 @@ mod tests {
     use super::*;
 
     fn config(args: &str) -> Config {
-        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
-        Config::from_raw(&crate::cli::parse_legacy(&args).unwrap()).unwrap()
+        crate::config::config_in(args, &[("PATH", "/usr/bin:/bin")]).unwrap()
     }
 
     const RUN: &str = "-engine cmd=cat tc=10/0.5 -engine cmd=sh option.K=3 \

@@ -78,9 +78,9 @@ impl Drop for Outputs {
 /// The text records a configuration asks for, in [`TextFormat::ALL`]'s order.
 fn text_targets(config: &Config) -> Vec<(TextFormat, PathBuf)> {
     let path = |f| match f {
-        TextFormat::Pgn => &config.pgn,
-        TextFormat::Sgf => &config.sgf,
-        TextFormat::Msg => &config.msg,
+        TextFormat::Pgn => &config.outputs.pgn,
+        TextFormat::Sgf => &config.outputs.sgf,
+        TextFormat::Msg => &config.outputs.msg,
     };
     (TextFormat::ALL.into_iter())
         .filter_map(|f| Some((f, path(f).clone()?)))
@@ -91,13 +91,13 @@ fn text_targets(config: &Config) -> Vec<(TextFormat, PathBuf)> {
 pub fn record_targets(config: &Config) -> RecordTargets {
     RecordTargets {
         texts: text_targets(config),
-        psq: config.psq.clone().map(|dir| PsqTarget {
+        psq: config.outputs.psq.clone().map(|dir| PsqTarget {
             dir,
-            shard: config.shard,
+            shard: config.cluster.shard,
         }),
-        sample: config.sample.clone(),
-        seed: config.seed,
-        renlib: config.renlib.clone(),
+        sample: config.outputs.sample.clone(),
+        seed: config.seed.get(),
+        renlib: config.outputs.renlib.clone(),
         fingerprint: fingerprint(config),
     }
 }
@@ -106,8 +106,8 @@ impl Outputs {
     /// Open every output (and the log directory) before the first game. `journal` is the
     /// journal already chosen (a resumed one), or `None` to open the configured one.
     pub fn open(config: &Config, resumed: Option<PathBuf>) -> Result<Outputs, OutputError> {
-        if config.log != crate::config::LogLevel::Off {
-            prepare_dir(&config.log_dir, &config.log_dir)?;
+        if config.outputs.log != crate::config::LogLevel::Off {
+            prepare_dir(&config.outputs.log_dir, &config.outputs.log_dir)?;
         }
         // The record paths first: the default journal goes next to `-pgn`/`-sgf`/`-msg`, so a
         // parent that is a file must be reported under the path the user gave, not under the
@@ -118,7 +118,7 @@ impl Outputs {
         let mut fresh_journal = None;
         let journal = match resumed {
             Some(p) => Some(Sink::open(&p)?),
-            None => match &config.journal {
+            None => match &config.outputs.journal {
                 Some(t) => {
                     let (file, path, created) = open_journal(t)?;
                     fresh_journal = created.then(|| path.clone());

@@ -47,9 +47,6 @@ pub enum RunError {
     /// An output cannot be opened or written.
     #[error(transparent)]
     Output(#[from] OutputError),
-    /// `-resume` and `-journal off`.
-    #[error("-resume needs the journal: it cannot be used with -journal off")]
-    ResumeWithoutJournal,
     /// `-resume` found no journal of this run.
     #[error("-resume: no journal of this run (gomoku-cli-*.journal.jsonl with the same settings) in {dir}; name it with -journal FILE")]
     NoJournalToResume { dir: PathBuf },
@@ -66,9 +63,6 @@ pub enum RunError {
         needed: u64,
         limit: u64,
     },
-    /// `-report` and `-journal off`.
-    #[error("-report is built from the journal: it cannot be used with -journal off")]
-    ReportWithoutJournal,
     /// The `-report` page cannot be built or written before the first game.
     #[error("-report: {0}")]
     Report(String),
@@ -132,21 +126,21 @@ fn dispatch_settings(
     book: Option<&OpeningBook>,
 ) -> DispatchSettings {
     // c-gomoku-cli's colour rule only matters where an opening leaves white to move.
-    let white_first = match (book, &config.openings, config.colours) {
+    let white_first = match (book, &config.tournament.openings, config.tournament.colours) {
         (Some(b), Some(o), crate::config::ColourRule::FirstToMove) => Some(Arc::new(
-            crate::opening::OpeningParity::new(b, o.order, o.transform),
+            crate::opening::OpeningParity::new(b, o.order(config.seed), o.transform),
         )),
         _ => None,
     };
     DispatchSettings {
         names,
-        sprt: config.sprt,
-        rating_interval: config.rating_interval,
-        lose_only: config.lose_only,
-        stop_on_engine_failure: config.on_failure == OnEngineFailure::Stop,
+        sprt: config.tournament.sprt,
+        rating_interval: config.console.rating_interval,
+        lose_only: config.tournament.lose_only,
+        stop_on_engine_failure: config.tournament.on_failure == OnEngineFailure::Stop,
         context,
-        sharded: config.shard.is_some(),
-        report: config.report.is_some(),
+        sharded: config.cluster.shard.is_some(),
+        report: config.outputs.report.is_some(),
         white_first,
     }
 }
@@ -172,11 +166,11 @@ fn announce(
     for w in &config.warnings {
         console.show(ConsoleEvent::Warning(w.clone()));
     }
-    if let Some(o) = &config.openings {
-        if matches!(o.order, crate::opening::OpeningOrder::Random { .. }) {
+    if let Some(o) = &config.tournament.openings {
+        if o.order == crate::config::DrawOrder::Random {
             console.show(ConsoleEvent::RandomOpenings {
                 file: o.file.clone(),
-                seed: o.seed,
+                seed: config.seed.get(),
             });
         }
     }
@@ -187,20 +181,20 @@ fn announce(
 
 /// The run's console: `-quiet`, and a progress bar of the `total` games this process plays.
 fn console_of(config: &Config, total: u64) -> Console {
-    let verbosity = match config.quiet {
+    let verbosity = match config.console.quiet {
         true => Verbosity::Quiet,
         false => Verbosity::PerGame,
     };
-    Console::new(verbosity, config.progress, total)
+    Console::new(verbosity, config.console.progress, total)
 }
 
 /// The link to the other shards, for a sharded run with an SPRT and a journal.
 fn shard_sync(config: &Config, d: &Dispatcher) -> Option<ShardSync> {
-    let shard = config.shard?;
-    config.sprt?;
-    config.journal.as_ref()?;
+    let shard = config.cluster.shard?;
+    config.tournament.sprt?;
+    config.outputs.journal.as_ref()?;
     Some(ShardSync::new(
-        &config.rundir,
+        &config.cluster.rundir,
         shard,
         d.tracker().pairs().to_vec(),
     ))
@@ -465,12 +459,10 @@ fn live_report(
     outputs: &Outputs,
     console: &Console,
 ) -> Result<Option<live_report::LiveReport>, RunError> {
-    let Some(out) = &config.report else {
+    // `Config` refuses `-report` without a journal.
+    let (Some(out), Some(journal)) = (&config.outputs.report, outputs.journal_path()) else {
         return Ok(None);
     };
-    let journal = outputs
-        .journal_path()
-        .ok_or(RunError::ReportWithoutJournal)?;
     live_report::LiveReport::start(journal.to_path_buf(), out.clone(), console.clone()).map(Some)
 }
 
@@ -478,11 +470,11 @@ fn live_report(
 fn load_openings(
     config: &Config,
 ) -> Result<(Option<OpeningBook>, Option<OpeningSequence>), RunError> {
-    let Some(o) = &config.openings else {
+    let Some(o) = &config.tournament.openings else {
         return Ok((None, None));
     };
-    let book = OpeningBook::load(&o.file, o.format, config.size, config.rule)?;
-    if let Some(rule) = config.swap {
+    let book = OpeningBook::load(&o.file, o.format, config.game.size, config.game.rule)?;
+    if let Some(rule) = config.tournament.swap {
         let odd = (0..book.len())
             .filter_map(|i| book.get(i))
             .find(|o| o.stones.len() != 3);
@@ -495,7 +487,7 @@ fn load_openings(
             });
         }
     }
-    let sequence = book.sequence(o.order, o.transform);
+    let sequence = book.sequence(o.order(config.seed), o.transform);
     Ok((Some(book), Some(sequence)))
 }
 
@@ -535,20 +527,20 @@ fn remaining(
 
 /// What is checked before anything is opened: the open-file limit, `-cpus`, one file per role.
 fn check_before_opening(config: &Config) -> Result<(), RunError> {
-    ensure_file_limit(config.concurrency)?;
-    check_cpus(&config.slot_cpus, allowed_cpus())?;
-    same_file::check(config, config.journal.as_ref().map(|j| j.path()))?;
+    ensure_file_limit(config.tournament.concurrency)?;
+    check_cpus(&config.tournament.slot_cpus, allowed_cpus())?;
+    same_file::check(config, config.outputs.journal.as_ref().map(|j| j.path()))?;
     Ok(())
 }
 
 /// The `-log` files, opened before the first game (`None` without `-log`/`-debug`).
 fn open_logs(config: &Config) -> Result<Option<LogFiles>, RunError> {
-    match config.log {
+    match config.outputs.log {
         LogLevel::Off => Ok(None),
         _ => Ok(Some(LogFiles::open(
-            &config.log_dir,
-            config.concurrency,
-            config.shard,
+            &config.outputs.log_dir,
+            config.tournament.concurrency,
+            config.cluster.shard,
         )?)),
     }
 }
@@ -558,21 +550,22 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let run_start = Instant::now();
     check_before_opening(&config)?;
     let schedule = Schedule::new(
-        config.engines.len(),
-        config.kind,
-        config.games,
-        config.rounds,
-        config.repeat,
+        config.tournament.engines.len(),
+        config.tournament.kind,
+        config.tournament.games,
+        config.tournament.rounds,
+        config.tournament.repeat,
     );
     let total = schedule.total_games();
-    let resumed = match config.start {
-        Start::Fresh => None,
-        Start::Resume => Some(resume::prepare(&mut config, total)?),
+    // `Config` refuses `-resume` without a journal.
+    let resumed = match (config.start, config.outputs.journal.clone()) {
+        (Start::Resume, Some(journal)) => Some(resume::prepare(&mut config, &journal, total)?),
+        _ => None,
     };
     let (book, sequence) = load_openings(&config)?;
     let mut outputs = Outputs::open(&config, resumed.as_ref().map(|r| r.journal.clone()))?;
     let log_files = open_logs(&config)?;
-    let (games, prior) = remaining(&schedule, config.shard, resumed.as_ref())?;
+    let (games, prior) = remaining(&schedule, config.cluster.shard, resumed.as_ref())?;
     // A shard's own share of the schedule.
     let own_total = games.len() + prior.len() as u64;
     let console = console_of(&config, own_total);
@@ -632,13 +625,15 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         config,
     });
     let (tx, rx) = mpsc::unbounded_channel();
-    let (slots, failed) = slot::spawn_workers(shared.config.concurrency, shared.clone(), tx);
+    let (slots, failed) =
+        slot::spawn_workers(shared.config.tournament.concurrency, shared.clone(), tx);
     if let Some(e) = failed {
         let e = format!("cannot start a game worker thread: {e}");
         shell.console.show(ConsoleEvent::Error(e));
     }
     let sync_every = shared
         .config
+        .cluster
         .sync_interval
         .max(std::time::Duration::from_millis(10));
     event_loop(&mut dispatcher, &mut shell, rx, &stops, sync_every).await;

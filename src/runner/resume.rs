@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::config::{Config, JournalTarget, SeedSource};
+use crate::config::{Config, JournalTarget};
 use crate::journal::{self, JournalEntry, JournalHeader, RunSettings};
 
 use super::RunError;
@@ -55,11 +55,10 @@ impl Resumed {
 
 /// The journal to resume: `-journal FILE`, or the newest timestamped journal next to where a
 /// new one would go whose header has this configuration's fingerprint.
-fn find_journal(config: &Config) -> Result<PathBuf, RunError> {
-    match &config.journal {
-        None => Err(RunError::ResumeWithoutJournal),
-        Some(JournalTarget::Named(p)) => Ok(p.clone()),
-        Some(JournalTarget::Timestamped(p)) => {
+fn find_journal(config: &Config, target: &JournalTarget) -> Result<PathBuf, RunError> {
+    match target {
+        JournalTarget::Named(p) => Ok(p.clone()),
+        JournalTarget::Timestamped(p) => {
             let dir = match p.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
                 _ => PathBuf::from("."),
@@ -98,26 +97,13 @@ fn same_run(h: &JournalHeader, config: &Config, want: &str) -> bool {
         return true;
     }
     let mut adopted = config.clone();
-    adopt_seed(&mut adopted, h);
+    adopted.seed.adopt(h.settings.seed);
     [
         identity(&adopted),
         legacy_identity(config),
         legacy_identity(&adopted),
     ]
     .contains(&h.fingerprint)
-}
-
-/// A run without `srand=` continues with the seed it started with.
-fn adopt_seed(config: &mut Config, h: &JournalHeader) {
-    if config.seed_source == SeedSource::Fresh {
-        config.seed = h.settings.seed;
-        if let Some(o) = &mut config.openings {
-            o.seed = h.settings.seed;
-            if let crate::opening::OpeningOrder::Random { seed } = &mut o.order {
-                *seed = h.settings.seed;
-            }
-        }
-    }
 }
 
 /// Every setting that differs, as `name: journal value → command line value` (engine names
@@ -163,9 +149,14 @@ fn diff_values(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &m
     }
 }
 
-/// Read, check and repair the journal to resume; `config` adopts the journal's seed.
-pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
-    let path = find_journal(config)?;
+/// Read, check and repair the journal to resume (`target`, the configured one); `config` adopts
+/// the journal's seed.
+pub fn prepare(
+    config: &mut Config,
+    target: &JournalTarget,
+    total: u64,
+) -> Result<Resumed, RunError> {
+    let path = find_journal(config, target)?;
     let io = |source| OutputError::Open {
         path: path.clone(),
         source,
@@ -197,16 +188,17 @@ pub fn prepare(config: &mut Config, total: u64) -> Result<Resumed, RunError> {
             path.display()
         ))
     })?;
-    adopt_seed(config, &header);
+    // A run without `srand=` continues with the seed it started with.
+    config.seed.adopt(header.settings.seed);
     // The run goes on under the identity it started with: new lines, shards and library keys
     // must match the old ones even when an older build computed it another way.
     config.run_identity = Some(header.fingerprint.clone());
     // A journal from before the colour rule was recorded: its games gave the first engine black,
     // and so do the rest of them.
     if header.settings.colours.is_none() {
-        config.colours = crate::config::ColourRule::FirstBlack;
+        config.tournament.colours = crate::config::ColourRule::FirstBlack;
     }
-    let unnamed = vec![String::new(); config.engines.len()];
+    let unnamed = vec![String::new(); config.tournament.engines.len()];
     let now = crate::journal::header(config, &unnamed, total);
     let diffs = differences(&header.settings, &now.settings);
     if !diffs.is_empty() {
@@ -252,8 +244,7 @@ mod tests {
     use super::*;
 
     fn config(args: &str) -> Config {
-        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
-        Config::from_raw(&crate::cli::parse_legacy(&args).unwrap()).unwrap()
+        crate::config::config_in(args, &[("PATH", "/usr/bin:/bin")]).unwrap()
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::cli::Opt;
 use crate::config::Config;
 
 /// Two roles that name the same file.
@@ -14,16 +15,16 @@ pub enum SameFile {
     /// Two outputs would write into one file.
     #[error("{first} and {second} name the same file ({}): each output needs a file of its own", path.display())]
     Outputs {
-        first: &'static str,
-        second: &'static str,
+        first: Opt,
+        second: Opt,
         /// The path as the second role gave it.
         path: PathBuf,
     },
     /// An output would overwrite a file the run reads.
     #[error("{output} names {}, which is also the {input} file this run reads: an output must not overwrite an input", path.display())]
     Input {
-        input: &'static str,
-        output: &'static str,
+        input: Opt,
+        output: Opt,
         /// The path as the output gave it.
         path: PathBuf,
     },
@@ -31,28 +32,28 @@ pub enum SameFile {
 
 /// The roles of a configuration's paths: `(option, path, is an input)`. `journal` is the journal
 /// this run writes (the one found to resume, or the configured one).
-fn roles<'a>(config: &'a Config, journal: Option<&'a Path>) -> Vec<(&'static str, &'a Path, bool)> {
-    let mut out: Vec<(&'static str, &Path, bool)> = Vec::new();
-    if let Some(o) = &config.openings {
-        out.push(("-openings", o.file.as_path(), true));
+fn roles<'a>(config: &'a Config, journal: Option<&'a Path>) -> Vec<(Opt, &'a Path, bool)> {
+    let mut out: Vec<(Opt, &Path, bool)> = Vec::new();
+    if let Some(o) = &config.tournament.openings {
+        out.push((Opt::Openings, o.file.as_path(), true));
     }
     if let Some(j) = journal {
-        out.push(("-journal", j, false));
+        out.push((Opt::Journal, j, false));
     }
     for (name, p) in [
-        ("-pgn", &config.pgn),
-        ("-sgf", &config.sgf),
-        ("-msg", &config.msg),
-        ("-psq", &config.psq),
-        ("-renlib", &config.renlib),
-        ("-report", &config.report),
+        (Opt::Pgn, &config.outputs.pgn),
+        (Opt::Sgf, &config.outputs.sgf),
+        (Opt::Msg, &config.outputs.msg),
+        (Opt::Psq, &config.outputs.psq),
+        (Opt::Renlib, &config.outputs.renlib),
+        (Opt::Report, &config.outputs.report),
     ] {
         if let Some(p) = p {
             out.push((name, p.as_path(), false));
         }
     }
-    if let Some(s) = &config.sample {
-        out.push(("-sample", s.file.as_path(), false));
+    if let Some(s) = &config.outputs.sample {
+        out.push((Opt::Sample, s.file.as_path(), false));
     }
     out
 }
@@ -115,13 +116,13 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
 
 /// Refuse two roles naming one file.
 pub fn check(config: &Config, journal: Option<&Path>) -> Result<(), SameFile> {
-    let seen: Vec<(&'static str, &Path, bool, PathBuf)> = roles(config, journal)
+    let seen: Vec<(Opt, &Path, bool, PathBuf)> = roles(config, journal)
         .into_iter()
         .filter(|(_, p, _)| !is_special(p))
         .map(|(name, p, input)| (name, p, input, resolve(p)))
         .collect();
-    for (i, (b, path, b_input, real_b)) in seen.iter().enumerate() {
-        for (a, _, a_input, real_a) in &seen[..i] {
+    for (i, &(b, path, b_input, ref real_b)) in seen.iter().enumerate() {
+        for &(a, _, a_input, ref real_a) in &seen[..i] {
             let same =
                 real_a == real_b || identity(real_a).is_some_and(|id| identity(real_b) == Some(id));
             if !same {
@@ -171,8 +172,8 @@ mod tests {
     #[test]
     fn messages_name_both_roles_and_the_path() {
         let out = SameFile::Outputs {
-            first: "-journal",
-            second: "-pgn",
+            first: Opt::Journal,
+            second: Opt::Pgn,
             path: "j.txt".into(),
         };
         assert_eq!(
@@ -180,8 +181,8 @@ mod tests {
             "-journal and -pgn name the same file (j.txt): each output needs a file of its own"
         );
         let input = SameFile::Input {
-            input: "-openings",
-            output: "-sgf",
+            input: Opt::Openings,
+            output: Opt::Sgf,
             path: "o.txt".into(),
         };
         assert_eq!(

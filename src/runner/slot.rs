@@ -54,7 +54,7 @@ pub struct Shared {
 
 impl Shared {
     fn clock_of(&self, e: EngineId) -> game::Clock {
-        let spec = &self.config.engines[e.0];
+        let spec = &self.config.tournament.engines[e.0];
         game::Clock {
             match_time: spec.tc.match_time,
             turn_time: spec.tc.turn_time,
@@ -280,8 +280,8 @@ impl Engines {
             if self.sessions.contains_key(&e) {
                 continue;
             }
-            let mut spec = shared.config.engines[e.0].clone();
-            if let Some(cpus) = shared.config.slot_cpus.get(self.slot) {
+            let mut spec = shared.config.tournament.engines[e.0].clone();
+            if let Some(cpus) = shared.config.tournament.slot_cpus.get(self.slot) {
                 spec.cpus = cpus.clone();
             }
             match EngineSession::spawn(&spec, self.slot, shared.log.clone()).await {
@@ -314,12 +314,13 @@ impl Engines {
         ) else {
             return Err(Abandoned);
         };
-        let board_log = (shared.config.log == LogLevel::Debug).then_some((&shared.log, self.slot));
-        let startup = shared.config.startup_timeout;
+        let board_log =
+            (shared.config.outputs.log == LogLevel::Debug).then_some((&shared.log, self.slot));
+        let startup = shared.config.tournament.startup_timeout;
         b.take_peak_memory();
         w.take_peak_memory();
         let result = {
-            let suspend = shared.config.suspend;
+            let suspend = shared.config.tournament.suspend;
             let mut bp = SessionPlayer {
                 session: &mut b,
                 startup,
@@ -333,7 +334,7 @@ impl Engines {
                 suspend,
             };
             let cancel = &shared.cancel_games;
-            match shared.config.swap {
+            match shared.config.tournament.swap {
                 None => game::play_game(setup, &mut bp, &mut wp, cancel)
                     .await
                     .map(|o| (o, None, setup.opening.clone())),
@@ -412,11 +413,11 @@ async fn play_one(
 ) -> Result<GameRecord, Abandoned> {
     let (opening, opening_line, transform) = shared.opening_for(p);
     let setup = GameSetup {
-        size: shared.config.size,
-        rule: shared.config.rule,
+        size: shared.config.game.size,
+        rule: shared.config.game.rule,
         opening,
-        draw_after: shared.config.draw_after,
-        send_by_board: shared.config.send_by_board,
+        draw_after: shared.config.game.draw_after,
+        send_by_board: shared.config.game.send_by_board,
         black_clock: shared.clock_of(p.black),
         white_clock: shared.clock_of(p.white),
     };
@@ -445,7 +446,7 @@ async fn play_one(
     let engine = |e: EngineId| {
         (
             shared.names[e.0].clone(),
-            shared.config.engines[e.0].cmd.clone(),
+            shared.config.tournament.engines[e.0].cmd.clone(),
         )
     };
     let ((black_name, black_cmd), (white_name, white_cmd)) = (engine(black), engine(white));
@@ -460,8 +461,8 @@ async fn play_one(
         white_name,
         black_cmd,
         white_cmd,
-        size: shared.config.size,
-        rule: shared.config.rule,
+        size: shared.config.game.size,
+        rule: shared.config.game.rule,
         opening: played.opening,
         opening_line,
         transform,
@@ -497,15 +498,15 @@ async fn slot_task(slot: usize, shared: Arc<Shared>, events: mpsc::UnboundedSend
 /// (Ctrl-C), no engine is asked any more and one being asked is killed: an engine that never
 /// answers would otherwise hold the stop for the whole `-startuptimeout`.
 pub async fn resolve_names(config: &Config, abort: &CancellationToken) -> Vec<String> {
-    let mut names = Vec::with_capacity(config.engines.len());
-    for spec in &config.engines {
+    let mut names = Vec::with_capacity(config.tournament.engines.len());
+    for spec in &config.tournament.engines {
         let name = match &spec.name {
             Some(n) => n.clone(),
             None if abort.is_cancelled() => spec.display_name(),
             None => match EngineSession::spawn(spec, 0, LogSink::none()).await {
                 Ok(mut s) => {
                     let got = tokio::select! {
-                        about = s.about(config.startup_timeout) => about.ok(),
+                        about = s.about(config.tournament.startup_timeout) => about.ok(),
                         _ = abort.cancelled() => None,
                     };
                     s.kill("name resolved");
