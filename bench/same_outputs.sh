@@ -1,0 +1,59 @@
+#!/bin/bash
+# same_outputs.sh OLD_CLI NEW_CLI: do two builds of gomoku-cli write the same records for the
+# same run? Plays two deterministic matches (depth-limited scout, seeded random, one slot, fixed
+# srand) with each build and the same engine binaries, then compares: PGN, messages, samples
+# (csv, bin) and the RenLib library byte for byte; journal, SGF, .psq and console output with
+# the figures that vary between any two runs (think times, CPU, memory, timestamps) left out.
+# Used for refactors that must not change behaviour (issue 18). Engines from BIN_DIR
+# (default target/debug).
+set -euo pipefail
+OLD=$(realpath "$1"); NEW=$(realpath "$2")
+BIN=$(realpath "${BIN_DIR:-target/debug}")
+ROOT=$(pwd)
+W=$(mktemp -d /tmp/same-outputs.XXXXXX)
+play() { # CLI DIR
+  mkdir -p "$2"; cd "$2"
+  "$1" -engine cmd="$BIN/pbrain-scout --depth 2" name=scout -engine cmd="$BIN/pbrain-random --seed 7" name=random \
+    -each tc=10/1 -rule 4 -boardsize 15 -games 12 -repeat -concurrency 1 \
+    -openings file="$ROOT/openings/renju15.txt" type=pos order=random srand=42 -transform \
+    -journal j.jsonl -pgn g.pgn -sgf g.sgf -msg g.msg -psq psq -sample file=s.csv format=csv freq=0.5 \
+    -renlib g.lib -quiet > out.txt 2> err.txt
+  "$1" -engine cmd="$BIN/pbrain-scout --depth 1" name=a -engine cmd="$BIN/pbrain-random --seed 3" name=b \
+    -engine cmd="$BIN/pbrain-random --seed 4" name=c -gauntlet -each tc=10/1 -rule 0 -boardsize 15 \
+    -games 4 -rounds 1 -drawafter 40 -concurrency 1 -openings file="$ROOT/openings/freestyle15.txt" type=pos srand=5 \
+    -journal j2.jsonl -pgn g2.pgn -sample file=s2.bin format=bin -quiet > out2.txt 2> err2.txt
+  cd "$ROOT"
+}
+play "$OLD" "$W/old"; play "$NEW" "$W/new"
+python3 - "$W" <<'PY'
+import json, os, re, sys
+w = sys.argv[1]
+bad = 0
+def same(name, a, b):
+    global bad
+    ok = a == b
+    bad += not ok
+    print(("same     " if ok else "DIFFERS  ") + name)
+read = lambda side, f: open(os.path.join(w, side, f), "rb").read()
+for f in ["g.pgn", "g2.pgn", "g.msg", "s.csv", "s2.bin", "g.lib"]:
+    same(f + " (bytes)", read("old", f), read("new", f))
+def journal(side, f):
+    lines = []
+    for l in read(side, f).decode().splitlines():
+        d = json.loads(l)
+        for k in ["times_ms", "started", "ended", "usage", "command_line", "outputs"]:
+            d.pop(k, None)
+        lines.append(json.dumps(d, sort_keys=True))
+    return lines
+for f in ["j.jsonl", "j2.jsonl"]:
+    same(f + " (without times)", journal("old", f), journal("new", f))
+same("g.sgf (without comments: times)", *(re.sub(rb"C\[[^\]]*\]", b"", read(s, "g.sgf")) for s in ["old", "new"]))
+def psq(side):
+    d = os.path.join(w, side, "psq")
+    return {f: re.sub(rb"^(\d+,\d+),\d+$", rb"\1", read(side, "psq/" + f), flags=re.M) for f in sorted(os.listdir(d))}
+same("psq/ (without times)", psq("old"), psq("new"))
+for f in ["out.txt", "out2.txt", "err.txt", "err2.txt"]:
+    same(f + " (without CPU, memory)", *(re.sub(rb"-?[0-9.]+( s|%| MiB)", b"N", read(s, f)) for s in ["old", "new"]))
+print(f"{bad} differ; files in {w}")
+sys.exit(1 if bad else 0)
+PY
