@@ -447,6 +447,21 @@ mod tests {
     }
 
     #[test]
+    fn a_line_with_an_unknown_result_is_a_bad_line_named_by_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("j.jsonl");
+        let good = render_line(&sample_record(), "f");
+        let bad = good.replace("\"result\":\"1-0\"", "\"result\":\"2-0\"");
+        assert_ne!(good, bad);
+        std::fs::write(&p, format!("{good}{bad}{good}")).unwrap();
+        let err = JournalSet::<GameSummary>::read_all(&[p], Order::Finished).unwrap_err();
+        assert!(
+            err.contains("j.jsonl:2") && err.contains("\"2-0\""),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn several_journals_are_read_in_the_order_asked_for() {
         let dir = tempfile::tempdir().unwrap();
         let mut r = sample_record();
