@@ -142,6 +142,10 @@ pub struct EngineSession {
     /// The engine's answer to `ABOUT`, the last one that was not `ERROR`/`UNKNOWN`: the line
     /// that ends a [`drain`](Self::drain). Kept across new processes (the same program).
     about_line: Option<String>,
+    /// The INFO block of a fresh start was answered with a refusal before any ABOUT answer was
+    /// known: an ERROR about an INFO line, with the ABOUT answer still to come. Until the first
+    /// move's answer, a line of `key="value"` fields is that late ABOUT answer, not the move.
+    about_may_follow: bool,
     /// An exchange that ended on an `ERROR`/`UNKNOWN` answer, after which the engine may still
     /// print lines of its own (Rapfi writes an `ERROR` per stone line it cannot read, then an
     /// answer): they are drained before the next game, never read as the next answer.
@@ -225,6 +229,7 @@ impl EngineSession {
             peak_rss: 0,
             suspended: false,
             about_line: None,
+            about_may_follow: false,
             unsettled: None,
             swap_form: None,
             cpu_mark: None,
@@ -391,6 +396,8 @@ impl EngineSession {
         let answer = self.settle(outcome.ok(), "INFO and ABOUT", start).await?;
         if !is_refusal(&answer) {
             self.about_line = Some(answer);
+        } else {
+            self.about_may_follow = !answers_about;
         }
         Ok(())
     }
@@ -781,6 +788,17 @@ impl EngineSession {
                 Some(EngineLine::Suggest(x, y)) if answering == Answering::Move => {
                     self.send(&Command::Play(x, y)).await?;
                     continue;
+                }
+                Some(_) if answering == Answering::Move && self.about_may_follow => {
+                    self.about_may_follow = false;
+                    let about = parse_about(&line);
+                    if about.get("name").is_none() {
+                        return Ok((line.trim().to_string(), sent.elapsed()));
+                    }
+                    self.note(format!(
+                        "the ABOUT answer after an ERROR to an INFO line: {line}"
+                    ));
+                    self.about_line = Some(about.raw);
                 }
                 Some(_) => return Ok((line.trim().to_string(), sent.elapsed())),
             }
@@ -1838,6 +1856,40 @@ mod tests {
         s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
         let r = s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
         assert_eq!(r.coords, Some((7, 7)));
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn on_a_fresh_start_an_error_to_an_info_line_leaves_the_about_answer_for_later() {
+        // No ABOUT answer known yet (the first game of a named engine): the ERROR is taken for
+        // the answer, and the real one, arriving when the first move is asked, is not the move.
+        let (mut s, mut e, _rx) = session();
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "START 15");
+            e.send("OK\r\n").await;
+            recv_until(&mut e, "INFO max_memory 367001600").await;
+            e.send("ERROR Max memory too small, might exceeds memory limits\r\n")
+                .await;
+            recv_until(&mut e, "ABOUT").await;
+            assert_eq!(e.recv().await, "INFO time_left 2147483647");
+            assert_eq!(e.recv().await, "BEGIN");
+            e.send("name=\"fake\", version=\"1\"\r\n").await;
+            e.send("7,7\r\n").await;
+            assert_eq!(e.recv().await, "INFO time_left 2147483647");
+            assert_eq!(e.recv().await, "TURN 8,8");
+            e.send("name=\"not a move\"\r\n").await;
+            e
+        });
+        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        let r = s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
+        assert_eq!(r.coords, Some((7, 7)));
+        // Only the first move's answer may be preceded by it: later, such a line is the answer.
+        let p = Pos::new(8, 8);
+        let r = s
+            .request_move(MoveRequest::Turn(p), None, SEC)
+            .await
+            .unwrap();
+        assert_eq!((r.coords, r.raw.as_str()), (None, "name=\"not a move\""));
         engine.await.unwrap();
     }
 
