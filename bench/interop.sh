@@ -151,6 +151,9 @@ feature swap1-scout 2 "${scout[@]}" -swap1 -repeat
 feature suspend 2 "${rapfi2[@]}" -suspend -repeat
 feature sendbyboard 2 "${rapfi2[@]}" -sendbyboard -repeat
 feature maxmemory 2 "${rapfi2[@]}" maxmemory=67108864 -repeat
+# A named Rapfi (no ABOUT asked before its first game) with a max_memory it finds too small: it
+# prints ERROR about that INFO line before its ABOUT answer, which must not be read as a move.
+feature maxmemory-1m 2 -engine "cmd=$RAPFI" name=rapfi maxmemory=1048576 -engine "cmd=$SCOUT" name=scout -each "tc=$TC" -repeat
 
 # -resume: a run of 4 games stopped by Ctrl-C (SIGINT) once its first game is in the journal,
 # then the same command line with -resume: exactly the 4 games, each once.
