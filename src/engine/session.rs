@@ -144,7 +144,8 @@ pub struct EngineSession {
     about_line: Option<String>,
     /// The INFO block of a fresh start was answered with a refusal before any ABOUT answer was
     /// known: an ERROR about an INFO line, with the ABOUT answer still to come. Until the first
-    /// move's answer, a line of `key="value"` fields is that late ABOUT answer, not the move.
+    /// answer to a move or `SWAP2BOARD`, a line with a `name="..."` field is that late ABOUT
+    /// answer, not the answer asked for.
     about_may_follow: bool,
     /// An exchange that ended on an `ERROR`/`UNKNOWN` answer, after which the engine may still
     /// print lines of its own (Rapfi writes an `ERROR` per stone line it cannot read, then an
@@ -789,7 +790,7 @@ impl EngineSession {
                     self.send(&Command::Play(x, y)).await?;
                     continue;
                 }
-                Some(_) if answering == Answering::Move && self.about_may_follow => {
+                Some(_) if self.about_may_follow => {
                     self.about_may_follow = false;
                     let about = parse_about(&line);
                     if about.get("name").is_none() {
