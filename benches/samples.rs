@@ -50,6 +50,7 @@ fn game(moves: usize, seed: u64) -> GameRecord {
                 .map(|&pos| PlayedMove {
                     pos,
                     time: Duration::ZERO,
+                    search: None,
                 })
                 .collect(),
             messages: vec![],

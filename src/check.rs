@@ -1011,7 +1011,7 @@ impl Checker {
                     about_asked = matches!(
                         parse_engine_line(&ev.text),
                         None | Some(EngineLine::Message(_))
-                            | Some(EngineLine::Debug(_))
+                            | Some(EngineLine::Debug(_) | EngineLine::Info(_))
                             | Some(EngineLine::Ok)
                             | Some(EngineLine::Error(_))
                             | Some(EngineLine::Unknown(_))

@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use crate::board::BoardSize;
 use crate::cli::{KeyValues, Opt, RawCli};
-use crate::engine::spec::{EngineSpec, TimeControl, MAX_SECONDS};
+use crate::engine::spec::{Detail, EngineSpec, TimeControl, MAX_SECONDS};
 use crate::opening::{OpeningFormat, OpeningOrder};
 use crate::record::samples::{SampleConfig, SampleConfigError, SampleEncodeError};
 use crate::rules::Rule;
@@ -438,7 +438,8 @@ fn parse_secs(option: Opt, value: &str) -> Result<Duration, ConfigError> {
     Ok(Duration::from_secs_f64(v))
 }
 
-const ENGINE_KEYS: &str = "cmd, name, tc, depth, nodes, maxmemory, thread, tolerance, option.K";
+const ENGINE_KEYS: &str =
+    "cmd, name, tc, depth, nodes, maxmemory, thread, tolerance, detail, option.K";
 
 /// Apply engine `key=value` settings onto a spec. Later keys win within one list.
 fn apply_engine_keys(
@@ -483,6 +484,13 @@ fn apply_engine_key(
         "maxmemory" => spec.max_memory = parse_u64(option, v, 0)?,
         "thread" => spec.threads = Some(parse_u64(option, v, 1)? as u32),
         "tolerance" => spec.tolerance = parse_secs(option, v)?,
+        "detail" => {
+            spec.detail = Detail::parse(v).ok_or_else(|| ConfigError::BadValue {
+                option,
+                value: v.to_string(),
+                why: "expected off or a show_detail level 0-3".into(),
+            })?
+        }
         key if key.starts_with("option.") && key.len() > 7 => {
             let name = key["option.".len()..].to_string();
             spec.options.retain(|(n, _)| *n != name);

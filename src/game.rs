@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::board::{BoardSize, Color, Pos};
 use crate::rules::{ForbiddenKind, IllegalKind, MoveOutcome, Referee, Rule};
+use crate::search::SearchReport;
 use crate::swap::SwapReply;
 
 mod swap_game;
@@ -37,6 +38,8 @@ pub struct Reply {
     pub coords: Option<(i64, i64)>,
     /// Think time on a monotonic clock, from the command to the answer.
     pub elapsed: Duration,
+    /// The engine's last complete search report before the answer, if it gave one.
+    pub search: Option<Box<SearchReport>>,
 }
 
 /// Why a player could not answer.
@@ -370,11 +373,13 @@ impl Termination {
     }
 }
 
-/// One played move with its think time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One played move with its think time and what the engine said about its search.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayedMove {
     pub pos: Pos,
     pub time: Duration,
+    /// Boxed: most moves of most engines carry none, and a game keeps every move.
+    pub search: Option<Box<SearchReport>>,
 }
 
 /// Everything the referee knows about a finished game. Result, reason and fault come from the
@@ -599,6 +604,7 @@ fn judge_reply(
     let played = PlayedMove {
         pos: on_board.unwrap_or(Pos::new(0, 0)),
         time: reply.elapsed,
+        search: reply.search.clone(),
     };
     match outcome {
         MoveOutcome::Continue => {
@@ -841,6 +847,7 @@ pub(crate) mod tests {
             raw: format!("{x},{y}"),
             coords: Some((x, y)),
             elapsed: Duration::from_millis(ms),
+            search: None,
         })
     }
 
@@ -963,6 +970,7 @@ pub(crate) mod tests {
             raw: "hello world".into(),
             coords: None,
             elapsed: Duration::ZERO,
+            search: None,
         })]);
         let o = run(&s, &mut b, &mut w).await;
         assert!(

@@ -20,6 +20,7 @@ pub mod report;
 pub mod rules;
 pub mod runner;
 pub mod schedule;
+pub mod search;
 pub mod shard;
 pub mod stats;
 pub mod swap;

@@ -66,6 +66,7 @@ fn record(
                 .map(|pos| PlayedMove {
                     pos,
                     time: Duration::from_millis(5),
+                    search: None,
                 })
                 .collect(),
             messages: vec![],
@@ -237,6 +238,7 @@ fn selection_follows_the_rules() {
         PlayedMove {
             pos: seq("i9", 15)[0],
             time: Duration::ZERO,
+            search: None,
         },
     );
     let s = all_samples(&odd);
@@ -578,6 +580,7 @@ fn unencodable_games_are_refused_whole() {
         .map(|pos| PlayedMove {
             pos,
             time: Duration::ZERO,
+            search: None,
         })
         .collect();
     let mut out = Vec::new();

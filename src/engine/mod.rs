@@ -2,6 +2,7 @@
 //! deadlines (spec → process → protocol → session), plus the log events it emits.
 
 pub mod leftovers;
+pub mod listen;
 pub mod process;
 pub mod protocol;
 pub mod resources;
@@ -17,7 +18,7 @@ use tokio::sync::mpsc;
 pub use process::{describe_status, EngineProcess};
 pub use protocol::{parse_about, parse_engine_line, About, Command, EngineLine, Field};
 pub use session::{EngineSession, MoveReply, MoveRequest, Takeback, DEFAULT_END_GRACE};
-pub use spec::{EngineSpec, SpecError, TimeControl};
+pub use spec::{Detail, EngineSpec, SpecError, TimeControl};
 
 /// Everything that can go wrong talking to an engine.
 #[derive(Debug, Error)]

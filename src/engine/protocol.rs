@@ -226,6 +226,8 @@ pub enum EngineLine {
     Message(String),
     /// `DEBUG text`: for the engine's author, only logged.
     Debug(String),
+    /// `INFO key value` from the engine: search output (`INFO PV …` blocks), never an answer.
+    Info(String),
     /// `ERROR text`.
     Error(String),
     /// `UNKNOWN text`: the engine does not know the command.
@@ -243,6 +245,7 @@ impl fmt::Display for EngineLine {
             EngineLine::Suggest(x, y) => write!(f, "SUGGEST {x},{y}"),
             EngineLine::Message(t) => write!(f, "MESSAGE {t}"),
             EngineLine::Debug(t) => write!(f, "DEBUG {t}"),
+            EngineLine::Info(t) => write!(f, "INFO {t}"),
             EngineLine::Error(t) => write!(f, "ERROR {t}"),
             EngineLine::Unknown(t) => write!(f, "UNKNOWN {t}"),
             EngineLine::Ok => f.write_str("OK"),
@@ -270,6 +273,7 @@ pub fn parse_engine_line(line: &str) -> Option<EngineLine> {
     let parsed = match word.to_ascii_uppercase().as_str() {
         "MESSAGE" => EngineLine::Message(text()),
         "DEBUG" => EngineLine::Debug(text()),
+        "INFO" => EngineLine::Info(text()),
         "ERROR" => EngineLine::Error(text()),
         "UNKNOWN" => EngineLine::Unknown(text()),
         "OK" => EngineLine::Ok,

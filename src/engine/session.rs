@@ -9,16 +9,18 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::time::{timeout, timeout_at, Instant};
 
+use super::listen::Listener;
 use super::process::{describe_status, EngineProcess, LineReader};
 use super::protocol::{
     cut_text, parse_about, parse_coords, parse_engine_line, parse_swap_answer, About, Command,
     EngineLine, Field, ABOUT_NAME_CHARS, EOL, QUOTED_ANSWER_CHARS, UNLIMITED_TIME_LEFT_MS,
 };
 use super::resources::ProcWatch;
-use super::spec::EngineSpec;
+use super::spec::{Detail, EngineSpec};
 use super::{Direction, EngineError, LogSink};
 use crate::board::{BoardSize, Pos};
 use crate::rules::Rule;
+use crate::search::SearchReport;
 use crate::swap::{Answer, Swap2Form, SwapReply};
 
 /// How long an engine may take to exit after END before its process group is killed. The
@@ -94,6 +96,8 @@ pub struct MoveReply {
     pub coords: Option<(i64, i64)>,
     /// From writing the command to reading the answer, on the monotonic clock.
     pub elapsed: Duration,
+    /// The engine's last complete search report before the answer.
+    pub search: Option<Box<SearchReport>>,
 }
 
 /// Why a read or write could not go on; turned into an [`EngineError`] outside the deadline so
@@ -164,6 +168,9 @@ pub struct EngineSession {
     start_mark: Option<(u32, Duration)>,
     /// The engine process's `/proc` files, open from its first move or game end to its end.
     proc_watch: Option<ProcWatch>,
+    /// Hears the engine's search output while it thinks about a move (from the first game on:
+    /// it needs the board size).
+    listener: Option<Listener>,
 }
 
 /// What an engine's processes used in one game.
@@ -233,6 +240,7 @@ impl EngineSession {
             about_may_follow: false,
             unsettled: None,
             swap_form: None,
+            listener: None,
             cpu_mark: None,
             start_mark: None,
             proc_watch: None,
@@ -292,7 +300,7 @@ impl EngineSession {
                 match parse_engine_line(&line) {
                     None
                     | Some(EngineLine::Message(_))
-                    | Some(EngineLine::Debug(_))
+                    | Some(EngineLine::Debug(_) | EngineLine::Info(_))
                     | Some(EngineLine::Ok) => continue,
                     Some(EngineLine::Unknown(_)) | Some(EngineLine::Error(_)) => {
                         return Ok::<_, Broken>(None)
@@ -333,6 +341,7 @@ impl EngineSession {
         if self.dead.is_some() {
             self.respawn().await?;
         }
+        self.listener = Some(Listener::new(size));
         let mut infos = game_infos(&self.spec, rule);
         infos.push(Command::About);
         // Whether the INFO block and ABOUT already went out with RESTART.
@@ -386,7 +395,9 @@ impl EngineSession {
                 let line = self.read_line().await?;
                 match parse_engine_line(&line) {
                     Some(EngineLine::Message(text)) => self.messages.push(text),
-                    None | Some(EngineLine::Debug(_)) | Some(EngineLine::Ok) => {}
+                    None
+                    | Some(EngineLine::Debug(_) | EngineLine::Info(_))
+                    | Some(EngineLine::Ok) => {}
                     Some(EngineLine::Error(_) | EngineLine::Unknown(_)) if answers_about => {}
                     // The answer, whatever it says (UNKNOWN and ERROR included).
                     Some(_) => return Ok::<_, Broken>(line.trim().to_string()),
@@ -464,6 +475,15 @@ impl EngineSession {
                 req.describe()
             })
             .await?;
+        let (search, ignored) = match self.listener.as_mut() {
+            Some(l) => (l.finish(), l.take_ignored()),
+            None => (None, 0),
+        };
+        if ignored > 0 {
+            self.note(format!(
+                "{ignored} line(s) of search output ignored (malformed, cut or out of window)"
+            ));
+        }
         if let Some(EngineLine::Error(_)) = parse_engine_line(&raw) {
             // It refuses the request: no move is coming, and it may say more.
             self.unsettled = Some(req.describe());
@@ -476,6 +496,7 @@ impl EngineSession {
             coords: parse_coords(&raw),
             raw: cut_text(raw, QUOTED_ANSWER_CHARS),
             elapsed,
+            search,
         })
     }
 
@@ -496,7 +517,7 @@ impl EngineSession {
             loop {
                 let line = self.read_line().await?;
                 match parse_engine_line(&line) {
-                    None | Some(EngineLine::Debug(_)) => {}
+                    None | Some(EngineLine::Debug(_) | EngineLine::Info(_)) => {}
                     Some(EngineLine::Message(text)) => self.messages.push(text),
                     Some(_) => return Ok::<_, Broken>(line.trim().to_string()),
                 }
@@ -764,11 +785,42 @@ impl EngineSession {
             bytes.push_str(EOL);
         }
         command.encode_into(&mut bytes);
+        // Search output is heard for moves only, and only what comes after this request.
+        let mut listener = match answering {
+            Answering::Move => self.listener.take(),
+            _ => None,
+        };
+        if let Some(l) = listener.as_mut() {
+            l.begin();
+        }
         let sent = Instant::now();
-        self.send_bytes(&bytes).await?;
+        let answer = self
+            .read_move_answer(&bytes, answering, woken, sent, &mut listener)
+            .await;
+        self.listener = listener.or(self.listener.take());
+        answer
+    }
+
+    /// The loop of [`read_answer`](Self::read_answer): sends `bytes`, then reads until the
+    /// answer, giving search output to `listener`.
+    async fn read_move_answer(
+        &mut self,
+        bytes: &str,
+        answering: Answering,
+        woken: bool,
+        sent: Instant,
+        listener: &mut Option<Listener>,
+    ) -> Result<(String, Duration), Broken> {
+        self.send_bytes(bytes).await?;
         loop {
             let line = self.read_line().await?;
             match parse_engine_line(&line) {
+                Some(EngineLine::Info(rest)) => {
+                    if let Some(l) = listener.as_mut() {
+                        l.info(&rest, millis(sent.elapsed()));
+                    }
+                    continue;
+                }
                 None | Some(EngineLine::Debug(_)) | Some(EngineLine::Ok) => continue,
                 Some(EngineLine::Unknown(_)) if answering == Answering::Move => {
                     tracing::debug!(
@@ -783,7 +835,13 @@ impl EngineSession {
                     continue;
                 }
                 Some(EngineLine::Message(text)) => {
-                    self.messages.push(text);
+                    // A one-line search report is search output, not words for the record.
+                    let heard = listener
+                        .as_mut()
+                        .is_some_and(|l| l.message(&text, millis(sent.elapsed())));
+                    if !heard {
+                        self.messages.push(text);
+                    }
                     continue;
                 }
                 Some(EngineLine::Suggest(x, y)) if answering == Answering::Move => {
@@ -1145,6 +1203,13 @@ pub fn game_infos(spec: &EngineSpec, rule: Rule) -> Vec<Command> {
     if let Some(threads) = spec.threads {
         infos.push(Command::info("thread_num", threads));
     }
+    let own_detail = spec
+        .options
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("show_detail"));
+    if let (Detail::Level(level), false) = (spec.detail, own_detail) {
+        infos.push(Command::info("show_detail", level));
+    }
     for (key, value) in &spec.options {
         infos.push(Command::info(key.clone(), value));
     }
@@ -1295,6 +1360,7 @@ mod tests {
                 "INFO max_depth 12",
                 "INFO max_node 100000",
                 "INFO thread_num 2",
+                "INFO show_detail 2",
                 "INFO caution_factor 2",
             ]
         );
@@ -1314,8 +1380,24 @@ mod tests {
                 "INFO max_memory 367001600",
                 "INFO game_type 1",
                 "INFO rule 0",
+                "INFO show_detail 2",
             ]
         );
+        // `detail=off` sends none; an engine option of the same key replaces ours.
+        let mut spec = EngineSpec::new("x");
+        spec.detail = Detail::Off;
+        let mut lines = game_infos(&spec, Rule::Freestyle)
+            .into_iter()
+            .flat_map(|c| c.lines());
+        assert!(lines.all(|l| !l.contains("show_detail")));
+        spec.detail = Detail::Level(3);
+        spec.options = vec![("SHOW_DETAIL".into(), "1".into())];
+        let lines: Vec<String> = game_infos(&spec, Rule::Freestyle)
+            .iter()
+            .flat_map(|c| c.lines())
+            .filter(|l| l.to_ascii_lowercase().contains("show_detail"))
+            .collect();
+        assert_eq!(lines, vec!["INFO SHOW_DETAIL 1"]);
         let mut spec = EngineSpec::new("x");
         spec.tc = TimeControl::parse("0/5").unwrap();
         let lines: Vec<String> = game_infos(&spec, Rule::StandardCaro)
@@ -1324,7 +1406,8 @@ mod tests {
             .collect();
         assert_eq!(lines[0], "INFO timeout_turn 5000");
         assert_eq!(lines[1], "INFO timeout_match 0");
-        assert_eq!(lines.last().unwrap(), "INFO rule 9");
+        assert_eq!(lines.last().unwrap(), "INFO show_detail 2");
+        assert_eq!(lines[lines.len() - 2], "INFO rule 9");
     }
 
     #[tokio::test(start_paused = true)]

@@ -155,6 +155,30 @@ pub struct EngineSpec {
     pub options: Vec<(String, String)>,
     /// CPUs the engine's processes may run on (`-cpus`: its game slot's share); empty = any.
     pub cpus: Vec<usize>,
+    /// What search output to ask for with `INFO show_detail` (`detail=`).
+    pub detail: Detail,
+}
+
+/// The `INFO show_detail` level asked of an engine before every game (`detail=` of `-engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Detail {
+    /// Send no `show_detail` line (the engine's own default; one-line messages are still read).
+    Off,
+    /// Send `INFO show_detail N` (0 none, 1 realtime, 2 detail blocks, 3 both).
+    Level(u8),
+}
+
+impl Detail {
+    /// Detail blocks after every iteration: what the runner reads.
+    pub const DEFAULT: Detail = Detail::Level(2);
+
+    /// `off` or a level 0–3.
+    pub fn parse(text: &str) -> Option<Detail> {
+        match text {
+            "off" => Some(Detail::Off),
+            _ => text.parse().ok().filter(|&n| n <= 3).map(Detail::Level),
+        }
+    }
 }
 
 impl EngineSpec {
@@ -171,6 +195,7 @@ impl EngineSpec {
             tolerance: DEFAULT_TOLERANCE,
             options: Vec::new(),
             cpus: Vec::new(),
+            detail: Detail::DEFAULT,
         }
     }
 

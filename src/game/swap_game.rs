@@ -257,6 +257,7 @@ mod tests {
             raw: "resign".into(),
             coords: None,
             elapsed: Duration::ZERO,
+            search: None,
         })
     }
 

@@ -5,11 +5,13 @@
 mod identity;
 mod read;
 mod repeats;
+mod search;
 mod terminations;
 mod wire;
 
 pub use identity::*;
 pub use read::*;
 pub use repeats::*;
+pub use search::*;
 pub use terminations::*;
 pub use wire::*;

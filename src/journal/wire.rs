@@ -78,6 +78,10 @@ pub struct JournalEntry {
     /// `-swap2`/`-swap1`: how the engines chose the opening.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swap: Option<SwapEntry>,
+    /// What the engines said about their search, one entry per played move (`null` where the
+    /// engine said nothing); absent when no move carries a report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub search: Vec<Option<super::SearchEntry>>,
 }
 
 /// A game's swap opening as the journal writes it.
@@ -336,6 +340,7 @@ impl JournalEntry {
             outputs: None,
             usage: r.usage,
             swap: r.swap.as_ref().map(|s| SwapEntry::from_record(r, s)),
+            search: super::entries_of(&r.outcome.moves, r.size),
         }
     }
 
@@ -392,6 +397,8 @@ impl JournalEntry {
             moves: played,
             ..
         } = self.points(size)?;
+        let searches = super::reports_of(&self.search, played.len(), size)
+            .map_err(|(value, why)| bad("search", &value, why))?;
         let time = |field, text: &str| {
             chrono::DateTime::parse_from_rfc3339(text)
                 .map(|t| t.with_timezone(&chrono::Utc))
@@ -419,9 +426,11 @@ impl JournalEntry {
                 moves: played
                     .into_iter()
                     .zip(&self.times_ms)
-                    .map(|(pos, &ms)| PlayedMove {
+                    .zip(searches)
+                    .map(|((pos, &ms), search)| PlayedMove {
                         pos,
                         time: std::time::Duration::from_millis(ms),
+                        search,
                     })
                     .collect(),
                 messages: self.messages.clone(),

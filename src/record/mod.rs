@@ -219,6 +219,7 @@ pub(crate) mod fixtures {
                     .map(|(i, pos)| PlayedMove {
                         pos,
                         time: Duration::from_millis(10 * i as u64 + 3),
+                        search: None,
                     })
                     .collect(),
                 messages: vec![(Color::Black, "depth 4 eval 120".into())],

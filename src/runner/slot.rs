@@ -191,6 +191,7 @@ impl Player for SessionPlayer<'_> {
             raw: reply.raw,
             coords: reply.coords,
             elapsed: reply.elapsed,
+            search: reply.search,
         })
     }
 

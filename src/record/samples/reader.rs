@@ -832,6 +832,7 @@ mod tests {
             .map(|&pos| PlayedMove {
                 pos,
                 time: std::time::Duration::ZERO,
+                search: None,
             })
             .collect();
         r.outcome.termination = match result {
