@@ -53,7 +53,12 @@ impl Listener {
             // A block cut in the middle by the move: not a report.
             self.ignored += 1;
         }
-        self.last.take().map(Box::new)
+        let mut report = self.last.take()?;
+        if report.multipv.len() < 2 {
+            // One PV: its move and eval are the report's own.
+            report.multipv.clear();
+        }
+        Some(Box::new(report))
     }
 
     /// How many lines were dropped since the last call.
@@ -330,13 +335,7 @@ mod tests {
         assert_eq!(r.nodes, Some(234_567), "the total, not the root move's");
         assert_eq!(r.time_ms, Some(510));
         assert_eq!(r.pv, vec![p(7, 7), p(8, 8), p(6, 6)]);
-        assert_eq!(
-            r.multipv,
-            vec![PvMove {
-                pos: p(7, 7),
-                eval: Some(Eval::Score(35))
-            }]
-        );
+        assert!(r.multipv.is_empty(), "one PV is the report itself");
         assert_eq!(r.speed(), Some(459_935));
         assert_eq!(l.take_ignored(), 0);
         assert!(l.finish().is_none(), "a report serves one move");
