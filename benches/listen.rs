@@ -39,7 +39,7 @@ fn listen(c: &mut Criterion) {
             l.begin();
             for block in &blocks {
                 for line in block {
-                    l.info(black_box(line), 600);
+                    l.info(black_box(line), || 600);
                 }
             }
             black_box(l.finish())
@@ -56,7 +56,7 @@ fn listen(c: &mut Criterion) {
         b.iter(|| {
             l.begin();
             for m in &messages {
-                l.message(black_box(m), 600);
+                l.message(black_box(m), || 600);
             }
             black_box(l.finish())
         })

@@ -66,15 +66,16 @@ impl Listener {
         std::mem::take(&mut self.ignored)
     }
 
-    /// An `INFO` line from the engine (`rest` is what follows `INFO `), heard `elapsed_ms` after
-    /// the request was sent. Keys that are not search output are ignored without a count.
-    pub fn info(&mut self, rest: &str, elapsed_ms: u64) {
+    /// An `INFO` line from the engine (`rest` is what follows `INFO `); `elapsed_ms` says how
+    /// long ago the request was sent (asked only when a PV completes: a clock read per line
+    /// would cost more than the line). Keys that are not search output are ignored uncounted.
+    pub fn info(&mut self, rest: &str, elapsed_ms: impl FnOnce() -> u64) {
         let (key, value) = match rest.split_once(char::is_whitespace) {
             Some((k, v)) => (k, v.trim()),
             None => (rest, ""),
         };
-        let key = key.to_ascii_uppercase();
-        if key == "PV" {
+        let is = |name: &str| key.eq_ignore_ascii_case(name);
+        if is("PV") {
             if value.eq_ignore_ascii_case("DONE") {
                 match self.block.take() {
                     Some(pv) => self.complete(pv, elapsed_ms),
@@ -103,28 +104,24 @@ impl Listener {
             return;
         };
         let r = &mut pv.report;
-        let read = match key.as_str() {
-            "DEPTH" => set(&mut r.depth, value.parse().ok()),
-            "SELDEPTH" => set(&mut r.seldepth, value.parse().ok()),
-            "TOTALNODES" => set(&mut r.nodes, value.parse().ok()),
-            "TOTALTIME" => set(&mut r.time_ms, value.parse().ok()),
-            "EVAL" => match eval_of(value) {
-                Ok(e) => {
-                    r.eval = e;
-                    true
-                }
-                Err(()) => false,
-            },
-            "BESTLINE" => match line_of(self.size, value, |t, s| Pos::parse_gomocup(t, s).ok()) {
-                Some(moves) => {
-                    pv.report.pv = moves;
-                    true
-                }
-                None => false,
-            },
-            // NUMPV, NODES (one root move's), SPEED, WINRATE and the MCTS keys: derived or not
-            // kept.
-            _ => true,
+        // NUMPV, NODES (one root move's), SPEED, WINRATE and the MCTS keys: derived or not
+        // kept.
+        let read = if is("DEPTH") {
+            set(&mut r.depth, value.parse().ok())
+        } else if is("SELDEPTH") {
+            set(&mut r.seldepth, value.parse().ok())
+        } else if is("TOTALNODES") {
+            set(&mut r.nodes, value.parse().ok())
+        } else if is("TOTALTIME") {
+            set(&mut r.time_ms, value.parse().ok())
+        } else if is("EVAL") {
+            eval_of(value).map(|e| r.eval = e).is_ok()
+        } else if is("BESTLINE") {
+            line_of(self.size, value, |t, s| Pos::parse_gomocup(t, s).ok())
+                .map(|moves| r.pv = moves)
+                .is_some()
+        } else {
+            true
         };
         if !read {
             self.ignored += 1;
@@ -133,7 +130,7 @@ impl Listener {
 
     /// A `MESSAGE` text. Returns whether it was a one-line search report (read or not): those
     /// are search output, not words for the record.
-    pub fn message(&mut self, text: &str, elapsed_ms: u64) -> bool {
+    pub fn message(&mut self, text: &str, elapsed_ms: impl FnOnce() -> u64) -> bool {
         let mut words = text.split_ascii_whitespace();
         if !words
             .next()
@@ -179,11 +176,11 @@ impl Listener {
     }
 
     /// A PV heard whole: PV 0 starts a new report, later PVs join the current one.
-    fn complete(&mut self, pv: Pv, elapsed_ms: u64) {
+    fn complete(&mut self, pv: Pv, elapsed_ms: impl FnOnce() -> u64) {
         if pv
             .report
             .time_ms
-            .is_some_and(|t| t > elapsed_ms.saturating_add(TIME_WINDOW_MS))
+            .is_some_and(|t| t > elapsed_ms().saturating_add(TIME_WINDOW_MS))
         {
             self.ignored += 1;
             return;
@@ -309,9 +306,9 @@ mod tests {
     fn hear(l: &mut Listener, lines: &str, elapsed_ms: u64) {
         for line in lines.lines().map(str::trim).filter(|l| !l.is_empty()) {
             if let Some(rest) = line.strip_prefix("INFO ") {
-                l.info(rest, elapsed_ms);
+                l.info(rest, || elapsed_ms);
             } else if let Some(rest) = line.strip_prefix("MESSAGE ") {
-                l.message(rest, elapsed_ms);
+                l.message(rest, || elapsed_ms);
             }
         }
     }
@@ -392,10 +389,10 @@ mod tests {
     fn rapfis_one_line_messages_are_reports() {
         let mut l = Listener::new(size());
         l.begin();
-        assert!(l.message("depth 8-14 ev 27 n 3152 n/ms 315 tm 10 pv H8I9J10", 50));
-        assert!(l.message("depth 9-17 ev +M5 n 12K n/ms 400 tm 30 pv H8I9", 50));
+        assert!(l.message("depth 8-14 ev 27 n 3152 n/ms 315 tm 10 pv H8I9J10", || 50));
+        assert!(l.message("depth 9-17 ev +M5 n 12K n/ms 400 tm 30 pv H8I9", || 50));
         assert!(
-            !l.message("Speed 1.2M nps", 50),
+            !l.message("Speed 1.2M nps", || 50),
             "human text is not a report"
         );
         let r = l.finish().unwrap();
@@ -412,8 +409,8 @@ mod tests {
         assert_eq!(r.pv, vec![p(7, 7), p(8, 8)]);
 
         l.begin();
-        l.message("depth 5-9 multipv 1 ev 10 n 100 n/ms 1 tm 5 pv H8", 50);
-        l.message("depth 5-9 multipv 2 ev -3 n 100 n/ms 1 tm 5 pv A1", 50);
+        l.message("depth 5-9 multipv 1 ev 10 n 100 n/ms 1 tm 5 pv H8", || 50);
+        l.message("depth 5-9 multipv 2 ev -3 n 100 n/ms 1 tm 5 pv A1", || 50);
         let r = l.finish().unwrap();
         assert_eq!(r.multipv.len(), 2);
         assert_eq!(

@@ -292,18 +292,27 @@ pub fn parse_engine_line(line: &str) -> Option<EngineLine> {
         None => (line, ""),
     };
     let text = || rest.to_string();
-    let parsed = match word.to_ascii_uppercase().as_str() {
-        "MESSAGE" => EngineLine::Message(text()),
-        "DEBUG" => EngineLine::Debug(text()),
-        "INFO" => EngineLine::Info(text()),
-        "ERROR" => EngineLine::Error(text()),
-        "UNKNOWN" => EngineLine::Unknown(text()),
-        "OK" => EngineLine::Ok,
-        "SUGGEST" => match parse_coords(rest) {
+    // Compared in place: this runs on every line an engine prints.
+    let is = |keyword: &str| word.eq_ignore_ascii_case(keyword);
+    let parsed = if is("MESSAGE") {
+        EngineLine::Message(text())
+    } else if is("INFO") {
+        EngineLine::Info(text())
+    } else if is("DEBUG") {
+        EngineLine::Debug(text())
+    } else if is("ERROR") {
+        EngineLine::Error(text())
+    } else if is("UNKNOWN") {
+        EngineLine::Unknown(text())
+    } else if is("OK") {
+        EngineLine::Ok
+    } else if is("SUGGEST") {
+        match parse_coords(rest) {
             Some((x, y)) => EngineLine::Suggest(x, y),
             None => EngineLine::Unrecognised(line.to_string()),
-        },
-        _ => EngineLine::Unrecognised(line.to_string()),
+        }
+    } else {
+        EngineLine::Unrecognised(line.to_string())
     };
     Some(parsed)
 }

@@ -857,7 +857,7 @@ impl EngineSession {
             match parse_engine_line(&line) {
                 Some(EngineLine::Info(rest)) => {
                     if let Some(l) = listener.as_mut() {
-                        l.info(&rest, millis(sent.elapsed()));
+                        l.info(&rest, || millis(sent.elapsed()));
                     }
                     continue;
                 }
@@ -878,7 +878,7 @@ impl EngineSession {
                     // A one-line search report is search output, not words for the record.
                     let heard = listener
                         .as_mut()
-                        .is_some_and(|l| l.message(&text, millis(sent.elapsed())));
+                        .is_some_and(|l| l.message(&text, || millis(sent.elapsed())));
                     if !heard {
                         self.messages.push(text);
                     }
