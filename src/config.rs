@@ -939,6 +939,9 @@ impl Config {
             ));
         }
         let sample = sample_of(raw, size, rule)?;
+        // -sample multipv=N asks every engine for N best moves; NBEST-LINE (samples helper) for
+        // the lead, once EngineSpec.nbest is on main (then `let mut engines` above):
+        // engines.iter_mut().for_each(|e| e.nbest = sample.as_ref().and_then(|s| s.multipv));
         let (kind, lose_only) = kind_of(raw, &mut warnings);
         if checked_total(engines.len(), kind, games, rounds).is_none() {
             return Err(ConfigError::TooManyGames {
