@@ -6,10 +6,10 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gomoku_cli::record::samples::{read_samples, SampleFormat};
+use gomoku_cli::record::samples::{read_samples, SampleFormat, StoredSample};
 
 /// Whether python3 with python-lz4 is usable; absent, the test is skipped except on CI.
 fn have_python_lz4() -> bool {
@@ -64,26 +64,42 @@ fn openings() -> String {
     format!("file={}", file.display())
 }
 
-#[test]
-fn scout_self_play_gives_every_move_of_the_binpack_an_evaluation() {
-    let dir = tempfile::tempdir().unwrap();
+/// `games` games of pbrain-scout against itself at depth 2, at concurrency 2, writing the
+/// journal `j.jsonl` and `sample.binpack.lz4` with the `-sample` keys `keys`: the file, the
+/// journal and the samples as our reader reads them.
+fn scout_self_play(dir: &Path, games: u64, keys: &[&str]) -> (PathBuf, PathBuf, Vec<StoredSample>) {
     common::Match::new()
         .engines("pbrain-scout", &["a", "b"])
         .each(&["tc=0/5", "depth=2"])
-        .games(4)
+        .games(games)
         .concurrency(2)
         .openings(&[&openings(), "type=pos"])
         .journal("j.jsonl")
-        .samples(&["format=binpack_lz4"])
+        .samples(&[&["format=binpack_lz4"], keys].concat())
         .noprogress()
-        .run_in(dir.path())
+        .run_in(dir)
         .assert_success();
-    let (file, journal) = (
-        dir.path().join("sample.binpack.lz4"),
-        dir.path().join("j.jsonl"),
-    );
+    let (file, journal) = (dir.join("sample.binpack.lz4"), dir.join("j.jsonl"));
     let stored = read_samples(&file, SampleFormat::BinpackLz4).unwrap();
     assert!(!stored.is_empty());
+    (file, journal, stored)
+}
+
+/// What `samples stats FILE` prints, after checking it succeeds.
+fn stats_text(file: &Path) -> String {
+    let stats = Command::new(common::runner())
+        .args(["samples", "stats"])
+        .arg(file)
+        .output()
+        .unwrap();
+    common::assert_ok(&stats, "samples stats");
+    String::from_utf8_lossy(&stats.stdout).into_owned()
+}
+
+#[test]
+fn scout_self_play_gives_every_move_of_the_binpack_an_evaluation() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, journal, stored) = scout_self_play(dir.path(), 4, &[]);
     assert!(stored.iter().all(|s| s.eval.is_some()), "{stored:?}");
     // Our reader agrees with the journal on the number of evaluations.
     assert_eq!(stored.len(), journal_evals(&journal));
@@ -92,13 +108,7 @@ fn scout_self_play_gives_every_move_of_the_binpack_an_evaluation() {
         assert_eq!((games, evals, groups), (4, moves, 0));
         assert_eq!(moves, stored.len() as u64);
     }
-    let stats = Command::new(common::runner())
-        .args(["samples", "stats"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    common::assert_ok(&stats, "samples stats");
-    let text = String::from_utf8_lossy(&stats.stdout);
+    let text = stats_text(&file);
     assert!(
         text.contains(&format!("with an evaluation: {} (100.0%)\n", stored.len())),
         "{text}"
@@ -165,4 +175,33 @@ fn moves_without_a_report_keep_no_evaluation_in_binpack_and_csv() {
         journal_evals(&journal)
     );
     assert!(last.iter().all(|v| *v == "25" || v.is_empty()), "{text}");
+}
+
+#[test]
+fn multipv_writes_each_moves_group_with_the_played_move_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, journal, stored) = scout_self_play(dir.path(), 2, &["multipv=3"]);
+    // Asked for 3 best moves, scout gives 2 others where the board has them (a forced move
+    // may leave fewer, a position already lost too).
+    let groups = stored.iter().filter(|s| !s.alternatives.is_empty()).count();
+    assert!(groups > stored.len() / 2, "{groups} of {}", stored.len());
+    assert!(stored.iter().all(|s| s.alternatives.len() <= 2));
+    for s in &stored {
+        assert!(s
+            .alternatives
+            .iter()
+            .all(|a| a.mv != s.mv && a.eval.is_some()));
+    }
+    if have_python_lz4() {
+        let [games, moves, evals, python_groups, others] = python_check(&file, &journal);
+        assert_eq!((games, moves, evals), (2, stored.len() as u64, moves));
+        assert_eq!(python_groups, groups as u64);
+        let ours: usize = stored.iter().map(|s| s.alternatives.len()).sum();
+        assert_eq!(others, ours as u64);
+    }
+    let text = stats_text(&file);
+    assert!(
+        text.contains(&format!("multi-PV groups: {groups} (")),
+        "{text}"
+    );
 }
