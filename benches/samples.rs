@@ -11,7 +11,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use gomoku_cli::board::{BoardSize, Color, Pos, Symmetry};
 use gomoku_cli::game::{GameOutcome, PlayedMove, Termination};
 use gomoku_cli::record::samples::{
-    encode_batch, game_rng, samples_of, Sample, SampleFormat, SampleWriter,
+    encode_batch, game_rng, samples_of, EvalColumn, Sample, SampleFormat, SampleWriter,
 };
 use gomoku_cli::record::GameRecord;
 use gomoku_cli::rules::Rule;
@@ -85,7 +85,7 @@ fn bench(c: &mut Criterion) {
     let entries: usize = batches.iter().map(Vec::len).sum();
     let mut bin = Vec::new();
     for b in &batches {
-        encode_batch(SampleFormat::Bin, b, &mut bin).unwrap();
+        encode_batch(SampleFormat::Bin, EvalColumn::Without, b, &mut bin).unwrap();
     }
 
     let mut g = c.benchmark_group("sample_entries");

@@ -905,7 +905,7 @@ impl Config {
     /// Check every value of the raw command line; `env` is the process environment.
     pub fn from_raw(raw: &RawCli, env: &Env) -> Result<Config, ConfigError> {
         let mut warnings = Vec::new();
-        let engines = engines_of(raw, env)?;
+        let mut engines = engines_of(raw, env)?;
         if engines.len() < 2 {
             return Err(ConfigError::TooFewEngines(engines.len()));
         }
@@ -939,6 +939,9 @@ impl Config {
             ));
         }
         let sample = sample_of(raw, size, rule)?;
+        // -sample multipv=N asks every engine for its N best moves (YXNBEST).
+        let nbest = sample.as_ref().and_then(|s| s.multipv);
+        engines.iter_mut().for_each(|e| e.nbest = nbest);
         let (kind, lose_only) = kind_of(raw, &mut warnings);
         if checked_total(engines.len(), kind, games, rounds).is_none() {
             return Err(ConfigError::TooManyGames {

@@ -139,11 +139,7 @@ fn tmp() -> tempfile::TempDir {
 /// Write `batches` (one per game) to a fresh file and finish the writer.
 fn write_file(dir: &Path, format: SampleFormat, batches: &[Vec<Sample>]) -> PathBuf {
     let file = dir.join(format.default_file());
-    let cfg = SampleConfig {
-        freq: 1.0,
-        format,
-        file: file.clone(),
-    };
+    let cfg = SampleConfig::new(format, file.clone());
     let mut w = SampleWriter::open(&cfg).unwrap();
     for b in batches {
         w.write_game(b).unwrap();
@@ -472,11 +468,7 @@ fn unfinished_writer_leaves_a_valid_file() {
         let dir = tmp();
         let file = dir.path().join(format!("crash.{}", format.default_file()));
         {
-            let cfg = SampleConfig {
-                freq: 1.0,
-                format,
-                file: file.clone(),
-            };
+            let cfg = SampleConfig::new(format, file.clone());
             let mut w = SampleWriter::open(&cfg).unwrap();
             w.write_game(&a).unwrap();
             w.write_game(&b).unwrap();
@@ -904,11 +896,7 @@ fn an_lz4_file_without_samples_is_a_valid_empty_frame() {
         assert!(read_samples(&empty, format).unwrap().is_empty());
         // Games appended later follow the empty frame and read as before.
         let a = all_samples(&black_five());
-        let cfg = SampleConfig {
-            freq: 1.0,
-            format,
-            file: empty.clone(),
-        };
+        let cfg = SampleConfig::new(format, empty.clone());
         let mut w = SampleWriter::open(&cfg).unwrap();
         w.write_game(&a).unwrap();
         w.finish().unwrap();

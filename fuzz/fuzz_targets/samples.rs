@@ -11,7 +11,7 @@ use std::path::Path;
 
 use gomoku_cli::board::BoardSize;
 use gomoku_cli::record::samples::{
-    Sample, SampleEncodeError, SampleFormat, SampleReadError, SampleReader, SampleStats,
+    EvalColumn, Sample, SampleEncodeError, SampleFormat, SampleReadError, SampleReader, SampleStats,
     SampleWriteError, SampleWriter, StoredSample,
 };
 use gomoku_cli::rules::Rule;
@@ -79,15 +79,24 @@ fuzz_target!(|data: &[u8]| {
             position: s.position.clone(),
             mv: s.mv,
             result: s.result,
+            eval: s.eval,
+            alternatives: s.alternatives.clone(),
         })
         .collect();
-    let mut writer = SampleWriter::new(format, Vec::new(), "again");
+    // A csv file read with an evaluation column is written with one.
+    let column = match samples.iter().any(|s| s.eval.is_some()) {
+        true => EvalColumn::With,
+        false => EvalColumn::Without,
+    };
+    let mut writer = SampleWriter::new(format, Vec::new(), "again").with_eval_column(column);
     match writer.write_game(&again) {
         Ok(()) => {}
         // Entries that follow each other merge into one chain, which may then count more stones
         // than one entry can.
         Err(SampleWriteError::Encode {
-            source: SampleEncodeError::TooManyStonesForBinpack { .. },
+            source:
+                SampleEncodeError::TooManyStonesForBinpack { .. }
+                | SampleEncodeError::TooManyMovesForBinpack { .. },
             ..
         }) => return,
         Err(e) => panic!("samples read from a file cannot be written again: {e}"),

@@ -15,7 +15,8 @@ pub struct SamplesArgs {
 
 #[derive(clap::Subcommand, Debug)]
 pub enum SamplesTool {
-    /// Counts, result distribution, board sizes, rules and a histogram of stones per sample.
+    /// Counts, evaluations and multi-PV groups, result distribution, board sizes, rules and a
+    /// histogram of stones per sample.
     Stats {
         /// The sample file.
         file: PathBuf,

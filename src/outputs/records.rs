@@ -382,7 +382,8 @@ pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<Strin
     if let (Some(sc), Some(start)) = (&t.sample, before.samples) {
         let mut rng = samples::game_rng(t.seed, r.game.0);
         let batch = samples::samples_of(&r, sc.freq, &mut rng);
-        let mut one = SampleWriter::new(sc.format, Vec::new(), sc.file.display().to_string());
+        let mut one = SampleWriter::new(sc.format, Vec::new(), sc.file.display().to_string())
+            .with_eval_column(sc.eval_column);
         one.write_game(&batch)?;
         wanted.push((&sc.file, start, one.finish()?));
     }

@@ -6,7 +6,7 @@ use crate::board::Pos;
 use crate::rules::Rule;
 use thiserror::Error;
 
-use super::{Sample, SampleFormat};
+use super::{EvalColumn, Sample, SampleFormat};
 
 /// Largest board the bin format can describe (5-bit board size field).
 pub const BIN_MAX_SIZE: u8 = 31;
@@ -16,10 +16,18 @@ pub const BIN_MAX_PLY: usize = 511;
 pub const CSV_MAX_SIZE: u8 = 26;
 /// Most stones a binpack entry can count (10-bit fields): more than a 31x31 board holds.
 pub const BINPACK_MAX_STONES: usize = 1023;
-/// The flags of a binpack move written without multi-PV output and without an evaluation: first
-/// (bit 0) and last (bit 1) of its one-move group, and no evaluation (bit 2); its i16 evaluation
-/// is 0. pbrain engines report no evaluation, so every move we write has these flags.
-pub const BINPACK_PLAIN_MOVE: u16 = 0b111;
+/// Most move records a binpack entry can count (18-bit field).
+pub const BINPACK_MAX_RECORDS: usize = (1 << 18) - 1;
+/// Bit 0 of a binpack move word: the first move of its group (the move played).
+pub const BINPACK_FIRST: u16 = 0b001;
+/// Bit 1: the last move of its group (a multi-PV group holds the played move, then the other
+/// PV moves).
+pub const BINPACK_LAST: u16 = 0b010;
+/// Bit 2: no evaluation (its i16 field is then 0).
+pub const BINPACK_NO_EVAL: u16 = 0b100;
+/// The flags of a move from an engine that reported nothing: its own one-move group, no
+/// evaluation.
+pub const BINPACK_PLAIN_MOVE: u16 = BINPACK_FIRST | BINPACK_LAST | BINPACK_NO_EVAL;
 
 /// A sample the chosen format cannot represent.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -40,6 +48,10 @@ pub enum SampleEncodeError {
     /// for samples that are not from a real game: a 31x31 board holds 961 stones).
     #[error("the binpack sample format counts up to {BINPACK_MAX_STONES} stones (10 bits); this chain ends with {stones}")]
     TooManyStonesForBinpack { stones: usize },
+    /// A binpack chain has more move records (moves and their multi-PV alternatives) than the
+    /// 18-bit count holds (only possible for samples that are not from a real game).
+    #[error("the binpack sample format counts up to {BINPACK_MAX_RECORDS} move records (18 bits); this chain has {records}")]
+    TooManyMovesForBinpack { records: usize },
 }
 
 pub(super) fn bin_rule_bits(rule: Rule) -> Result<u16, SampleEncodeError> {
@@ -88,10 +100,15 @@ fn push_pos(p: Pos, out: &mut Vec<u8>) {
 }
 
 /// Append one csv line `position,move,result` per sample (pos notation; an empty position is an
-/// empty field; no header line, as the predecessor writes none). The csv crate writes the records,
+/// empty field; no header line, as the predecessor writes none), with [`EvalColumn::With`] a
+/// fourth field, the evaluation (empty when there is none). The csv crate writes the records,
 /// so quoting and line ends follow the crate's rules rather than hand-written ones (pos notation and
-/// the result digit never need quotes, so the bytes are the plain `h8i9,h9,2\n`).
-pub fn encode_csv(samples: &[Sample], out: &mut Vec<u8>) -> Result<(), SampleEncodeError> {
+/// the numbers never need quotes, so the bytes are the plain `h8i9,h9,2\n` or `h8i9,h9,2,-35\n`).
+pub fn encode_csv(
+    samples: &[Sample],
+    column: EvalColumn,
+    out: &mut Vec<u8>,
+) -> Result<(), SampleEncodeError> {
     // Check the whole batch first: a csv writer cannot take back what it has written.
     if let Some(s) = samples.iter().find(|s| s.size.get() > CSV_MAX_SIZE) {
         return Err(SampleEncodeError::BoardTooLargeForCsv { size: s.size.get() });
@@ -111,9 +128,13 @@ pub fn encode_csv(samples: &[Sample], out: &mut Vec<u8>) -> Result<(), SampleEnc
         mv.clear();
         push_pos(s.mv, &mut mv);
         let result = [b'0' + s.result.code()];
-        // Writing into a Vec cannot fail, and every record has the same three fields.
-        csv.write_record([&position[..], &mv[..], &result[..]])
-            .expect("a csv record into memory");
+        let eval = s.eval.map(|v| v.to_string()).unwrap_or_default();
+        let fields: &[&[u8]] = match column {
+            EvalColumn::Without => &[&position, &mv, &result],
+            EvalColumn::With => &[&position, &mv, &result, eval.as_bytes()],
+        };
+        // Writing into a Vec cannot fail, and every record has the same fields.
+        csv.write_record(fields).expect("a csv record into memory");
     }
     csv.flush().expect("flushing csv into memory");
     Ok(())
@@ -165,6 +186,11 @@ fn encode_binpack_entry(chain: &[Sample], out: &mut Vec<u8>) -> Result<(), Sampl
     if stones > BINPACK_MAX_STONES {
         return Err(SampleEncodeError::TooManyStonesForBinpack { stones });
     }
+    // One record per move of each group.
+    let records: usize = chain.iter().map(|s| 1 + s.alternatives.len()).sum();
+    if records > BINPACK_MAX_RECORDS {
+        return Err(SampleEncodeError::TooManyMovesForBinpack { records });
+    }
     // Word 1: size (5 bits), rule (3), result (4), stones at the end (10), stones at the start
     // (10). Word 2: game tag (14 bits, reserved: 0), number of moves (18).
     let word1 = size as u32
@@ -172,30 +198,52 @@ fn encode_binpack_entry(chain: &[Sample], out: &mut Vec<u8>) -> Result<(), Sampl
         | (first.result.code() as u32) << 8
         | (stones as u32) << 12
         | (start as u32) << 22;
-    let word2 = (chain.len() as u32) << 14;
-    out.reserve(8 + 2 * start + 4 * chain.len());
+    let word2 = (records as u32) << 14;
+    out.reserve(8 + 2 * start + 4 * records);
     out.extend_from_slice(&word1.to_le_bytes());
     out.extend_from_slice(&word2.to_le_bytes());
     for &p in &first.position {
         out.extend_from_slice(&bin_word(p).to_le_bytes());
     }
     for s in chain {
-        out.extend_from_slice(&(BINPACK_PLAIN_MOVE | bin_word(s.mv) << 6).to_le_bytes());
-        out.extend_from_slice(&0i16.to_le_bytes());
+        let alone = s.alternatives.is_empty();
+        push_binpack_move(
+            BINPACK_FIRST | if alone { BINPACK_LAST } else { 0 },
+            s.mv,
+            s.eval,
+            out,
+        );
+        for (i, a) in s.alternatives.iter().enumerate() {
+            let last = i + 1 == s.alternatives.len();
+            push_binpack_move(if last { BINPACK_LAST } else { 0 }, a.mv, a.eval, out);
+        }
     }
     Ok(())
 }
 
-/// Append a batch in `format`'s uncompressed form (bin for bin_lz4, binpack for binpack_lz4).
-/// Nothing is appended on error.
+/// One binpack move record: `flags | move<<6`, then the evaluation (0 and the no-evaluation bit
+/// when there is none). The evaluation is the side to move's, in the position before the move,
+/// as Rapfi's self-play writes it and its trainer mixes it with the result for that side.
+fn push_binpack_move(flags: u16, mv: Pos, eval: Option<i16>, out: &mut Vec<u8>) {
+    let (flags, eval) = match eval {
+        Some(v) => (flags, v),
+        None => (flags | BINPACK_NO_EVAL, 0),
+    };
+    out.extend_from_slice(&(flags | bin_word(mv) << 6).to_le_bytes());
+    out.extend_from_slice(&eval.to_le_bytes());
+}
+
+/// Append a batch in `format`'s uncompressed form (bin for bin_lz4, binpack for binpack_lz4);
+/// `column` is csv's. Nothing is appended on error.
 pub fn encode_batch(
     format: SampleFormat,
+    column: EvalColumn,
     samples: &[Sample],
     out: &mut Vec<u8>,
 ) -> Result<(), SampleEncodeError> {
     let start = out.len();
     let encoded = match format {
-        SampleFormat::Csv => encode_csv(samples, out),
+        SampleFormat::Csv => encode_csv(samples, column, out),
         SampleFormat::Bin | SampleFormat::BinLz4 => {
             samples.iter().try_for_each(|s| encode_bin(s, out))
         }
@@ -211,7 +259,7 @@ pub fn encode_batch(
 mod tests {
     use super::*;
     use crate::record::fixtures::sample_record;
-    use crate::record::samples::{game_rng, samples_of};
+    use crate::record::samples::{game_rng, samples_of, Alternative};
 
     /// The fixture's 7 samples: opening h8 i9, then 7 moves, black wins with the last.
     fn fixture() -> Vec<Sample> {
@@ -264,6 +312,84 @@ mod tests {
         assert_eq!(out[out.len() - 2..], [0, 0], "no evaluation: 0");
     }
 
+    /// The move records of a one-chain binpack entry: (flags, stone word, evaluation).
+    fn records(out: &[u8], start: usize) -> Vec<(u16, u16, i16)> {
+        out[8 + 2 * start..]
+            .chunks_exact(4)
+            .map(|m| {
+                let w = u16::from_le_bytes([m[0], m[1]]);
+                (w & 0x3F, w >> 6, i16::from_le_bytes([m[2], m[3]]))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn binpack_moves_carry_their_evaluations_and_groups() {
+        let mut s = fixture();
+        // Move 0 reported +35; move 1 nothing; move 2 a group: played, then two PV moves, the
+        // second of which has no evaluation; move 3 a loss in 4 plies.
+        s[0].eval = Some(35);
+        s[2].eval = Some(-12);
+        let (a, b) = (Pos::new(0, 0), Pos::new(1, 1));
+        s[2].alternatives = vec![
+            Alternative {
+                mv: a,
+                eval: Some(-40),
+            },
+            Alternative { mv: b, eval: None },
+        ];
+        s[3].eval = Some(-(30000 - 4));
+        let mut out = Vec::new();
+        encode_binpack(&s[..4], &mut out).unwrap();
+        let word2 = u32::from_le_bytes(out[4..8].try_into().unwrap());
+        assert_eq!(word2 >> 14, 6, "4 moves and 2 alternatives");
+        let word1 = u32::from_le_bytes(out[0..4].try_into().unwrap());
+        assert_eq!(
+            ((word1 >> 12) & 1023) as usize,
+            2 + 4,
+            "stones count played moves only"
+        );
+        let w = |i: usize| bin_word(s[i].mv);
+        assert_eq!(
+            records(&out, 2),
+            vec![
+                (0b011, w(0), 35),
+                (0b111, w(1), 0),
+                (0b001, w(2), -12),
+                (0b000, bin_word(a), -40),
+                (0b110, bin_word(b), 0),
+                (0b011, w(3), -29996),
+            ]
+        );
+        // Without evaluations and groups the bytes are those of an engine that says nothing.
+        let plain = fixture();
+        let mut out = Vec::new();
+        encode_binpack(&plain, &mut out).unwrap();
+        assert!(records(&out, 2)
+            .iter()
+            .all(|r| r.0 == BINPACK_PLAIN_MOVE && r.2 == 0));
+    }
+
+    #[test]
+    fn csv_has_an_evaluation_column_only_when_asked() {
+        let mut s = fixture();
+        s[0].eval = Some(-35);
+        s[1].eval = Some(29995);
+        let text = |column| {
+            let mut out = Vec::new();
+            encode_csv(&s[..3], column, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            text(EvalColumn::Without),
+            "h8i9,h9,2\nh8i9h9,i10,0\nh8i9h9i10,h10,2\n"
+        );
+        assert_eq!(
+            text(EvalColumn::With),
+            "h8i9,h9,2,-35\nh8i9h9,i10,0,29995\nh8i9h9i10,h10,2,\n"
+        );
+    }
+
     #[test]
     fn binpack_refuses_what_bin_refuses() {
         let mut s = fixture();
@@ -272,7 +398,7 @@ mod tests {
         }
         let mut out = Vec::new();
         assert!(matches!(
-            encode_batch(SampleFormat::Binpack, &s, &mut out),
+            encode_batch(SampleFormat::Binpack, EvalColumn::Without, &s, &mut out),
             Err(SampleEncodeError::RuleDoesNotFit { code: 8, .. })
         ));
         assert!(out.is_empty(), "nothing of a refused batch is written");

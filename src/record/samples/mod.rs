@@ -37,11 +37,12 @@ use crate::board::BoardSize;
 use crate::board::Pos;
 use crate::record::GameRecord;
 use crate::rules::Rule;
+use crate::search::{SearchReport, MULTIPV_CAP};
 
 pub use encode::{
     bin_word, binpack_chain_len, encode_batch, encode_bin, encode_binpack, encode_csv,
-    SampleEncodeError, BINPACK_MAX_STONES, BINPACK_PLAIN_MOVE, BIN_MAX_PLY, BIN_MAX_SIZE,
-    CSV_MAX_SIZE,
+    SampleEncodeError, BINPACK_FIRST, BINPACK_LAST, BINPACK_MAX_STONES, BINPACK_NO_EVAL,
+    BINPACK_PLAIN_MOVE, BIN_MAX_PLY, BIN_MAX_SIZE, CSV_MAX_SIZE,
 };
 pub use reader::{
     open_samples, read_samples, EntryCounts, SampleReadError, SampleReader, StoredSample,
@@ -178,8 +179,8 @@ impl FromStr for SampleFormat {
 /// Problems with the `-sample` options.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SampleConfigError {
-    /// A key other than freq, format and file.
-    #[error("-sample: unknown key {key:?} (in {key}={value}); expected freq, format or file")]
+    /// A key other than freq, format, file, eval and multipv.
+    #[error("-sample: unknown key {key:?} (in {key}={value}); expected freq, format, file, eval or multipv")]
     UnknownKey { key: String, value: String },
     /// The same key twice: which one was meant is unclear, so neither wins.
     #[error("-sample: {key} given twice ({first:?} and {second:?})")]
@@ -202,6 +203,29 @@ pub enum SampleConfigError {
     /// file= is given but empty.
     #[error("-sample: file= is empty")]
     EmptyFile,
+    /// eval= is neither on nor off.
+    #[error("-sample: eval={value} is not on or off")]
+    BadEval { value: String },
+    /// eval=on with a format other than csv: binpack always records the evaluations, bin has no
+    /// field for them.
+    #[error("-sample: eval=on adds a csv column; {format} {why}")]
+    EvalNotCsv {
+        format: SampleFormat,
+        why: &'static str,
+    },
+    /// multipv= is not a whole number from 1 to the most principal variations kept.
+    #[error("-sample: multipv={value} is not a whole number from 1 to {MULTIPV_CAP}")]
+    BadMultipv { value: String },
+}
+
+/// Whether a csv sample file has a fourth column with the mover's evaluation (`eval=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum EvalColumn {
+    /// `position,move,result`, as before evaluations were heard (the default).
+    #[default]
+    Without,
+    /// `position,move,result,eval`; the field is empty where the engine reported none.
+    With,
 }
 
 /// What `-sample` asks for.
@@ -211,15 +235,35 @@ pub struct SampleConfig {
     pub freq: f64,
     pub format: SampleFormat,
     pub file: PathBuf,
+    /// csv only: whether lines carry the evaluation.
+    pub eval_column: EvalColumn,
+    /// `multipv=N`, N ≥ 2: the engines are asked for N best moves (`YXNBEST`), and binpack
+    /// writes each move's group. `multipv=1` is the plain `TURN`, so it is `None` here.
+    pub multipv: Option<u32>,
 }
 
 impl SampleConfig {
+    /// The configuration of a format with every other key at its default.
+    pub fn new(format: SampleFormat, file: impl Into<PathBuf>) -> SampleConfig {
+        SampleConfig {
+            freq: 1.0,
+            format,
+            file: file.into(),
+            eval_column: EvalColumn::Without,
+            multipv: None,
+        }
+    }
+
     /// Parse the `key=value` list that follows `-sample`. Defaults: freq=1, format=csv, file by
-    /// format ([`SampleFormat::default_file`]: sample.csv, sample.bin, sample.bin.lz4, ...).
+    /// format ([`SampleFormat::default_file`]: sample.csv, sample.bin, sample.bin.lz4, ...),
+    /// eval=off, multipv=1.
     pub fn parse(kvs: &[(String, String)]) -> Result<SampleConfig, SampleConfigError> {
         let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
         for (key, value) in kvs {
-            if !matches!(key.as_str(), "freq" | "format" | "file") {
+            if !matches!(
+                key.as_str(),
+                "freq" | "format" | "file" | "eval" | "multipv"
+            ) {
                 return Err(SampleConfigError::UnknownKey {
                     key: key.clone(),
                     value: value.clone(),
@@ -257,7 +301,49 @@ impl SampleConfig {
             Some(&"") => return Err(SampleConfigError::EmptyFile),
             Some(v) => PathBuf::from(v),
         };
-        Ok(SampleConfig { freq, format, file })
+        Ok(SampleConfig {
+            freq,
+            format,
+            file,
+            eval_column: eval_column_of(seen.get("eval").copied(), format)?,
+            multipv: multipv_of(seen.get("multipv").copied())?,
+        })
+    }
+}
+
+/// `eval=on|off` (also 1|0): on only for csv, the one format where the evaluation is optional.
+fn eval_column_of(
+    value: Option<&str>,
+    format: SampleFormat,
+) -> Result<EvalColumn, SampleConfigError> {
+    let column = match value {
+        None | Some("off" | "0") => return Ok(EvalColumn::Without),
+        Some("on" | "1") => EvalColumn::With,
+        Some(v) => {
+            return Err(SampleConfigError::BadEval {
+                value: v.to_string(),
+            })
+        }
+    };
+    let why = match format.uncompressed() {
+        SampleFormat::Csv => return Ok(column),
+        SampleFormat::Bin => "has no field for it (binpack has one)",
+        _ => "records every reported evaluation without it",
+    };
+    Err(SampleConfigError::EvalNotCsv { format, why })
+}
+
+/// `multipv=N`, 1 ≤ N ≤ [`MULTIPV_CAP`]; 1 asks nothing more than one move.
+fn multipv_of(value: Option<&str>) -> Result<Option<u32>, SampleConfigError> {
+    let Some(v) = value else {
+        return Ok(None);
+    };
+    match v.trim().parse::<u32>() {
+        Ok(1) => Ok(None),
+        Ok(n) if (2..=MULTIPV_CAP as u32).contains(&n) => Ok(Some(n)),
+        _ => Err(SampleConfigError::BadMultipv {
+            value: v.to_string(),
+        }),
     }
 }
 
@@ -293,7 +379,8 @@ impl SampleResult {
     }
 }
 
-/// One training sample: a position, the move played in it and how the game ended for the mover.
+/// One training sample: a position, the move played in it and how the game ended for the mover,
+/// with what the mover's engine said of the position when it reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sample {
     pub size: BoardSize,
@@ -303,6 +390,53 @@ pub struct Sample {
     /// The move played in `position`.
     pub mv: Pos,
     pub result: SampleResult,
+    /// The mover's evaluation of `position` (the side to move's view, before its move, as the
+    /// trainer reads it with the result), on the samples' scale ([`crate::search::Eval::value`]).
+    pub eval: Option<i16>,
+    /// The other first moves of a multi-PV search, in PV order: binpack writes them after `mv`
+    /// in the move's group.
+    pub alternatives: Vec<Alternative>,
+}
+
+/// A move the engine ranked beside the one played (`YXNBEST`), with its evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alternative {
+    pub mv: Pos,
+    pub eval: Option<i16>,
+}
+
+/// What a search report gives a sample: the evaluation, and the other PV moves that are empty
+/// points of `position` (an engine's garbage never reaches a training set), each once.
+fn heard(
+    report: Option<&SearchReport>,
+    position: &[Pos],
+    mv: Pos,
+) -> (Option<i16>, Vec<Alternative>) {
+    let Some(r) = report else {
+        return (None, Vec::new());
+    };
+    // Eval::value is within ±30000, which i16 holds.
+    let value = |e: crate::search::Eval| e.value() as i16;
+    let mut alternatives: Vec<Alternative> = Vec::new();
+    for pv in &r.multipv {
+        let taken = pv.pos == mv
+            || position.contains(&pv.pos)
+            || alternatives.iter().any(|a| a.mv == pv.pos);
+        if !taken {
+            alternatives.push(Alternative {
+                mv: pv.pos,
+                eval: pv.eval.map(value),
+            });
+        }
+    }
+    // The played move's own PV evaluation when it has one (an engine may play another PV than
+    // the first); else the report's.
+    let own = r
+        .multipv
+        .iter()
+        .find(|pv| pv.pos == mv)
+        .and_then(|pv| pv.eval);
+    (own.or(r.eval).map(value), alternatives)
 }
 
 /// The generator that decides which moves of game `game` of a run seeded with `seed` are sampled:
@@ -336,12 +470,16 @@ pub fn samples_of(record: &GameRecord, freq: f64, rng: &mut impl Rng) -> Vec<Sam
             Some(w) if w == mover => SampleResult::Win,
             Some(_) => SampleResult::Loss,
         };
+        let report = record.outcome.moves[ply - first].search.as_deref();
+        let (eval, alternatives) = heard(report, &stones[..ply], stones[ply]);
         out.push(Sample {
             size: record.size,
             rule: record.rule,
             position: stones[..ply].to_vec(),
             mv: stones[ply],
             result,
+            eval,
+            alternatives,
         });
     }
     out
@@ -363,14 +501,7 @@ mod tests {
     #[test]
     fn config_defaults_and_values() {
         let c = SampleConfig::parse(&[]).unwrap();
-        assert_eq!(
-            c,
-            SampleConfig {
-                freq: 1.0,
-                format: SampleFormat::Csv,
-                file: "sample.csv".into()
-            }
-        );
+        assert_eq!(c, SampleConfig::new(SampleFormat::Csv, "sample.csv"));
         let c = SampleConfig::parse(&kv(&[("format", "bin_lz4"), ("freq", "0.25")])).unwrap();
         assert_eq!(c.file, PathBuf::from("sample.bin.lz4"));
         assert_eq!(c.freq, 0.25);
@@ -381,6 +512,88 @@ mod tests {
         );
         let c = SampleConfig::parse(&kv(&[("format", "bin"), ("file", "x.dat")])).unwrap();
         assert_eq!((c.format, c.file), (SampleFormat::Bin, "x.dat".into()));
+    }
+
+    #[test]
+    fn config_eval_column_and_multipv() {
+        let c = SampleConfig::parse(&kv(&[("eval", "on"), ("multipv", "3")])).unwrap();
+        assert_eq!((c.eval_column, c.multipv), (EvalColumn::With, Some(3)));
+        // multipv=1 is one move, as TURN asks: nothing more to ask of the engines.
+        let c = SampleConfig::parse(&kv(&[("eval", "0"), ("multipv", "1")])).unwrap();
+        assert_eq!((c.eval_column, c.multipv), (EvalColumn::Without, None));
+        let c = SampleConfig::parse(&kv(&[("format", "binpack"), ("multipv", "64")])).unwrap();
+        assert_eq!(c.multipv, Some(MULTIPV_CAP as u32));
+        for bad in ["0", "65", "-2", "two", ""] {
+            let e = SampleConfig::parse(&kv(&[("multipv", bad)])).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("-sample: multipv={bad} is not a whole number from 1 to 64")
+            );
+        }
+        let e = SampleConfig::parse(&kv(&[("eval", "yes")])).unwrap_err();
+        assert_eq!(e.to_string(), "-sample: eval=yes is not on or off");
+        for (format, why) in [("bin_lz4", "has no field"), ("binpack", "records every")] {
+            let e = SampleConfig::parse(&kv(&[("format", format), ("eval", "on")])).unwrap_err();
+            assert!(e.to_string().contains(why), "{e}");
+        }
+        assert!(SampleConfig::parse(&kv(&[("format", "bin"), ("eval", "off")])).is_ok());
+    }
+
+    #[test]
+    fn samples_carry_the_movers_evaluation_and_the_other_pv_moves() {
+        use crate::search::{Eval, Outlook, PvMove, SearchReport};
+        let mut r = sample_record();
+        let size = r.size;
+        let at = |t: &str| crate::board::parse_pos_sequence(t, size).unwrap()[0];
+        let report = |eval, multipv| {
+            Some(Box::new(SearchReport {
+                eval,
+                multipv,
+                ..SearchReport::default()
+            }))
+        };
+        let pv = |t: &str, eval| PvMove { pos: at(t), eval };
+        // Move 0 (h9): +35. Move 1 (i10): a loss in 4 plies. Move 2 (h10): PVs j10 (the
+        // first, +50), h10 (the move played, +20), h8 (occupied: garbage), j10 again, k11
+        // (no evaluation). Move 3: nothing.
+        r.outcome.moves[0].search = report(Some(Eval::Score(35)), vec![]);
+        let lost = Eval::Mate {
+            outlook: Outlook::Loss,
+            plies: Some(4),
+        };
+        r.outcome.moves[1].search = report(Some(lost), vec![]);
+        r.outcome.moves[2].search = report(
+            Some(Eval::Score(50)),
+            vec![
+                pv("j10", Some(Eval::Score(50))),
+                pv("h10", Some(Eval::Score(20))),
+                pv("h8", Some(Eval::Score(10))),
+                pv("j10", Some(Eval::Score(5))),
+                pv("k11", None),
+            ],
+        );
+        let s = samples_of(&r, 1.0, &mut game_rng(0, 0));
+        assert_eq!(s[0].eval, Some(35));
+        assert_eq!(s[1].eval, Some(-29996));
+        assert!(s[0].alternatives.is_empty() && s[1].alternatives.is_empty());
+        assert_eq!(s[2].mv, at("h10"));
+        assert_eq!(s[2].eval, Some(20), "the played move's own PV evaluation");
+        assert_eq!(
+            s[2].alternatives,
+            vec![
+                Alternative {
+                    mv: at("j10"),
+                    eval: Some(50)
+                },
+                Alternative {
+                    mv: at("k11"),
+                    eval: None
+                },
+            ]
+        );
+        assert!(s[3..]
+            .iter()
+            .all(|x| x.eval.is_none() && x.alternatives.is_empty()));
     }
 
     #[test]

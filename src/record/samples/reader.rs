@@ -15,11 +15,15 @@ use std::path::{Path, PathBuf};
 use lz4_flex::frame::FrameDecoder;
 use thiserror::Error;
 
-use super::{Sample, SampleFormat, SampleResult, CSV_MAX_SIZE};
+use super::{
+    Alternative, Sample, SampleFormat, SampleResult, BINPACK_FIRST, BINPACK_LAST, BINPACK_NO_EVAL,
+    CSV_MAX_SIZE,
+};
 use crate::board::{parse_pos_sequence, BoardSize, Pos};
 use crate::rules::Rule;
 
-/// A sample as read back from a file. csv records neither board size nor rule.
+/// A sample as read back from a file. csv records neither board size nor rule; bin no
+/// evaluation; only binpack the other moves of a multi-PV group.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredSample {
     pub size: Option<BoardSize>,
@@ -27,18 +31,29 @@ pub struct StoredSample {
     pub position: Vec<Pos>,
     pub mv: Pos,
     pub result: SampleResult,
+    /// The mover's evaluation (binpack, and csv's optional fourth column).
+    pub eval: Option<i16>,
+    /// The rest of the move's multi-PV group (binpack).
+    pub alternatives: Vec<Alternative>,
 }
 
 impl StoredSample {
-    /// What a file of `format` keeps of `sample`.
+    /// What a file of `format` keeps of `sample` (csv without its evaluation column).
     pub fn stored_as(sample: &Sample, format: SampleFormat) -> StoredSample {
         let bin = format != SampleFormat::Csv;
+        let packed = format.packed();
         StoredSample {
             size: bin.then_some(sample.size),
             rule: bin.then_some(sample.rule),
             position: sample.position.clone(),
             mv: sample.mv,
             result: sample.result,
+            eval: sample.eval.filter(|_| packed),
+            alternatives: if packed {
+                sample.alternatives.clone()
+            } else {
+                Vec::new()
+            },
         }
     }
 }
@@ -56,7 +71,7 @@ pub enum SampleReadError {
     /// No format was given and the file name does not tell it.
     #[error("cannot tell the sample format of {path} from its extension (.csv, .bin, .lz4, .binpack, .binpack.lz4): give the format")]
     UnknownFormat { path: PathBuf },
-    /// A csv record that is not `position,move,result` (or is cut short by the end of the file);
+    /// A csv record that is not `position,move,result[,eval]` (or is cut short by the end of the file);
     /// `line` and `offset` are where the record starts.
     #[error("{path}:{line}: {why} in {text:?} (the record at byte {offset})")]
     Csv {
@@ -464,9 +479,9 @@ impl CsvSource {
 fn parse_csv_record(record: &csv::ByteRecord) -> Result<StoredSample, String> {
     // Pos notation has 26 letters; the file does not say the board size, so check against that.
     let letters = BoardSize::new(CSV_MAX_SIZE as u32).expect("26 is a valid board size");
-    if record.len() != 3 {
+    if !(3..=4).contains(&record.len()) {
         return Err(format!(
-            "expected 3 fields: position,move,result (found {})",
+            "expected 3 fields: position,move,result, or 4 with eval (found {})",
             record.len()
         ));
     }
@@ -488,12 +503,21 @@ fn parse_csv_record(record: &csv::ByteRecord) -> Result<StoredSample, String> {
         .ok()
         .and_then(SampleResult::from_code)
         .ok_or_else(|| format!("result {res:?} is not 0, 1 or 2"))?;
+    let eval = match record.get(3).map(|_| field(3, "eval")).transpose()? {
+        None | Some("") => None,
+        Some(v) => Some(
+            v.parse::<i16>()
+                .map_err(|_| format!("eval {v:?} is not a number from -32768 to 32767"))?,
+        ),
+    };
     Ok(StoredSample {
         size: None,
         rule: None,
         position,
         mv,
         result,
+        eval,
+        alternatives: Vec::new(),
     })
 }
 
@@ -573,16 +597,17 @@ impl BinpackHead {
 
     /// The samples of the entry whose starting position is `position` and whose move records
     /// are `moves`: one per multi-PV group (bits 0 and 1 mark its first and last move), whose
-    /// first move is the one played; the others are alternatives the engine reported. Our
-    /// writer's groups have one move each. A pass (bit 3) cannot be a sample and is refused.
+    /// first move is the one played; the others are alternatives the engine reported. A move
+    /// without bit 2 carries its evaluation. A pass (bit 3) cannot be a sample and is refused.
     fn samples(&self, mut position: Vec<Pos>, moves: &[u8]) -> Result<Vec<StoredSample>, String> {
         let mut out = Vec::new();
         let mut result = self.result;
-        // The first move of the group being read.
-        let mut played: Option<Pos> = None;
+        // The first move of the group being read, with its evaluation, and the others so far.
+        let mut played: Option<Alternative> = None;
+        let mut alternatives = Vec::new();
         for (i, m) in moves.chunks_exact(4).enumerate() {
             let word = u16::from_le_bytes([m[0], m[1]]);
-            let (first, last) = (word & 1 != 0, word & 2 != 0);
+            let (first, last) = (word & BINPACK_FIRST != 0, word & BINPACK_LAST != 0);
             if word & 8 != 0 {
                 return Err(format!(
                     "move {} is a pass, which no sample can hold",
@@ -590,9 +615,11 @@ impl BinpackHead {
                 ));
             }
             let mv = stone(word >> 6, self.size).map_err(|e| format!("move {} {e}", i + 1))?;
+            let eval = (word & BINPACK_NO_EVAL == 0).then(|| i16::from_le_bytes([m[2], m[3]]));
+            let this = Alternative { mv, eval };
             match (played, first) {
-                (None, true) => played = Some(mv),
-                (Some(_), false) => {}
+                (None, true) => played = Some(this),
+                (Some(_), false) => alternatives.push(this),
                 (None, false) => {
                     return Err(format!(
                         "move {} is in no multi-PV group (bit 0 unset after a group's end)",
@@ -606,13 +633,15 @@ impl BinpackHead {
                     ))
                 }
             }
-            if let (true, Some(mv)) = (last, played) {
+            if let (true, Some(Alternative { mv, eval })) = (last, played) {
                 out.push(StoredSample {
                     size: Some(self.size),
                     rule: Some(self.rule),
                     position: position.clone(),
                     mv,
                     result,
+                    eval,
+                    alternatives: std::mem::take(&mut alternatives),
                 });
                 position.push(mv);
                 result = result.flipped();
@@ -743,6 +772,8 @@ impl BinSource {
             position: stones(&self.buf, head.size)?,
             mv: head.mv,
             result: head.result,
+            eval: None,
+            alternatives: Vec::new(),
         });
         self.counts.entries += 1;
         self.counts.moves += 1;
@@ -799,6 +830,7 @@ mod tests {
     use crate::record::fixtures::sample_record;
     use crate::record::samples::{encode_binpack, game_rng, samples_of, SampleWriter};
     use crate::record::GameRecord;
+    use crate::search::{Eval, PvMove, SearchReport};
     use proptest::prelude::*;
     use rand::seq::SliceRandom;
 
@@ -810,7 +842,28 @@ mod tests {
         (samples, r.counts())
     }
 
-    /// A finished game on a `size` board: `opening` and `moves` stones on distinct random points.
+    /// A search report for move `i` whose next points are `next`: none, an evaluation, or an
+    /// evaluation and a PV list whose other move is the next point (empty when it is asked).
+    fn report_for(i: usize, next: &[Pos]) -> Option<Box<SearchReport>> {
+        let eval = Some(Eval::Score(i as i32 * 37 - 600));
+        let multipv = match next {
+            [n, ..] if i % 3 == 2 => vec![PvMove {
+                pos: *n,
+                eval: (i % 2 == 0).then_some(Eval::Score(-(i as i32))),
+            }],
+            _ => Vec::new(),
+        };
+        (i % 3 != 0).then(|| {
+            Box::new(SearchReport {
+                eval,
+                multipv,
+                ..SearchReport::default()
+            })
+        })
+    }
+
+    /// A finished game on a `size` board: `opening` and `moves` stones on distinct random points,
+    /// two moves in three with a search report ([`report_for`]).
     fn random_game(
         size: u32,
         rule: Rule,
@@ -827,12 +880,11 @@ mod tests {
         r.size = size;
         r.rule = rule;
         r.opening = points[..opening].to_vec();
-        r.outcome.moves = points[opening..opening + moves]
-            .iter()
-            .map(|&pos| PlayedMove {
-                pos,
+        r.outcome.moves = (opening..opening + moves)
+            .map(|at| PlayedMove {
+                pos: points[at],
                 time: std::time::Duration::ZERO,
-                search: None,
+                search: report_for(at - opening, &points[at + 1..]),
             })
             .collect();
         r.outcome.termination = match result {
@@ -897,7 +949,9 @@ mod tests {
                 let want: Vec<StoredSample> =
                     all.iter().map(|s| StoredSample::stored_as(s, format)).collect();
                 prop_assert_eq!(&back, &want, "{}", format);
-                prop_assert_eq!(counts.moves, all.len() as u64);
+                let records = all.iter().map(|s| 1 + s.alternatives.len() as u64).sum::<u64>();
+                let want_moves = if format.packed() { records } else { all.len() as u64 };
+                prop_assert_eq!(counts.moves, want_moves);
                 if format.packed() {
                     prop_assert_eq!(counts.entries, runs, "{}", format);
                 }
@@ -907,19 +961,20 @@ mod tests {
 
     #[test]
     fn binpack_multi_pv_groups_give_one_sample_each_with_the_first_move_played() {
-        // Our writer never makes multi-PV groups; the predecessor's engines may. Rewrite an
-        // entry of two one-move groups into a group of two (the played move first, then an
-        // alternative with an evaluation) and a group of one.
-        let s = samples_of(&sample_record(), 1.0, &mut game_rng(0, 0));
-        let mut one = Vec::new();
-        encode_binpack(&s[..2], &mut one).unwrap();
+        // An entry written by hand as Rapfi's self-play writes one: a group of two (the played
+        // move with its evaluation, then another PV move with its own) and a group of one
+        // without evaluation. Our writer writes the same bytes for the same samples.
+        let mut s = samples_of(&sample_record(), 1.0, &mut game_rng(0, 0));
+        s.truncate(2);
+        let mut plain = Vec::new();
+        encode_binpack(&s, &mut plain).unwrap();
         let moves_at = 8 + 2 * s[0].position.len();
         let alternative = Pos::new(0, 0);
-        let mut entry = one[..moves_at].to_vec();
+        let mut entry = plain[..moves_at].to_vec();
         // Three move records now.
         entry[4..8].copy_from_slice(&(3u32 << 14).to_le_bytes());
         let records: [(u16, Pos, i16); 3] = [
-            (0b001, s[0].mv, 0),
+            (0b001, s[0].mv, 12),
             (0b010, alternative, -35),
             (0b111, s[1].mv, 0),
         ];
@@ -929,12 +984,21 @@ mod tests {
             );
             entry.extend_from_slice(&eval.to_le_bytes());
         }
+        s[0].eval = Some(12);
+        s[0].alternatives = vec![Alternative {
+            mv: alternative,
+            eval: Some(-35),
+        }];
+        let mut ours = Vec::new();
+        encode_binpack(&s, &mut ours).unwrap();
+        assert_eq!(ours, entry);
         let (back, counts) = read_bytes(entry.clone(), SampleFormat::Binpack);
-        let want: Vec<StoredSample> = s[..2]
+        let want: Vec<StoredSample> = s
             .iter()
             .map(|x| StoredSample::stored_as(x, SampleFormat::Binpack))
             .collect();
         assert_eq!(back, want);
+        assert_eq!(back[0].alternatives.len(), 1);
         assert_eq!(
             counts,
             EntryCounts {
@@ -954,6 +1018,22 @@ mod tests {
         .find_map(Result::err)
         .unwrap();
         assert!(err.to_string().contains("has no end"), "{err}");
+    }
+
+    #[test]
+    fn csv_reads_the_evaluation_column() {
+        let text = "h8i9,h9,2,-35\nh8i9h9,i10,0,\nh8i9h9i10,h10,2\n";
+        let mut src = CsvSource::new(Box::new(io::Cursor::new(text.as_bytes().to_vec())));
+        let evals: Vec<Option<i16>> = std::iter::from_fn(|| src.next(Path::new("mem")))
+            .map(|s| s.unwrap().eval)
+            .collect();
+        assert_eq!(evals, [Some(-35), None, None]);
+        let mut src = CsvSource::new(Box::new(io::Cursor::new(b"h8,h9,2,+M5\n".to_vec())));
+        let err = src.next(Path::new("f.csv")).unwrap().unwrap_err();
+        assert!(
+            err.to_string().contains("eval \"+M5\" is not a number"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -1038,7 +1118,7 @@ mod tests {
         let err = src.next(Path::new("f.csv")).unwrap().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "f.csv:2: expected 3 fields: position,move,result (found 2) in \"h8i9,h9\" \
+            "f.csv:2: expected 3 fields: position,move,result, or 4 with eval (found 2) in \"h8i9,h9\" \
              (the record at byte 10)"
         );
     }

@@ -22,6 +22,14 @@ pub struct SampleStats {
     pub without_context: u64,
     /// binpack only: entries (chains of positions) and move records.
     pub packed: Option<EntryCounts>,
+    /// Samples that carry the mover's evaluation.
+    pub with_eval: u64,
+    /// Samples whose binpack group holds other PV moves, and those moves.
+    pub groups: u64,
+    pub alternatives: u64,
+    /// Whether the format has a place for evaluations (binpack, csv's optional column): the
+    /// report then says how many samples carry one.
+    pub evals_kept: bool,
 }
 
 fn percent(n: u64, total: u64) -> f64 {
@@ -36,6 +44,9 @@ impl SampleStats {
     pub fn add(&mut self, s: &StoredSample) {
         self.count += 1;
         self.results[s.result.code() as usize] += 1;
+        self.with_eval += u64::from(s.eval.is_some());
+        self.groups += u64::from(!s.alternatives.is_empty());
+        self.alternatives += s.alternatives.len() as u64;
         *self.plies.entry(s.position.len()).or_default() += 1;
         match (s.size, s.rule) {
             (Some(size), Some(rule)) => {
@@ -59,6 +70,21 @@ impl SampleStats {
         }
         if n == 0 {
             return s;
+        }
+        if self.evals_kept {
+            s.push_str(&format!(
+                "with an evaluation: {} ({:.1}%)\n",
+                self.with_eval,
+                percent(self.with_eval, n)
+            ));
+        }
+        if self.groups > 0 {
+            s.push_str(&format!(
+                "multi-PV groups: {} ({:.1}%), other PV moves in them: {}\n",
+                self.groups,
+                percent(self.groups, n),
+                self.alternatives
+            ));
         }
         let [loss, draw, win] = self.results;
         s.push_str(&format!(
@@ -159,7 +185,10 @@ pub fn samples_stats_command(
             })
         }
     };
-    let mut stats = SampleStats::default();
+    let mut stats = SampleStats {
+        evals_kept: format.uncompressed() != SampleFormat::Bin,
+        ..SampleStats::default()
+    };
     let mut damage = None;
     let mut reader = open_samples(path, format)?;
     for item in reader.by_ref() {

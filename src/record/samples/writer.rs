@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use lz4_flex::frame::{BlockMode, BlockSize, FrameEncoder, FrameInfo};
 use thiserror::Error;
 
-use super::{encode_batch, Sample, SampleConfig, SampleEncodeError, SampleFormat};
+use super::{encode_batch, EvalColumn, Sample, SampleConfig, SampleEncodeError, SampleFormat};
 
 /// Failures of the sample writer.
 #[derive(Debug, Error)]
@@ -39,6 +39,8 @@ pub enum SampleWriteError {
 /// not fsync'ed.
 pub struct SampleWriter<W: Write = File> {
     format: SampleFormat,
+    /// csv's evaluation column.
+    column: EvalColumn,
     name: String,
     out: W,
     /// The uncompressed batch, reused across games.
@@ -64,7 +66,8 @@ impl SampleWriter<File> {
                 name: name.clone(),
                 source,
             })?;
-        let mut writer = SampleWriter::new(config.format, file, name);
+        let mut writer =
+            SampleWriter::new(config.format, file, name).with_eval_column(config.eval_column);
         // A new LZ4 file starts with an empty frame, so that a run (or an export) with no
         // sample yet leaves a valid LZ4 file rather than 0 bytes, which python-lz4's
         // `lz4.frame` (what trainers open such files with) refuses with EOFError.
@@ -100,6 +103,7 @@ impl<W: Write> SampleWriter<W> {
         });
         SampleWriter {
             format,
+            column: EvalColumn::Without,
             name: name.into(),
             out,
             buf: Vec::new(),
@@ -107,6 +111,12 @@ impl<W: Write> SampleWriter<W> {
             samples: 0,
             bytes: 0,
         }
+    }
+
+    /// Write csv lines with (or without, the default) the evaluation column.
+    pub fn with_eval_column(mut self, column: EvalColumn) -> SampleWriter<W> {
+        self.column = column;
+        self
     }
 
     pub fn format(&self) -> SampleFormat {
@@ -137,7 +147,7 @@ impl<W: Write> SampleWriter<W> {
             return Ok(());
         }
         self.buf.clear();
-        encode_batch(self.format, samples, &mut self.buf).map_err(|source| {
+        encode_batch(self.format, self.column, samples, &mut self.buf).map_err(|source| {
             SampleWriteError::Encode {
                 name: self.name.clone(),
                 source,
