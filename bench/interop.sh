@@ -85,7 +85,7 @@ if len(games) != expected:
     problems.append(f"{len(games)} games in the journal, {expected} expected")
 if any(len(v) > 1 for v in games.values()):
     problems.append("a game recorded twice")
-ends, forms = [], set()
+ends, forms, heard, groups = [], set(), [], []
 for n, (g, *_) in sorted(games.items()):
     how = g["termination"]
     ends.append(f"{g['result']} {how}")
@@ -109,8 +109,28 @@ for n, (g, *_) in sorted(games.items()):
             peak = g["usage"][colour]["peak_memory"]
             if peak > 64 * 2**20 + 32 * 2**20:
                 problems.append(f"game {n}: {colour} peaked at {peak >> 20} MiB")
+    if feature in ("search", "multipv"):
+        moves = g["moves"]
+        search = g.get("search") or [None] * len(g["times_ms"])
+        told = [s for s in search if s and "ev" in s]
+        heard.append((len(told), len(search)))
+        if feature == "multipv":
+            groups.extend(len(s.get("mpv", [])) for s in told)
+if heard:
+    told, total = map(sum, zip(*heard))
+    # Rapfi plays a game's first move without a search: at most one move a game unreported.
+    if told < total - len(heard):
+        problems.append(f"only {told} of {total} moves carried an evaluation")
+    extra_search = f"; {told} of {total} moves with an evaluation"
+    if feature == "multipv":
+        full = sum(1 for k in groups if k == 3)
+        extra_search += f", {full} with 3 PVs"
+        if full < len(groups) * 0.9:
+            problems.append(f"only {full} of {len(groups)} reports had 3 PVs")
 verdict = "FAIL" if problems else "PASS"
 extra = f"; SWAP2BOARD forms answered: {', '.join(sorted(forms))}" if forms else ""
+if heard:
+    extra += extra_search
 print(f"{verdict} {len(games)} games: {', '.join(ends)}{extra}" + "".join(f"\n    {p}" for p in problems))
 PY
 }
@@ -179,8 +199,10 @@ else
     record resume "$dir" 4 "$code"
 fi
 
-verdicts+=("$(printf '%-12s %s' search-output 'SKIP: the search-output channel (the engine-output issue) is not built yet')")
-echo "interop: ${verdicts[-1]}"
+# What Rapfi says about its search (INFO show_detail 2, asked by default): an evaluation on every
+# move it searched; with -sample multipv=3, YXBOARD + YXNBEST 3 and three PVs a move.
+feature search 2 "${rapfi2[@]}" -repeat
+feature multipv 2 "${rapfi2[@]}" -repeat -sample format=binpack file=s.binpack multipv=3
 # `gomoku-cli check` on Rapfi: reported, not a verdict on the runner (a fail there is Rapfi's).
 code=0
 "$CLI" check -engine "cmd=$RAPFI" >"$tmp/check.txt" 2>&1 || code=$?
