@@ -216,7 +216,7 @@ fn the_report_of_a_real_run_works_in_chromium() {
         !graph.split('>').next().unwrap().contains("hidden"),
         "shown"
     );
-    let moves = between(&dom, "<div id=\"viewer-moves\">", "</div>");
+    let moves = between(&dom, "<div id=\"viewer-moves\"", "</div>");
     assert_eq!(
         moves.matches(", depth ").count() + moves.matches("· depth ").count(),
         search.iter().filter(|s| s["d"].is_u64()).count(),

@@ -68,6 +68,7 @@ var REPORT_DATA = JSON.parse(document.getElementById('report-data').textContent)
     title.textContent = 'Game ' + cur.n + ': ' + name(cur.black) + ' (black) vs ' + name(cur.white) + ' (white), ' + cur.result;
     posText.value = cur.stones.map(pos).join('') + (cur.lostOn ? pos(cur.lostOn) : '');
     list.textContent = '';
+    list.classList.toggle('reports', !!cur.reports);
     cur.stones.forEach(function (p, k) {
       var s = document.createElement('span');
       var t = k >= cur.opening ? ' ' + cur.times[k - cur.opening] + ' ms' : ' opening';
