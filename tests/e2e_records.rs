@@ -295,6 +295,29 @@ fn search_reports_reach_the_records_and_export_rebuilds_them() {
         .lines()
         .filter(|l| l.starts_with('{'))
         .all(|l| l.matches('{').count() == 1));
+    // A setting that is not one is refused before a game, and by export alike.
+    Match::new()
+        .engine("pbrain-random", &[])
+        .engine("pbrain-random", &[])
+        .args(&["-records", "evals=maybe"])
+        .run_in(dir.path())
+        .assert_exit(1)
+        .assert_stderr_has(
+            "-records: \"evals=maybe\" is not valid: evals=maybe: expected on or off",
+        );
+    common::run_in(
+        dir.path(),
+        &[
+            "export",
+            "on.jsonl",
+            "-pgn",
+            "x.pgn",
+            "-records",
+            "colour=on",
+        ],
+    )
+    .assert_exit(2)
+    .assert_stderr_has("-records: unknown key \"colour\" (known: evals)");
 }
 
 #[test]

@@ -110,7 +110,8 @@ pub fn seconds_text(t: Duration) -> String {
         1000..=9999 => 1,
         _ => 0,
     };
-    format!("{:.digits$}s", t.as_secs_f64())
+    // Whole milliseconds, as the journal keeps them: `export` writes the same text.
+    format!("{:.digits$}s", ms as f64 / 1000.0)
 }
 
 /// What an engine said about one move's search in one line, every field it gave: `eval +35

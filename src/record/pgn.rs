@@ -136,6 +136,20 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(move_comment(&m[2], Some(&no_eval)), "0.023s");
+        // Whole milliseconds, as the journal keeps them (1.6 ms is 0.001s, 9.9996 s is 10.0s).
+        for (micros, text) in [
+            (1_600, "0.001s"),
+            (0, "0s"),
+            (510_900, "0.51s"),
+            (9_999_600, "10.0s"),
+            (51_000_000, "51s"),
+        ] {
+            let m = PlayedMove {
+                time: std::time::Duration::from_micros(micros),
+                ..m[0].clone()
+            };
+            assert_eq!(move_comment(&m, None), text);
+        }
         let text = render(&r, "ev", Evals::On);
         let body = text.split("\n\n").nth(1).unwrap();
         assert!(
