@@ -55,6 +55,8 @@ pub struct RawCli {
     pub openings: Option<KeyValues>,
     pub sample: Option<KeyValues>,
     pub sprt: Option<KeyValues>,
+    /// `-records evals=on|off`.
+    pub records: Option<KeyValues>,
     /// `-draw COUNT SCORE` / `-resign COUNT SCORE`: accepted for compatibility, see `config`.
     pub score_adjudication: Vec<(Opt, String, String)>,
 }
@@ -116,7 +118,7 @@ macro_rules! options {
 
 options! {
     Engine "engine" Own, Each "each" Own, Openings "openings" Own, Sample "sample" Own,
-    Sprt "sprt" Own, Draw "draw" Own, Resign "resign" Own,
+    Sprt "sprt" Own, Draw "draw" Own, Resign "resign" Own, Records "records" Own,
     Concurrency "concurrency" Value, Games "games" Value, Rounds "rounds" Value,
     Rule "rule" Value, BoardSize "boardsize" Value, DrawAfter "drawafter" Value,
     Pgn "pgn" Value, Sgf "sgf" Value, Msg "msg" Value, Psq "psq" Value, Journal "journal" Value,
@@ -203,6 +205,7 @@ pub fn parse_legacy(args: &[String]) -> Result<RawCli, CliError> {
             (Opt::Openings, _) => raw.openings = Some(key_values(opt, args, &mut i, false)?),
             (Opt::Sample, _) => raw.sample = Some(key_values(opt, args, &mut i, true)?),
             (Opt::Sprt, _) => raw.sprt = Some(key_values(opt, args, &mut i, true)?),
+            (Opt::Records, _) => raw.records = Some(key_values(opt, args, &mut i, false)?),
             (_, Takes::Own) => {
                 let count = one_value(opt, args, &mut i)?;
                 let score = one_value(opt, args, &mut i)?;

@@ -13,6 +13,7 @@ use crate::cli::{KeyValues, Opt, RawCli};
 use crate::engine::spec::{Detail, EngineSpec, TimeControl, MAX_SECONDS};
 use crate::opening::{OpeningFormat, OpeningOrder};
 use crate::record::samples::{SampleConfig, SampleConfigError, SampleEncodeError};
+use crate::record::Evals;
 use crate::rules::Rule;
 use crate::schedule::{checked_total, pair_count, Repeat, TournamentKind};
 use crate::shard::{job_seed, Shard, ShardError};
@@ -253,6 +254,8 @@ pub struct OutputsConfig {
     pub pgn: Option<PathBuf>,
     pub sgf: Option<PathBuf>,
     pub msg: Option<PathBuf>,
+    /// `-records evals=`: whether PGN, SGF and messages quote the engines' search reports.
+    pub evals: Evals,
     /// `-psq DIR`: one Piskvork `.psq` record per finished game in this directory.
     pub psq: Option<PathBuf>,
     /// `-renlib FILE`: every finished game is merged into this RenLib library.
@@ -875,20 +878,33 @@ fn diagnostics_of(raw: &RawCli, env: &Env) -> Option<String> {
 }
 
 /// The files a run writes, and the `-log` files.
-fn outputs_of(raw: &RawCli, sample: Option<SampleConfig>) -> OutputsConfig {
+fn outputs_of(raw: &RawCli, sample: Option<SampleConfig>) -> Result<OutputsConfig, ConfigError> {
     let path = |o: Opt| raw.value(o).map(PathBuf::from);
-    OutputsConfig {
+    let evals = Evals::from_settings(raw.records.as_deref().unwrap_or_default()).map_err(|e| {
+        let given = raw
+            .records
+            .iter()
+            .flatten()
+            .map(|(k, v)| format!("{k}={v}"));
+        bad(
+            Opt::Records,
+            &given.collect::<Vec<_>>().join(" "),
+            e.to_string(),
+        )
+    })?;
+    Ok(OutputsConfig {
         journal: journal_path(raw),
         pgn: path(Opt::Pgn),
         sgf: path(Opt::Sgf),
         msg: path(Opt::Msg),
+        evals,
         psq: path(Opt::Psq),
         renlib: path(Opt::Renlib),
         report: path(Opt::Report),
         sample,
         log: log_level_of(raw),
         log_dir: path(Opt::LogDir).unwrap_or_else(|| PathBuf::from(".")),
-    }
+    })
 }
 
 /// `-resume` and `-report` read the journal: refused with `-journal off`.
@@ -987,7 +1003,7 @@ impl Config {
                 draw_after,
                 send_by_board: raw.flag(Opt::SendByBoard),
             },
-            outputs: outputs_of(raw, sample),
+            outputs: outputs_of(raw, sample)?,
             console: ConsoleConfig {
                 progress: !raw.flag(Opt::NoProgress),
                 quiet: raw.flag(Opt::Quiet),

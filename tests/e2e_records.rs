@@ -124,7 +124,7 @@ with open(sys.argv[1]) as f:
         h = g.headers
         out.append({"white": h["White"], "black": h["Black"], "result": h["Result"],
                     "date": h["Date"], "round": h["Round"], "plies": h["PlyCount"],
-                    "termination": h["Termination"]})
+                    "termination": h["Termination"], "comment": g.comment})
 print(json.dumps(out))
 "#;
     let out = Command::new("python3")
@@ -157,7 +157,167 @@ print(json.dumps(out))
         assert!(
             p["date"].as_str().unwrap().len() == 10 && p["date"].as_str().unwrap().contains('.')
         );
+        // The move comments (scout reports its search, faulty does not), read back by
+        // python-chess as one text with the reason after them.
+        assert_eq!(p["comment"], expected_pgn_comment(g), "game {}", g["game"]);
     }
+}
+
+/// What python-chess reads as a game's comment: each played move's `{eval/depth time}` (the time
+/// alone without an evaluation) when some move has a report, then the reason; written here from
+/// the journal, independently of the renderer.
+fn expected_pgn_comment(g: &serde_json::Value) -> String {
+    let reason = g["reason"].as_str().unwrap().replace(['{', '}'], "");
+    let Some(search) = g["search"].as_array() else {
+        return reason;
+    };
+    let times = g["times_ms"].as_array().unwrap();
+    let mut parts: Vec<String> = times
+        .iter()
+        .zip(search)
+        .map(|(t, s)| {
+            let ms = t.as_u64().unwrap();
+            let digits = match ms {
+                0 => 0,
+                1..=99 => 3,
+                100..=999 => 2,
+                1000..=9999 => 1,
+                _ => 0,
+            };
+            let time = format!("{:.digits$}s", ms as f64 / 1000.0);
+            match (s["ev"].as_str(), s["d"].as_u64()) {
+                (Some(ev), Some(d)) => format!("{ev}/{d} {time}"),
+                (Some(ev), None) => format!("{ev} {time}"),
+                (None, _) => time,
+            }
+        })
+        .collect();
+    parts.push(reason);
+    parts.join(" ")
+}
+
+/// Scout (reporting its search on every move but its first) against pbrain-faulty
+/// `--search-good` (a report before each move): the journal keeps every report, the SGF, PGN
+/// and messages quote them, `export` rebuilds all three byte for byte, and `-records evals=off`
+/// leaves them out of the run's records and of the export alike.
+#[test]
+fn search_reports_reach_the_records_and_export_rebuilds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let play = |tag: &str, extra: &[&str]| {
+        Match::new()
+            .engine("pbrain-scout --depth 2", &["name=scout"])
+            .engine("pbrain-faulty --search-good", &["name=faulty"])
+            .each(&["tc=0/5"])
+            .games(4)
+            .repeat()
+            .concurrency(2)
+            .openings_file(repo_root().join("openings/freestyle15.txt"), &["type=pos"])
+            .journal(format!("{tag}.jsonl"))
+            .sgf(format!("{tag}.sgf"))
+            .pgn(format!("{tag}.pgn"))
+            .msg(format!("{tag}.txt"))
+            .args(extra)
+            .run_in(dir.path())
+            .assert_success();
+        let mut export = vec!["export".to_string(), format!("{tag}.jsonl")];
+        for ext in ["sgf", "pgn", "txt"] {
+            let flag = if ext == "txt" { "msg" } else { ext };
+            export.extend([format!("-{flag}"), format!("{tag}-export.{ext}")]);
+        }
+        export.extend(extra.iter().map(|s| s.to_string()));
+        common::run_in(dir.path(), &common::strs(&export)).assert_success();
+        for ext in ["sgf", "pgn", "txt"] {
+            let read = |name: String| std::fs::read(dir.path().join(name)).unwrap();
+            assert!(
+                read(format!("{tag}.{ext}")) == read(format!("{tag}-export.{ext}")),
+                "{tag}.{ext}: export differs from the run's file"
+            );
+        }
+        let read = |ext: &str| std::fs::read_to_string(dir.path().join(format!("{tag}.{ext}")));
+        (
+            read("sgf").unwrap(),
+            read("pgn").unwrap(),
+            read("txt").unwrap(),
+        )
+    };
+    let (sgf, pgn, msg) = play("on", &[]);
+    let games = journal(dir.path(), "on.jsonl");
+    assert_eq!(games.len(), 4);
+    let size = BoardSize::new(15).unwrap();
+    let trees = sgf_parse::parse(&sgf).expect("the SGF file parses");
+    for (tree, g) in trees.iter().zip(&games) {
+        let search = g["search"].as_array().expect("reports in the journal");
+        let times = g["times_ms"].as_array().unwrap();
+        assert_eq!(search.len(), times.len());
+        // faulty reports before every move, scout before all but its first.
+        let reported = search.iter().filter(|s| !s.is_null()).count();
+        assert!(
+            reported + 1 >= search.len(),
+            "{reported} of {}",
+            search.len()
+        );
+        let sgf_parse::GameTree::Unknown(root) = tree else {
+            panic!("GM[4] is not Go");
+        };
+        let opening = parse_pos_sequence(g["opening"].as_str().unwrap(), size)
+            .unwrap()
+            .len();
+        let nodes: Vec<_> = root.main_variation().skip(1 + opening).collect();
+        for (i, (node, s)) in nodes.iter().zip(search).enumerate() {
+            let comment = prop_value(node, "C").unwrap();
+            let mut lines = comment.lines();
+            assert_eq!(lines.next(), Some(format!("{}ms", times[i]).as_str()));
+            match s["ev"].as_str() {
+                Some(ev) => assert!(
+                    lines
+                        .next()
+                        .unwrap()
+                        .starts_with(&format!("eval {ev} depth ")),
+                    "{comment}"
+                ),
+                None => assert_eq!(lines.next(), None, "{comment}"),
+            }
+        }
+        let header = format!("Game {} (", g["game"]);
+        let block = &msg[msg.find(&header).unwrap()..];
+        let block = &block[..block.find("\n\n").unwrap()];
+        assert_eq!(block.matches(": ply ").count(), reported, "{block}");
+    }
+    assert!(pgn.contains("/1 "), "faulty's EVAL 25 at DEPTH 1: {pgn}");
+    assert!(msg.contains("faulty: ply ") && msg.contains(": eval +25 depth 1"));
+    // Turned off: the records as without reports (the journal keeps them).
+    let (sgf, pgn, msg) = play("off", &["-records", "evals=off"]);
+    assert!(journal(dir.path(), "off.jsonl")
+        .iter()
+        .all(|g| g["search"].is_array()));
+    assert!(!sgf.contains("eval ") && !msg.contains(": ply "));
+    assert!(pgn
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .all(|l| l.matches('{').count() == 1));
+    // A setting that is not one is refused before a game, and by export alike.
+    Match::new()
+        .engine("pbrain-random", &[])
+        .engine("pbrain-random", &[])
+        .args(&["-records", "evals=maybe"])
+        .run_in(dir.path())
+        .assert_exit(1)
+        .assert_stderr_has(
+            "-records: \"evals=maybe\" is not valid: evals=maybe: expected on or off",
+        );
+    common::run_in(
+        dir.path(),
+        &[
+            "export",
+            "on.jsonl",
+            "-pgn",
+            "x.pgn",
+            "-records",
+            "colour=on",
+        ],
+    )
+    .assert_exit(2)
+    .assert_stderr_has("-records: unknown key \"colour\" (known: evals)");
 }
 
 #[test]

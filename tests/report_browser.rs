@@ -199,6 +199,29 @@ fn the_report_of_a_real_run_works_in_chromium() {
         board.contains(&format!("data-ply=\"{}\"", shown.len()))
             || dom.contains(&format!("data-ply=\"{}\"", shown.len()))
     );
+    // The evaluation graph: a dot per move the journal has an evaluation for (scout reports
+    // its search, random does not), and the move list quotes the reports.
+    let search = game["search"]
+        .as_array()
+        .expect("scout's reports in the journal");
+    let evals = search.iter().filter(|s| s["ev"].is_string()).count();
+    assert!(evals > 0);
+    let graph = between(&dom, "<svg id=\"eval-graph\"", "</svg>");
+    assert_eq!(
+        attrs(&dom, "<svg id=\"eval-graph\"", "data-points"),
+        [evals.to_string()]
+    );
+    assert_eq!(graph.matches("<circle").count(), evals, "{graph}");
+    assert!(
+        !graph.split('>').next().unwrap().contains("hidden"),
+        "shown"
+    );
+    let moves = between(&dom, "<div id=\"viewer-moves\"", "</div>");
+    assert_eq!(
+        moves.matches(", depth ").count() + moves.matches("· depth ").count(),
+        search.iter().filter(|s| s["d"].is_u64()).count(),
+        "{moves}"
+    );
     // A screenshot of the page.
     let png = dir.path().join("report.png");
     headless(

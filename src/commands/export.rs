@@ -1,5 +1,5 @@
 //! `gomoku-cli export JOURNAL... [-pgn F] [-sgf F] [-msg F] [-psq DIR]
-//! [-sample freq=F format=F file=F]`: rebuild a run's other records from its journals, through the
+//! [-sample freq=F format=F file=F] [-records evals=off]`: rebuild a run's other records from its journals, through the
 //! runner's own record writer, so the files hold the same bytes the run wrote.
 
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use gomoku_cli::journal::{JournalEntry, JournalHeader, JournalSet, Order, ReadAll, Repeats, Seen};
 use gomoku_cli::outputs::records::{PsqTarget, RecordFiles, RecordTargets};
 use gomoku_cli::record::samples::SampleConfig;
-use gomoku_cli::record::TextFormat;
+use gomoku_cli::record::{Evals, TextFormat};
 use gomoku_cli::schedule::GameId;
 
 use super::{say, CommandError, CommandResult, Outcome};
@@ -42,6 +42,10 @@ pub struct RecordArgs {
     /// used to get the same bytes; the seed comes from the journal).
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     pub sample: Option<Vec<String>>,
+    /// As the runner's -records: evals=off leaves the engines' search reports out of the PGN,
+    /// SGF and messages (give what the run used to get the same bytes).
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub records: Option<Vec<String>>,
 }
 
 /// `-pgn` → `--pgn` (and `-sgf`, `-msg`, `-psq`, `-sample`): the runner's spelling of the same
@@ -52,8 +56,20 @@ pub fn normalize(args: &[String]) -> Vec<String> {
     }
     args.iter()
         .map(|a| match a.as_str() {
-            "-pgn" | "-sgf" | "-msg" | "-psq" | "-sample" => format!("-{a}"),
+            "-pgn" | "-sgf" | "-msg" | "-psq" | "-sample" | "-records" => format!("-{a}"),
             _ => a.clone(),
+        })
+        .collect()
+}
+
+/// `key=value` tokens of `option`.
+fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String, String)>, CommandError> {
+    (tokens.iter())
+        .map(|t| match t.split_once('=') {
+            Some((k, v)) => Ok((k.to_string(), v.to_string())),
+            None => Err(CommandError::Usage(format!(
+                "{option}: expected key=value, got {t:?}"
+            ))),
         })
         .collect()
 }
@@ -155,20 +171,17 @@ pub fn summary(written: u64, journal_only: u64) -> String {
 /// the journal-only games left out.
 pub fn write(journals: &[PathBuf], a: RecordArgs) -> Result<(u64, u64), CommandError> {
     let journals = super::journal_files(journals).map_err(CommandError::Failed)?;
+    let usage = |e: &dyn std::fmt::Display| CommandError::Usage(e.to_string());
     let sample = match &a.sample {
         None => None,
         Some(tokens) => {
-            let kvs: Vec<(String, String)> = tokens
-                .iter()
-                .map(|t| match t.split_once('=') {
-                    Some((k, v)) => Ok((k.to_string(), v.to_string())),
-                    None => Err(CommandError::Usage(format!(
-                        "-sample: expected key=value, got {t:?}"
-                    ))),
-                })
-                .collect::<Result<_, _>>()?;
-            Some(SampleConfig::parse(&kvs).map_err(|e| CommandError::Usage(e.to_string()))?)
+            Some(SampleConfig::parse(&key_values("-sample", tokens)?).map_err(|e| usage(&e))?)
         }
+    };
+    let evals = match &a.records {
+        None => Evals::default(),
+        Some(tokens) => Evals::from_settings(&key_values("-records", tokens)?)
+            .map_err(|e| usage(&format_args!("-records: {e}")))?,
     };
     let outputs = [
         &a.pgn,
@@ -207,6 +220,7 @@ pub fn write(journals: &[PathBuf], a: RecordArgs) -> Result<(u64, u64), CommandE
         .into_iter()
         .filter_map(|(f, p)| Some((f, p?)))
         .collect(),
+        evals,
         psq,
         sample,
         seed,

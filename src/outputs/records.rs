@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::atomic_file::write_atomic;
 use crate::journal::{JournalEntry, OutputSizes};
 use crate::record::samples::{self, SampleConfig, SampleWriter};
-use crate::record::{psq, GameRecord, TextFormat};
+use crate::record::{psq, Evals, GameRecord, TextFormat};
 use crate::schedule::GameId;
 use crate::shard::Shard;
 
@@ -26,6 +26,8 @@ const EVENT: &str = "gomoku-cli";
 pub struct RecordTargets {
     /// `-pgn`, `-sgf`, `-msg`: the text records asked for, each with its file.
     pub texts: Vec<(TextFormat, PathBuf)>,
+    /// `-records evals=`: whether the text records quote the engines' search reports.
+    pub evals: Evals,
     /// `-psq DIR`: one `.psq` record per game.
     pub psq: Option<PsqTarget>,
     pub sample: Option<SampleConfig>,
@@ -240,6 +242,7 @@ pub struct RecordFiles {
     renlib: Option<Archive>,
     psq: Option<PsqTarget>,
     texts: Vec<(TextFormat, Sink)>,
+    evals: Evals,
     samples: Option<Samples>,
     seed: u64,
 }
@@ -285,6 +288,7 @@ impl RecordFiles {
             texts: (t.texts.iter())
                 .map(|(f, p)| Ok((*f, Sink::open(p)?)))
                 .collect::<Result<_, OutputError>>()?,
+            evals: t.evals,
             samples,
             seed: t.seed,
         })
@@ -311,7 +315,7 @@ impl RecordFiles {
     /// then stops: `-resume` completes this game's records from the journal).
     pub fn write(&mut self, r: &GameRecord) -> Result<(), OutputError> {
         for (f, s) in &mut self.texts {
-            s.append(f.render(r, EVENT).as_bytes())?;
+            s.append(f.render(r, EVENT, self.evals).as_bytes())?;
         }
         if let Some(p) = &self.psq {
             p.write(r)?;
@@ -376,7 +380,7 @@ pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<Strin
     let mut wanted: Vec<(&Path, u64, Vec<u8>)> = Vec::new();
     for (f, path) in &t.texts {
         if let Some(start) = before.text(*f) {
-            wanted.push((path, start, f.render(&r, EVENT).into_bytes()));
+            wanted.push((path, start, f.render(&r, EVENT, t.evals).into_bytes()));
         }
     }
     if let (Some(sc), Some(start)) = (&t.sample, before.samples) {

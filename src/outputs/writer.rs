@@ -91,6 +91,7 @@ fn text_targets(config: &Config) -> Vec<(TextFormat, PathBuf)> {
 pub fn record_targets(config: &Config) -> RecordTargets {
     RecordTargets {
         texts: text_targets(config),
+        evals: config.outputs.evals,
         psq: config.outputs.psq.clone().map(|dir| PsqTarget {
             dir,
             shard: config.cluster.shard,

@@ -8,12 +8,16 @@ pub mod psq;
 pub mod samples;
 pub mod sgf;
 
+use std::fmt::Write;
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 
 use crate::board::{BoardSize, Color, Pos, Symmetry};
 use crate::game::GameOutcome;
 use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId};
+use crate::search::SearchReport;
 use crate::swap::{Role, SwapRecord};
 
 /// The records that are text appended game by game. Adding one is a renderer and an arm here;
@@ -31,14 +35,126 @@ pub enum TextFormat {
 impl TextFormat {
     pub const ALL: [TextFormat; 3] = [TextFormat::Pgn, TextFormat::Sgf, TextFormat::Msg];
 
-    /// One game in this format; `event` names the event where the format has one.
-    pub fn render(self, r: &GameRecord, event: &str) -> String {
+    /// One game in this format; `event` names the event where the format has one, `evals`
+    /// says whether the moves' search reports are quoted.
+    pub fn render(self, r: &GameRecord, event: &str, evals: Evals) -> String {
         match self {
-            TextFormat::Pgn => pgn::render(r, event),
-            TextFormat::Sgf => sgf::render(r, event),
-            TextFormat::Msg => msg::render(r),
+            TextFormat::Pgn => pgn::render(r, event, evals),
+            TextFormat::Sgf => sgf::render(r, event, evals),
+            TextFormat::Msg => msg::render(r, evals),
         }
     }
+}
+
+/// Whether the text records quote what the engines said about their search (`-records
+/// evals=on|off`). A game without any report renders the same either way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Evals {
+    /// Every move with a report carries it: PGN and SGF comments, a line in the messages.
+    #[default]
+    On,
+    /// The records as if no engine had reported.
+    Off,
+}
+
+/// A value of `evals=` that is neither `on` nor `off`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("evals={0}: expected on or off")]
+pub struct BadEvals(pub String);
+
+impl std::str::FromStr for Evals {
+    type Err = BadEvals;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "on" => Ok(Evals::On),
+            "off" => Ok(Evals::Off),
+            _ => Err(BadEvals(s.to_string())),
+        }
+    }
+}
+
+impl Evals {
+    /// The `-records` settings (`evals=on|off`) as the run, `export` and `merge` take them.
+    pub fn from_settings(kvs: &[(String, String)]) -> Result<Evals, RecordsSettingError> {
+        let mut evals = Evals::default();
+        for (k, v) in kvs {
+            match k.as_str() {
+                "evals" => evals = v.parse()?,
+                _ => return Err(RecordsSettingError::UnknownKey(k.clone())),
+            }
+        }
+        Ok(evals)
+    }
+}
+
+/// A `-records` setting that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordsSettingError {
+    /// A key other than `evals`.
+    #[error("unknown key {0:?} (known: evals)")]
+    UnknownKey(String),
+    /// `evals=` with a value other than `on`/`off`.
+    #[error("{0}")]
+    Evals(#[from] BadEvals),
+}
+
+/// Seconds as cutechess writes a move's time in its PGN comments: three decimals under 0.1 s,
+/// two under 1 s, one under 10 s, none above (`0.051s`, `0.51s`, `5.1s`, `51s`).
+pub fn seconds_text(t: Duration) -> String {
+    let ms = t.as_millis();
+    let digits = match ms {
+        0 => return "0s".into(),
+        1..=99 => 3,
+        100..=999 => 2,
+        1000..=9999 => 1,
+        _ => 0,
+    };
+    // Whole milliseconds, as the journal keeps them: `export` writes the same text.
+    format!("{:.digits$}s", ms as f64 / 1000.0)
+}
+
+/// What an engine said about one move's search in one line, every field it gave: `eval +35
+/// depth 12-20 nodes 48210 time 510ms pv h9 i10 h10` (with several PVs, `multipv h9 +35 i10
+/// +20` after). Shared by the SGF comments and the messages file.
+pub fn report_text(s: &SearchReport, size: BoardSize) -> String {
+    let mut t = String::new();
+    let mut field = |key: &str, value: &dyn std::fmt::Display| {
+        if !t.is_empty() {
+            t.push(' ');
+        }
+        let _ = write!(t, "{key} {value}");
+    };
+    if let Some(e) = s.eval {
+        field("eval", &e);
+    }
+    match (s.depth, s.seldepth) {
+        (Some(d), Some(sd)) => field("depth", &format_args!("{d}-{sd}")),
+        (Some(d), None) => field("depth", &d),
+        (None, Some(sd)) => field("seldepth", &sd),
+        (None, None) => {}
+    }
+    if let Some(n) = s.nodes {
+        field("nodes", &n);
+    }
+    if let Some(ms) = s.time_ms {
+        field("time", &format_args!("{ms}ms"));
+    }
+    let one = |p: &Pos| moves_text(std::slice::from_ref(p), size);
+    if !s.pv.is_empty() {
+        let pv: Vec<String> = s.pv.iter().map(one).collect();
+        field("pv", &pv.join(" "));
+    }
+    if !s.multipv.is_empty() {
+        let alternatives: Vec<String> = (s.multipv.iter())
+            .map(|m| match m.eval {
+                Some(e) => format!("{} {e}", one(&m.pos)),
+                None => one(&m.pos),
+            })
+            .collect();
+        field("multipv", &alternatives.join(" "));
+    }
+    t
 }
 
 /// A finished game with everything the outputs need.
@@ -157,6 +273,17 @@ impl GameRecord {
         Some(text)
     }
 
+    /// Each played move's search report as the records quote it: `None` when `evals` is off or
+    /// no move has one (the records are then as before engines were heard), else one entry per
+    /// played move.
+    pub fn quoted_reports(&self, evals: Evals) -> Option<Vec<Option<&SearchReport>>> {
+        let moves = &self.outcome.moves;
+        if evals == Evals::Off || moves.iter().all(|m| m.search.is_none()) {
+            return None;
+        }
+        Some(moves.iter().map(|m| m.search.as_deref()).collect())
+    }
+
     /// Every stone on the board in play order: opening then played moves.
     pub fn all_stones(&self) -> Vec<Pos> {
         self.opening
@@ -229,6 +356,45 @@ pub(crate) mod fixtures {
             usage: None,
             swap: None,
         }
+    }
+
+    /// A search report with an evaluation (`+35`, `-M4`) and a depth.
+    pub fn report(eval: &str, depth: Option<u32>) -> crate::search::SearchReport {
+        crate::search::SearchReport {
+            eval: Some(eval.parse().unwrap()),
+            depth,
+            ..Default::default()
+        }
+    }
+
+    /// `r` with reports on every played move but the first (played without a search, as
+    /// engines do): full ones for black, a mate for white's last.
+    pub fn with_reports(mut r: GameRecord) -> GameRecord {
+        let size = r.size;
+        let n = r.outcome.moves.len();
+        for (i, m) in r.outcome.moves.iter_mut().enumerate().skip(1) {
+            let mut s = report(if i + 1 == n { "-M3" } else { "+35" }, Some(4 + i as u32));
+            if i % 2 == 0 {
+                s.seldepth = Some(9);
+                s.nodes = Some(48_210 * i as u64);
+                s.time_ms = Some(510);
+                s.pv = parse_pos_sequence("h9i10h10", size).unwrap();
+            }
+            if i == 2 {
+                s.multipv = vec![
+                    crate::search::PvMove {
+                        pos: s.pv[0],
+                        eval: s.eval,
+                    },
+                    crate::search::PvMove {
+                        pos: Pos::new(0, 0),
+                        eval: None,
+                    },
+                ];
+            }
+            m.search = Some(Box::new(s));
+        }
+        r
     }
 
     /// A swap2 game: random proposed h8 i8 j10, scout placed i9 g7, random took black with
@@ -321,23 +487,26 @@ mod snapshots {
     fn sgf_snapshots() {
         insta::assert_snapshot!(
             "sgf_five",
-            redact_version(sgf::render(&sample_record(), "test"))
+            redact_version(sgf::render(&sample_record(), "test", Evals::On))
         );
         insta::assert_snapshot!(
             "sgf_forbidden",
-            redact_version(sgf::render(&forbidden_record(), "test"))
+            redact_version(sgf::render(&forbidden_record(), "test", Evals::On))
         );
         insta::assert_snapshot!(
             "sgf_swap",
-            redact_version(sgf::render(&swap_record(), "test"))
+            redact_version(sgf::render(&swap_record(), "test", Evals::On))
         );
     }
 
     #[test]
     fn pgn_snapshots() {
-        insta::assert_snapshot!("pgn_five", pgn::render(&sample_record(), "test"));
-        insta::assert_snapshot!("pgn_forbidden", pgn::render(&forbidden_record(), "test"));
-        insta::assert_snapshot!("pgn_swap", pgn::render(&swap_record(), "test"));
+        insta::assert_snapshot!("pgn_five", pgn::render(&sample_record(), "test", Evals::On));
+        insta::assert_snapshot!(
+            "pgn_forbidden",
+            pgn::render(&forbidden_record(), "test", Evals::On)
+        );
+        insta::assert_snapshot!("pgn_swap", pgn::render(&swap_record(), "test", Evals::On));
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! The `-msg` block of one game: the engines' `MESSAGE` lines under a header naming the game, its
-//! players, result and reason. Pure, like the SGF and PGN renderers.
+//! players, result and reason, then what each engine reported about its search, a line per
+//! reported move. Pure, like the SGF and PGN renderers.
 
-use super::GameRecord;
+use super::{moves_text, report_text, Evals, GameRecord};
+use crate::board::Color;
 
 /// Render one game's message block, blank line included.
-pub fn render(r: &GameRecord) -> String {
+pub fn render(r: &GameRecord, evals: Evals) -> String {
     let mut block = format!(
         "Game {} ({} vs {}): {} {{{}}}\n",
         r.game,
@@ -18,6 +20,19 @@ pub fn render(r: &GameRecord) -> String {
         block.push_str(": ");
         block.push_str(m);
         block.push('\n');
+    }
+    let opening = r.opening.len();
+    let reports = r.quoted_reports(evals).unwrap_or_default();
+    for (i, (m, s)) in r.outcome.moves.iter().zip(reports).enumerate() {
+        let Some(s) = s else { continue };
+        let ply = opening + i;
+        block.push_str(&format!(
+            "{}: ply {} {}: {}\n",
+            r.name_of(Color::of_ply(ply)),
+            ply + 1,
+            moves_text(&[m.pos], r.size),
+            report_text(s, r.size)
+        ));
     }
     block.push('\n');
     block
@@ -34,10 +49,31 @@ mod tests {
         let mut r = sample_record();
         r.outcome.messages.push((Color::White, "pondering".into()));
         assert_eq!(
-            render(&r),
+            render(&r, Evals::On),
             "Game 7 (scout vs random): 1-0 {black makes five}\n\
              scout: depth 4 eval 120\n\
              random: pondering\n\n"
         );
+    }
+
+    #[test]
+    fn reported_moves_follow_the_messages_one_line_each() {
+        use crate::record::fixtures::with_reports;
+        let r = with_reports(sample_record());
+        let block = render(&r, Evals::On);
+        let lines: Vec<&str> = block.lines().collect();
+        assert_eq!(lines.len(), 2 + 6 + 1, "{block}");
+        assert_eq!(lines[1], "scout: depth 4 eval 120");
+        assert_eq!(lines[2], "random: ply 4 i10: eval +35 depth 5");
+        assert_eq!(
+            lines[3],
+            "scout: ply 5 h10: eval +35 depth 6-9 nodes 96420 time 510ms pv h9 i10 h10 \
+             multipv h9 +35 a1"
+        );
+        assert_eq!(
+            lines[7],
+            "scout: ply 9 h12: eval -M3 depth 10-9 nodes 289260 time 510ms pv h9 i10 h10"
+        );
+        assert_eq!(render(&r, Evals::Off), render(&sample_record(), Evals::On));
     }
 }

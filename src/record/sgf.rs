@@ -5,7 +5,7 @@ use std::fmt::Write;
 use crate::board::Color;
 use crate::game::Termination;
 
-use super::GameRecord;
+use super::{report_text, Evals, GameRecord};
 
 /// Escape an SGF text value (`]` and `\` must be escaped).
 pub fn escape(text: &str) -> String {
@@ -33,8 +33,9 @@ pub fn result_value(r: &GameRecord) -> String {
     format!("{w}+{suffix}")
 }
 
-/// One game as a complete SGF record `(;...)` followed by a newline.
-pub fn render(r: &GameRecord, event: &str) -> String {
+/// One game as a complete SGF record `(;...)` followed by a newline; with `evals` on, a move an
+/// engine reported on has the report on a second line of its comment.
+pub fn render(r: &GameRecord, event: &str, evals: Evals) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -67,14 +68,19 @@ pub fn render(r: &GameRecord, event: &str) -> String {
         let _ = write!(s, "\n;{}[{}]C[opening]", colour(ply), p.to_sgf());
         ply += 1;
     }
-    for m in &r.outcome.moves {
+    let reports = r.quoted_reports(evals);
+    for (i, m) in r.outcome.moves.iter().enumerate() {
         let _ = write!(
             s,
-            "\n;{}[{}]C[{}ms]",
+            "\n;{}[{}]C[{}ms",
             colour(ply),
             m.pos.to_sgf(),
             m.time.as_millis()
         );
+        if let Some(report) = reports.as_ref().and_then(|v| v[i]) {
+            let _ = write!(s, "\n{}", escape(&report_text(report, r.size)));
+        }
+        s.push(']');
         ply += 1;
     }
     if let Termination::Forbidden { kind, at } = &r.outcome.termination {
@@ -92,12 +98,31 @@ mod tests {
     #[test]
     fn renders_header_and_moves_in_order() {
         let r = sample_record();
-        let s = render(&r, "test ] event");
+        let s = render(&r, "test ] event", Evals::On);
         assert!(s.starts_with("(;FF[4]GM[4]"));
         assert!(s.contains("SZ[15]") && s.contains("PB[scout]") && s.contains("PW[random]"));
         assert!(s.contains("RE[B+]"));
         assert!(s.contains("EV[test \\] event]"));
         assert!(s.contains(";B[hh]C[opening]\n;W[ii]C[opening]\n;B[hi]C[3ms]"));
         assert!(s.trim_end().ends_with(')'));
+    }
+
+    #[test]
+    fn reported_moves_carry_the_report_in_their_comment() {
+        use crate::record::fixtures::with_reports;
+        let r = with_reports(sample_record());
+        let s = render(&r, "ev", Evals::On);
+        assert!(
+            s.contains(";B[hi]C[3ms]\n;W[ij]C[13ms\neval +35 depth 5]"),
+            "{s}"
+        );
+        assert!(s.contains(
+            "C[23ms\neval +35 depth 6-9 nodes 96420 time 510ms pv h9 i10 h10 multipv h9 +35 a1]"
+        ));
+        assert!(s.contains("C[63ms\neval -M3 depth 10-9"), "{s}");
+        assert_eq!(
+            render(&r, "ev", Evals::Off),
+            render(&sample_record(), "ev", Evals::On)
+        );
     }
 }

@@ -315,6 +315,16 @@ pub fn times(t: &[EngineTimes], names: &[String]) -> String {
             ))?
             .label(format!("{} (median, 25–75 %)", name(names, e.engine)))
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], colour));
+            if !e.own_by_move.is_empty() {
+                let own: Vec<(f64, f64)> = (e.own_by_move.iter())
+                    .map(|m| (m.move_number as f64, m.median as f64))
+                    .collect();
+                c.draw_series(DashedLineSeries::new(own, 4, 3, colour.stroke_width(1)))?
+                    .label(format!("{} (own time, median)", name(names, e.engine)))
+                    .legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 5, y)], colour.stroke_width(1))
+                    });
+            }
         }
         legend(&mut c, SeriesLabelPosition::UpperRight)?;
         Ok(())

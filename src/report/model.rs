@@ -10,7 +10,8 @@ use thiserror::Error;
 use crate::board::{Board, BoardSize, Color, Pos};
 use crate::game::GameResult;
 use crate::journal::{
-    Conflict, GameSummary, JournalEntry, JournalHeader, Points, RebuildError, Repeats, Seen,
+    Conflict, GameSummary, JournalEntry, JournalHeader, Points, RebuildError, Repeats, SearchEntry,
+    Seen,
 };
 use crate::rules::{forbidden_points, Rule};
 use crate::stats::{
@@ -165,6 +166,9 @@ pub struct GameRow {
     /// point, keyed by the stones on the board.
     pub forbidden: Vec<(usize, Vec<Pos>)>,
     pub messages: Vec<(Color, String)>,
+    /// What the engines said about their search, one entry per played move; empty when no
+    /// move has a report.
+    pub search: Vec<Option<SearchEntry>>,
 }
 
 /// A point of a per-game series: the games counted, and the value after them.
@@ -224,6 +228,10 @@ pub struct EngineTimes {
     pub median_ms: u64,
     pub max_ms: u64,
     pub by_move: Vec<MoveTimes>,
+    /// Moves the engine gave a search report for.
+    pub reported: u64,
+    /// The engine's own time (its reports' `time_ms`) by move number, where it gave one.
+    pub own_by_move: Vec<MoveTimes>,
 }
 
 /// How one engine's games ended, by termination code.
@@ -287,6 +295,10 @@ pub struct ReportBuilder {
     elo: Vec<EloSeries>,
     /// Engine → its move number − 1 → think times.
     times: Vec<Vec<Vec<u64>>>,
+    /// Engine → its move number − 1 → the engine's own times of its reports.
+    own_times: Vec<Vec<Vec<u64>>>,
+    /// Engine → moves with a search report.
+    reported: Vec<u64>,
     /// Engine → (CPU ms, thinking ms of the same games, peak memory) from the games' `usage`.
     usage: Vec<(u64, u64, u64)>,
     terminations: Vec<EngineTerminations>,
@@ -338,6 +350,8 @@ impl ReportBuilder {
             games: Vec::new(),
             llr_counts: Vec::new(),
             times: vec![Vec::new(); n],
+            own_times: vec![Vec::new(); n],
+            reported: vec![0; n],
             usage: vec![(0, 0, 0); n],
             terminations: (0..n)
                 .map(|engine| EngineTerminations {
@@ -390,7 +404,7 @@ impl ReportBuilder {
         self.tracker.record(scored_game);
         self.series_after(e.pair);
         let termination = termination_code(&e.termination);
-        self.count_times(e.black_engine, e.white_engine, opening.len(), &e.times_ms);
+        self.count_times(e, opening.len());
         if let Some(u) = &e.usage {
             self.count_usage(e, opening.len(), u);
         }
@@ -419,6 +433,7 @@ impl ReportBuilder {
             forbidden_move,
             forbidden,
             messages: e.messages.clone(),
+            search: e.search.clone(),
         });
         Ok(())
     }
@@ -455,18 +470,28 @@ impl ReportBuilder {
         .elo()
     }
 
-    fn count_times(&mut self, black: usize, white: usize, opening: usize, times: &[u64]) {
-        for (i, &ms) in times.iter().enumerate() {
-            let engine = match Color::of_ply(opening + i) {
-                Color::Black => black,
-                Color::White => white,
-            };
-            let k = (i / 2).min(MAX_MOVE_NUMBER - 1);
-            let by_move = &mut self.times[engine];
+    /// Each move's think time, and the engine's own time where it reported one, under the
+    /// mover's move number.
+    fn count_times(&mut self, e: &JournalEntry, opening: usize) {
+        fn push(by_move: &mut Vec<Vec<u64>>, k: usize, ms: u64) {
             if by_move.len() <= k {
                 by_move.resize_with(k + 1, Vec::new);
             }
             by_move[k].push(ms);
+        }
+        for (i, &ms) in e.times_ms.iter().enumerate() {
+            let engine = match Color::of_ply(opening + i) {
+                Color::Black => e.black_engine,
+                Color::White => e.white_engine,
+            };
+            let k = (i / 2).min(MAX_MOVE_NUMBER - 1);
+            push(&mut self.times[engine], k, ms);
+            if let Some(Some(s)) = e.search.get(i) {
+                self.reported[engine] += 1;
+                if let Some(own) = s.ms {
+                    push(&mut self.own_times[engine], k, own);
+                }
+            }
         }
     }
 
@@ -538,6 +563,7 @@ impl ReportBuilder {
             }
         });
         let usage = self.usage;
+        let (reported, mut own) = (self.reported, self.own_times);
         let times = self
             .times
             .into_iter()
@@ -548,6 +574,8 @@ impl ReportBuilder {
                     cpu_ms,
                     cpu_think_ms,
                     peak_memory,
+                    reported: reported[engine],
+                    own_by_move: quantiles_by_move(std::mem::take(&mut own[engine])),
                     ..engine_times(engine, by_move)
                 }
             })
@@ -710,10 +738,9 @@ fn quantile(sorted: &[u64], q: f64) -> u64 {
     sorted[rank.min(sorted.len() - 1)]
 }
 
-fn engine_times(engine: usize, by_move: Vec<Vec<u64>>) -> EngineTimes {
-    let mut all: Vec<u64> = by_move.iter().flatten().copied().collect();
-    all.sort_unstable();
-    let by_move = by_move
+/// Quantiles of the times of each move number that has some.
+fn quantiles_by_move(by_move: Vec<Vec<u64>>) -> Vec<MoveTimes> {
+    by_move
         .into_iter()
         .enumerate()
         .filter(|(_, v)| !v.is_empty())
@@ -729,7 +756,13 @@ fn engine_times(engine: usize, by_move: Vec<Vec<u64>>) -> EngineTimes {
                 p90: quantile(&v, 0.90),
             }
         })
-        .collect();
+        .collect()
+}
+
+fn engine_times(engine: usize, by_move: Vec<Vec<u64>>) -> EngineTimes {
+    let mut all: Vec<u64> = by_move.iter().flatten().copied().collect();
+    all.sort_unstable();
+    let by_move = quantiles_by_move(by_move);
     EngineTimes {
         engine,
         moves: all.len() as u64,
@@ -740,6 +773,8 @@ fn engine_times(engine: usize, by_move: Vec<Vec<u64>>) -> EngineTimes {
         median_ms: quantile(&all, 0.5),
         max_ms: all.last().copied().unwrap_or(0),
         by_move,
+        reported: 0,
+        own_by_move: Vec::new(),
     }
 }
 
@@ -1003,5 +1038,30 @@ pub(crate) mod tests {
         games[2].reason = "black played a forbidden double three at j10".into();
         let r = build(&h, &games);
         insta::assert_json_snapshot!("report_model_small", r);
+    }
+
+    #[test]
+    fn reports_are_counted_per_engine_with_their_own_times() {
+        use crate::record::fixtures::{sample_record, with_reports};
+        let h = header(&["scout", "random"], false, false, 0);
+        let mut r = with_reports(sample_record());
+        r.black = crate::schedule::EngineId(0);
+        r.white = crate::schedule::EngineId(1);
+        let reported = JournalEntry::from_record(&r, "f");
+        let report = build(&h, &[reported, entry(2, 0, "1-0", "five")]);
+        // Game 1: scout (black) played moves 0, 2, 4, 6 and reported on 2, 4, 6 (own time
+        // 510 ms each); random reported on 1, 3, 5 without a time. Game 2 has no reports.
+        let scout = &report.times[0];
+        let random = &report.times[1];
+        assert_eq!((scout.moves, scout.reported), (8, 3));
+        assert_eq!((random.moves, random.reported), (6, 3));
+        let own: Vec<(usize, u64)> = (scout.own_by_move.iter())
+            .map(|m| (m.move_number, m.median))
+            .collect();
+        assert_eq!(own, [(2, 510), (3, 510), (4, 510)]);
+        assert!(random.own_by_move.is_empty());
+        assert_eq!(report.games[0].search.len(), 7);
+        assert!(report.games[0].search[0].is_none());
+        assert!(report.games[1].search.is_empty());
     }
 }

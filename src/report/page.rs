@@ -15,6 +15,7 @@ use super::model::{
 };
 use crate::board::{BoardSize, Pos};
 use crate::game::GameResult;
+use crate::search::Eval;
 
 const TEMPLATE: &str = include_str!("page.html");
 const CSS: &str = include_str!("report.css");
@@ -115,12 +116,23 @@ struct ListColumns {
     reason: Vec<String>,
 }
 
+/// One move's report as the viewer reads it: evaluation (mover's view, as the engine said it),
+/// depth, selective depth, nodes, the engine's own time in ms, the PV in pos notation.
+type ViewerReport<'a> = (
+    Option<Eval>,
+    Option<u32>,
+    Option<u32>,
+    Option<u64>,
+    Option<u64>,
+    &'a str,
+);
+
 fn viewer_json(r: &Report) -> Result<String, serde_json::Error> {
     let mut games = Vec::with_capacity(r.games.len());
     for g in &r.games {
         let forbidden: Vec<(usize, String)> =
             g.forbidden.iter().map(|(k, p)| (*k, code(p))).collect();
-        games.push(serde_json::to_string(&(
+        let mut game = serde_json::to_string(&(
             g.game,
             g.black,
             g.white,
@@ -133,7 +145,21 @@ fn viewer_json(r: &Report) -> Result<String, serde_json::Error> {
             g.forbidden_move.map(|p| code(&[p])),
             forbidden,
             &g.messages,
-        ))?);
+        ))?;
+        // A game with reports gets them as a 13th field; one without stays as before.
+        if !g.search.is_empty() {
+            let reports: Vec<Option<ViewerReport>> = (g.search.iter())
+                .map(|s| {
+                    s.as_ref()
+                        .map(|s| (s.ev, s.d, s.sd, s.n, s.ms, s.pv.as_str()))
+                })
+                .collect();
+            game.pop();
+            game.push(',');
+            game.push_str(&serde_json::to_string(&reports)?);
+            game.push(']');
+        }
+        games.push(game);
     }
     let data = ViewerData {
         size: r.size,
@@ -292,7 +318,11 @@ fn charts_of(r: &Report) -> Vec<Chart> {
             title: "Think time by move number".into(),
             svg: charts::times(&r.times, &r.engines),
             points: r.times.iter().map(|t| t.by_move.len()).sum(),
-            note: None,
+            note: (r.times.iter().any(|t| !t.own_by_move.is_empty())).then(|| {
+                "Dashed: the engine's own time by its search reports (median), beside the \
+                 runner's measure."
+                    .into()
+            }),
         });
     }
     if !r.games.is_empty() {
@@ -406,6 +436,8 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
                 cpu => format!("{:.1} s", t.cpu_ms as f64 / 1000.0),
                 ratio => crate::runner::dispatcher::cpu_ratio(t.cpu_ms, t.cpu_think_ms),
                 memory => format!("{} MiB", t.peak_memory >> 20),
+                reported => format!("{} %", fixed(100.0 * t.reported as f64 / t.moves.max(1) as f64, 0)),
+                reported_of => format!("{} of {} moves", t.reported, t.moves),
             }
         })
         .collect();
@@ -436,6 +468,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         charts => charts_of(r),
         terminations => termination_rows(&r.terminations, &r.engines),
         usage => r.times.iter().any(|t| t.peak_memory > 0),
+        reports => r.times.iter().any(|t| t.reported > 0),
         // Forbidden points exist under renju only: the viewer's legend mentions them there only.
         renju => r.rule == crate::rules::Rule::Renju.code(),
         times,
@@ -579,5 +612,45 @@ mod tests {
             escape_text("<a href='x'>\"&\"</a>"),
             "&lt;a href=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/a&gt;"
         );
+    }
+
+    #[test]
+    fn reports_reach_the_viewer_data_and_the_engines_table() {
+        use crate::record::fixtures::{sample_record, with_reports};
+        let plain = page(&["scout", "random"], &[entry(1, 0, "1-0", "five")]);
+        assert!(!plain.contains(">Reported</th>"));
+        let mut r = with_reports(sample_record());
+        r.black = crate::schedule::EngineId(0);
+        r.white = crate::schedule::EngineId(1);
+        let e = crate::journal::JournalEntry::from_record(&r, "f");
+        let html = page(&["scout", "random"], &[e, entry(2, 1, "1-0", "five")]);
+        let table = section(&html, "terminations");
+        assert!(table.contains(">Reported</th>"), "{table}");
+        // scout: 3 of its 4 moves in game 1 and none of its 3 in game 2.
+        assert!(
+            table.contains("title=\"3 of 7 moves\">43 %</td>"),
+            "{table}"
+        );
+        let data = html.split("id=\"report-data\">").nth(1).unwrap();
+        let data = &data[..data.find("</script>").unwrap()];
+        let v: serde_json::Value = serde_json::from_str(data).unwrap();
+        let game = |i: usize| -> serde_json::Value {
+            serde_json::from_str(v["games"][i].as_str().unwrap()).unwrap()
+        };
+        let reports = game(0)[12].clone();
+        assert_eq!(reports.as_array().unwrap().len(), 7);
+        assert!(reports[0].is_null());
+        assert_eq!(
+            reports[2],
+            serde_json::json!(["+35", 6, 9, 96420, 510, "h9i10h10"])
+        );
+        assert_eq!(reports[6][0], "-M3");
+        assert_eq!(
+            game(1).as_array().unwrap().len(),
+            12,
+            "no reports, no field"
+        );
+        // The think-time chart says what its dashed lines are.
+        assert!(html.contains("the engine&#39;s own time"), "own-time note");
     }
 }

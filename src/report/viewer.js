@@ -21,6 +21,7 @@ var REPORT_DATA = JSON.parse(document.getElementById('report-data').textContent)
   var title = document.getElementById('viewer-title');
   var list = document.getElementById('viewer-moves');
   var messages = document.getElementById('viewer-messages');
+  var evalGraph = document.getElementById('eval-graph');
   var posText = document.getElementById('pos-text');
   var index = null;
   var cur = null;
@@ -61,15 +62,18 @@ var REPORT_DATA = JSON.parse(document.getElementById('report-data').textContent)
     cur = {
       n: g[0], black: g[1], white: g[2], result: g[3], term: g[4], reason: g[5],
       opening: opening.length, stones: opening.concat(moves), times: g[8],
-      lostOn: g[9] ? decode(g[9])[0] : null, forbidden: forbidden, messages: g[11]
+      lostOn: g[9] ? decode(g[9])[0] : null, forbidden: forbidden, messages: g[11],
+      reports: g[12] || null
     };
     title.textContent = 'Game ' + cur.n + ': ' + name(cur.black) + ' (black) vs ' + name(cur.white) + ' (white), ' + cur.result;
     posText.value = cur.stones.map(pos).join('') + (cur.lostOn ? pos(cur.lostOn) : '');
     list.textContent = '';
+    list.classList.toggle('reports', !!cur.reports);
     cur.stones.forEach(function (p, k) {
       var s = document.createElement('span');
       var t = k >= cur.opening ? ' ' + cur.times[k - cur.opening] + ' ms' : ' opening';
-      s.textContent = (k + 1) + '. ' + pos(p) + t;
+      var r = report(k);
+      s.textContent = (k + 1) + '. ' + pos(p) + t + (r ? ' · ' + said(r) : '');
       s.addEventListener('click', function () { show(k + 1); });
       list.appendChild(s);
     });
@@ -79,8 +83,79 @@ var REPORT_DATA = JSON.parse(document.getElementById('report-data').textContent)
       li.textContent = name(m[0] === 'black' ? cur.black : cur.white) + ': ' + m[1];
       messages.appendChild(li);
     });
+    drawEvals();
     show(ply === 'end' ? cur.stones.length : ply);
     return true;
+  }
+
+  // What the engine said before stone k (0-based), when it reported: [eval, depth, seldepth,
+  // nodes, own ms, pv].
+  function report(k) {
+    return cur.reports && k >= cur.opening ? cur.reports[k - cur.opening] || null : null;
+  }
+  function human(n) {
+    var units = [[1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
+    for (var i = 0; i < units.length; i++) if (n >= units[i][0]) return (n / units[i][0]).toFixed(1) + units[i][1];
+    return String(n);
+  }
+  function said(r) {
+    var parts = [];
+    if (r[0] !== null) parts.push(r[0]);
+    if (r[1] !== null) parts.push('depth ' + r[1] + (r[2] !== null ? '-' + r[2] : ''));
+    if (r[3] !== null) parts.push(human(r[3]) + ' nodes');
+    if (r[3] !== null && r[4]) parts.push(human(Math.round(r[3] * 1000 / r[4])) + ' nodes/s');
+    if (r[4] !== null) parts.push('own ' + r[4] + ' ms');
+    return parts.join(', ');
+  }
+
+  // The evaluation graph: every reported evaluation in black's view (white's reports turned
+  // over), ordinary scores clipped to a band of at most ±2000, mates drawn beyond it.
+  var GW = 300, GH = 50;
+  function drawEvals() {
+    evalGraph.textContent = '';
+    if (!cur.reports) {
+      evalGraph.setAttribute('hidden', '');
+      return;
+    }
+    evalGraph.removeAttribute('hidden');
+    var total = cur.stones.length;
+    var band = 100;
+    var pts = [];
+    cur.reports.forEach(function (r, i) {
+      if (!r || r[0] === null) return;
+      var k = cur.opening + i;
+      var sign = k % 2 === 0 ? 1 : -1;
+      var mate = /^([+-])M/.exec(r[0]);
+      var v = mate ? null : Number(r[0]) * sign;
+      if (!mate) band = Math.max(band, Math.min(2000, Math.abs(v)));
+      pts.push({ k: k, v: v, mate: mate ? (mate[1] === '+' ? sign : -sign) : 0 });
+    });
+    var x = function (k) { return (k + 1) / Math.max(1, total) * GW; };
+    var y = function (p) {
+      var v = p.mate ? p.mate * 1.2 : Math.max(-1, Math.min(1, p.v / band));
+      return -v * GH / 1.25;
+    };
+    evalGraph.setAttribute('viewBox', '0 ' + (-GH - 2) + ' ' + GW + ' ' + (2 * GH + 4));
+    evalGraph.setAttribute('data-points', String(pts.length));
+    el('rect', { x: 0, y: -GH, width: GW, height: 2 * GH, 'class': 'eval-bg' }, evalGraph);
+    el('line', { x1: 0, y1: 0, x2: GW, y2: 0, 'class': 'eval-zero' }, evalGraph);
+    [1, -1].forEach(function (s) {
+      el('line', { x1: 0, y1: -s * GH / 1.25, x2: GW, y2: -s * GH / 1.25, 'class': 'eval-band' }, evalGraph);
+    });
+    ['b', 'w'].forEach(function (c, parity) {
+      var mine = pts.filter(function (p) { return p.k % 2 === parity; });
+      el('polyline', { points: mine.map(function (p) { return x(p.k) + ',' + y(p); }).join(' '), 'class': 'eval-line ' + c }, evalGraph);
+      mine.forEach(function (p) {
+        el('circle', { cx: x(p.k), cy: y(p), r: p.mate ? 2 : 1.2, 'class': 'eval-dot ' + c }, evalGraph);
+      });
+    });
+    var label = el('text', { x: 3, y: -GH + 8, 'class': 'eval-label' }, evalGraph);
+    label.textContent = "black's view, ±" + band + ' (mates beyond the dashed lines); dark: ' + name(cur.black) + ', light: ' + name(cur.white);
+    el('line', { x1: 0, y1: -GH, x2: 0, y2: GH, 'class': 'eval-now', id: 'eval-now' }, evalGraph);
+    evalGraph.onclick = function (e) {
+      var box = evalGraph.getBoundingClientRect();
+      show(Math.round((e.clientX - box.left) / box.width * Math.max(1, total)));
+    };
   }
 
   function grid() {
@@ -133,9 +208,17 @@ var REPORT_DATA = JSON.parse(document.getElementById('report-data').textContent)
       var k = ply - 1;
       text = 'Stone ' + ply + ' of ' + total + ': ' + pos(cur.stones[k]) + ' by ' + name(who) +
         (k < cur.opening ? ' (opening)' : ', ' + cur.times[k - cur.opening] + ' ms');
+      var r = report(k);
+      if (r) text += ' · ' + said(r) + (r[5] ? ', pv ' + r[5] : '');
     }
     if (cur.forbidden.has(ply)) text += ' · forbidden for black: ' + cur.forbidden.get(ply).map(pos).join(' ');
     status.textContent = text;
+    var now = document.getElementById('eval-now');
+    if (now) {
+      var gx = ply / Math.max(1, total) * GW;
+      now.setAttribute('x1', gx);
+      now.setAttribute('x2', gx);
+    }
     board.setAttribute('data-game', String(cur.n));
     board.setAttribute('data-ply', String(ply));
     Array.prototype.forEach.call(list.children, function (s, i) { s.className = i === ply - 1 ? 'now' : ''; });
