@@ -16,6 +16,8 @@ const TIME_WINDOW_MS: u64 = 100;
 struct Pv {
     /// 0-based index among the PVs of one iteration.
     index: usize,
+    /// How many PVs the iteration has (`INFO NUMPV`; 0 where the engine does not say).
+    count: usize,
     report: SearchReport,
 }
 
@@ -25,8 +27,11 @@ pub struct Listener {
     size: BoardSize,
     /// The detail block being read (`INFO PV k` seen, `INFO PV DONE` not yet).
     block: Option<Pv>,
-    /// The last complete report: PV 0's, with the iteration's other PVs as they complete.
+    /// The last complete report: PV 0's, with the iteration's other PVs.
     last: Option<SearchReport>,
+    /// An iteration of several PVs (`INFO NUMPV n`) not yet heard whole, and its n: it becomes
+    /// the report once all n are in, so a search stopped between PVs keeps the last whole one.
+    pending: Option<(SearchReport, usize)>,
     /// Lines of search output that could not be read, since the last call to `take_ignored`.
     ignored: u64,
 }
@@ -37,6 +42,7 @@ impl Listener {
             size,
             block: None,
             last: None,
+            pending: None,
             ignored: 0,
         }
     }
@@ -45,6 +51,7 @@ impl Listener {
     pub fn begin(&mut self) {
         self.block = None;
         self.last = None;
+        self.pending = None;
     }
 
     /// The report for the move just answered (the last complete one), and the listener emptied.
@@ -53,7 +60,9 @@ impl Listener {
             // A block cut in the middle by the move: not a report.
             self.ignored += 1;
         }
-        let mut report = self.last.take()?;
+        // No iteration heard whole: the part heard is better than nothing.
+        let pending = self.pending.take().map(|(r, _)| r);
+        let mut report = self.last.take().or(pending)?;
         if report.multipv.len() < 2 {
             // One PV: its move and eval are the report's own.
             report.multipv.clear();
@@ -104,14 +113,21 @@ impl Listener {
             return;
         };
         let r = &mut pv.report;
-        // NUMPV, NODES (one root move's), SPEED, WINRATE and the MCTS keys: derived or not
-        // kept.
+        // NODES (one root move's), SPEED, WINRATE and the MCTS keys: derived or not kept.
         let read = if is("DEPTH") {
             set(&mut r.depth, value.parse().ok())
         } else if is("SELDEPTH") {
             set(&mut r.seldepth, value.parse().ok())
         } else if is("TOTALNODES") {
             set(&mut r.nodes, value.parse().ok())
+        } else if is("NUMPV") {
+            match value.parse::<usize>() {
+                Ok(n) if n <= MULTIPV_CAP => {
+                    pv.count = n;
+                    true
+                }
+                _ => false,
+            }
         } else if is("TOTALTIME") {
             set(&mut r.time_ms, value.parse().ok())
         } else if is("EVAL") {
@@ -192,16 +208,40 @@ impl Listener {
         if pv.index == 0 {
             let mut report = pv.report;
             report.multipv.extend(first);
-            self.last = Some(report);
+            if pv.count > 1 {
+                self.pending = Some((report, pv.count));
+            } else {
+                self.last = Some(report);
+            }
             return;
         }
-        match (&mut self.last, first) {
-            (Some(last), Some(first))
-                if last.multipv.len() == pv.index && last.depth == pv.report.depth =>
-            {
-                last.multipv.push(first);
+        // A later PV joins its iteration: the pending one, or (where the engine gives no count,
+        // as in the one-line form) the last report.
+        let joined = match self.pending.as_mut() {
+            Some((report, _)) => report,
+            None => match self.last.as_mut() {
+                Some(report) => report,
+                None => {
+                    self.ignored += 1;
+                    return;
+                }
+            },
+        };
+        match first {
+            Some(first) if joined.multipv.len() == pv.index && joined.depth == pv.report.depth => {
+                joined.multipv.push(first);
             }
-            _ => self.ignored += 1,
+            _ => {
+                self.ignored += 1;
+                return;
+            }
+        }
+        if let Some((report, count)) = self.pending.take() {
+            if report.multipv.len() >= count {
+                self.last = Some(report);
+            } else {
+                self.pending = Some((report, count));
+            }
         }
     }
 }
@@ -383,6 +423,31 @@ mod tests {
         let firsts: Vec<_> = r.multipv.iter().map(|m| m.pos).collect();
         assert_eq!(firsts, vec![p(7, 7), p(8, 7), p(0, 0)]);
         assert!(r.multipv[2].eval.unwrap().is_proven_loss());
+    }
+
+    #[test]
+    fn a_search_stopped_between_pvs_keeps_the_last_whole_iteration() {
+        let block = |k, depth, ev, mv| {
+            format!("INFO PV {k}\nINFO NUMPV 2\nINFO DEPTH {depth}\nINFO EVAL {ev}\nINFO BESTLINE {mv}\nINFO PV DONE")
+        };
+        let mut l = Listener::new(size());
+        l.begin();
+        hear(&mut l, &block(0, 5, 40, "7,7"), 10);
+        hear(&mut l, &block(1, 5, 10, "8,8"), 10);
+        hear(&mut l, &block(0, 6, 45, "6,6"), 10);
+        let r = l.finish().unwrap();
+        assert_eq!(r.depth, Some(5));
+        assert_eq!(
+            r.multipv.iter().map(|m| m.pos).collect::<Vec<_>>(),
+            [p(7, 7), p(8, 8)]
+        );
+        assert_eq!(l.take_ignored(), 0);
+
+        // Only part of one iteration heard: that part.
+        l.begin();
+        hear(&mut l, &block(0, 1, 3, "7,7"), 10);
+        let r = l.finish().unwrap();
+        assert_eq!((r.depth, r.eval), (Some(1), Some(Eval::Score(3))));
     }
 
     #[test]
