@@ -7,11 +7,22 @@
 //! garbage, ...), every time that exchange comes. The older flags (`--crash-at N`,
 //! `--error-at-start`, `--ignore-end`, ...) are shorthands for some of these. Without faults it
 //! plays random legal moves.
+//!
+//! Search reports (the `INFO PV` … `INFO PV DONE` detail blocks and `MESSAGE depth …` lines of
+//! engines like Rapfi) have faults of their own, printed whatever `INFO show_detail` says:
+//! `--search-garbage-at N` (from move N: malformed lines, out-of-range values, a `BESTLINE` of
+//! 10,000 moves), `--search-flood N` (N lines of detail blocks before every move),
+//! `--search-cut-at N` (at move N a block cut before `INFO PV DONE`), `--search-after-move-at N`
+//! (at move N a complete block after the move line) and `--search-good` (a well-formed block,
+//! `INFO EVAL 25` at depth 1 naming the move played, before every move). Before a move they come
+//! in that order: garbage, flood, good, cut. None changes the moves played.
 
 use std::io::{self, Write};
 use std::process::{Command as Process, Stdio};
 use std::time::Duration;
 
+use gomoku_cli::board::Pos;
+use pbrain_kit::report::{PvReport, Value};
 use pbrain_kit::{
     about_line, arg_value, random_legal_move, seed_from_args, Action, Command, GameState, Input,
     Output,
@@ -28,6 +39,8 @@ const USAGE: &str = "usage: pbrain-faulty [--seed N] [--fault PHASE:KIND]... [--
   [--start-cpu-ms M]
   [--swap-unknown] [--swap-garbage] [--swap-occupied] [--swap-offboard] [--swap-wrong-count]
   [--swap-always] [--swap-two]
+  [--search-garbage-at N] [--search-flood N] [--search-cut-at N] [--search-after-move-at N]
+  [--search-good]
 
 --fault PHASE:KIND (repeatable) misbehaves at every PHASE exchange:
   PHASE  about | start | restart | moveN (the N-th move asked in a game, from 1) | takeback
@@ -50,7 +63,18 @@ Shorthands: --crash-at N = --fault moveN:crash (abort, hang, late, illegal, offb
 alike), --exit-between-moves-at N = moveN:exit-after, --huge-line-at N = moveN:huge-message,
 --error-at-start = start:error, --ignore-end = end:hang.
 --spawn-child starts `sleep 1000` in the engine's process group at start-up, --spawn-daemon one
-that escapes it (setsid and a double fork through sh); neither is ever waited for or killed.";
+that escapes it (setsid and a double fork through sh); neither is ever waited for or killed.
+Search reports (printed whatever INFO show_detail says; the moves stay the same):
+  --search-garbage-at N    from move N, malformed lines before each move (INFO EVAL banana,
+                           INFO DEPTH -3, MESSAGE depth x-y ev ?? pv ZZ99, INFO EVAL 99999999999,
+                           an INFO BESTLINE of 10,000 moves, ...)
+  --search-flood N         before every move, N lines of detail blocks (EVAL 0, the move played)
+  --search-cut-at N        at move N, a block cut after INFO EVAL 50 (no INFO PV DONE)
+  --search-after-move-at N at move N, a complete block (EVAL 75, TOTALTIME the turn time)
+                           after the move line
+  --search-good            before every move, a complete block: DEPTH 1, EVAL 25, BESTLINE the
+                           move played
+  Before a move: garbage, flood, good, cut, then the move.";
 
 /// Exit status of a `crash` fault.
 const CRASH_STATUS: i32 = 3;
@@ -199,6 +223,112 @@ struct Faults {
     report_cpus: bool,
     /// How to answer `SWAP2BOARD` (default: the kit's policy).
     swap: SwapFault,
+    /// Faults of the search reports.
+    search: SearchFaults,
+}
+
+/// What pbrain-faulty prints of a "search" around its moves.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct SearchFaults {
+    /// From this move on, malformed and out-of-range report lines before each move.
+    garbage_from: Option<u32>,
+    /// Lines of well-formed detail blocks before every move.
+    flood: u32,
+    /// At this move, a detail block cut before its end.
+    cut_at: Option<u32>,
+    /// At this move, a complete detail block after the move line.
+    after_move_at: Option<u32>,
+    /// A well-formed detail block before every move.
+    good: bool,
+}
+
+/// A one-PV depth-1 detail block for `mv` with `eval`, taking `elapsed`.
+fn block(mv: Option<Pos>, eval: i32, elapsed: Duration) -> Vec<String> {
+    PvReport {
+        index: 0,
+        count: 1,
+        depth: 1,
+        seldepth: 1,
+        nodes: 1,
+        total_nodes: 1,
+        elapsed,
+        eval: Value::Score(eval),
+        line: mv.into_iter().collect(),
+    }
+    .detail_lines()
+}
+
+/// Lines no manager should keep: bad numbers, bad moves, values out of range, a huge line.
+fn search_garbage(size: u8) -> Vec<String> {
+    let huge: Vec<String> = (0..10_000u32)
+        .map(|i| {
+            format!(
+                "{},{}",
+                i % u32::from(size),
+                i / u32::from(size) % u32::from(size)
+            )
+        })
+        .collect();
+    let mut lines: Vec<String> = [
+        "INFO PV 0",
+        "INFO NUMPV 1",
+        "INFO DEPTH -3",
+        "INFO EVAL banana",
+        "INFO PV DONE",
+        "MESSAGE depth x-y ev ?? pv ZZ99",
+        "MESSAGE depth 3-3 ev 99999999999 n 1 n/ms 1 tm 0 pv H8",
+        "INFO PV 7",
+        "INFO NUMPV 2",
+        "INFO EVAL +Mbanana",
+        "INFO PV DONE",
+        "INFO PV 0",
+        "INFO NUMPV 1",
+        "INFO DEPTH 2",
+        "INFO SELDEPTH 2",
+        "INFO NODES 10",
+        "INFO TOTALNODES 10",
+        "INFO TOTALTIME 1",
+        "INFO SPEED 10000",
+        "INFO EVAL 99999999999",
+        "INFO WINRATE 7.5",
+    ]
+    .map(String::from)
+    .to_vec();
+    lines.push(format!("INFO BESTLINE {}", huge.join(" ")));
+    lines.push("INFO PV DONE".into());
+    lines
+}
+
+impl SearchFaults {
+    /// The report lines before move `n` (`mv` the move about to be played, if any).
+    fn before_move(&self, n: u32, mv: Option<Pos>, size: u8) -> Vec<String> {
+        let mut lines = Vec::new();
+        if self.garbage_from.is_some_and(|from| n >= from) {
+            lines.extend(search_garbage(size));
+        }
+        let flood = block(mv, 0, Duration::ZERO);
+        lines.extend(flood.iter().cycle().take(self.flood as usize).cloned());
+        if self.good {
+            lines.extend(block(mv, 25, Duration::from_millis(1)));
+        }
+        if self.cut_at == Some(n) {
+            let cut = block(mv, 50, Duration::from_millis(1));
+            let eval = cut
+                .iter()
+                .position(|l| l == "INFO EVAL 50")
+                .expect("an EVAL line");
+            lines.extend(cut.into_iter().take(eval + 1));
+        }
+        lines
+    }
+
+    /// The report lines after move `n`: a whole turn's search (`turn`), reported late.
+    fn after_move(&self, n: u32, mv: Option<Pos>, turn: Duration) -> Vec<String> {
+        if self.after_move_at != Some(n) {
+            return Vec::new();
+        }
+        block(mv, 75, turn)
+    }
 }
 
 impl Faults {
@@ -303,45 +433,53 @@ fn fault_args(args: &[String]) -> Vec<&str> {
     out
 }
 
+/// The options that take a value (`--name V` or `--name=V`).
+const VALUED: [&str; 21] = [
+    "--search-garbage-at",
+    "--search-flood",
+    "--search-cut-at",
+    "--search-after-move-at",
+    "--seed",
+    "--fault",
+    "--move-ms",
+    "--start-cpu-ms",
+    "--slow-info-ms",
+    "--alloc-at",
+    "--alloc-mb",
+    "--huge-line-at",
+    "--crash-at",
+    "--abort-at",
+    "--hang-at",
+    "--late-at",
+    "--late-ms",
+    "--illegal-at",
+    "--offboard-at",
+    "--garbage-at",
+    "--exit-between-moves-at",
+];
+/// The options that stand alone.
+const FLAGS: [&str; 18] = [
+    "--search-good",
+    "--swap-unknown",
+    "--swap-garbage",
+    "--swap-occupied",
+    "--swap-offboard",
+    "--swap-wrong-count",
+    "--swap-always",
+    "--swap-two",
+    "--burn",
+    "--report-cpus",
+    "--error-at-start",
+    "--ignore-end",
+    "--banner",
+    "--message-every-move",
+    "--spawn-child",
+    "--spawn-daemon",
+    "--trailing-space",
+    "--suggest",
+];
+
 fn parse_args(args: &[String]) -> Result<Faults, String> {
-    const VALUED: [&str; 17] = [
-        "--seed",
-        "--fault",
-        "--move-ms",
-        "--start-cpu-ms",
-        "--slow-info-ms",
-        "--alloc-at",
-        "--alloc-mb",
-        "--huge-line-at",
-        "--crash-at",
-        "--abort-at",
-        "--hang-at",
-        "--late-at",
-        "--late-ms",
-        "--illegal-at",
-        "--offboard-at",
-        "--garbage-at",
-        "--exit-between-moves-at",
-    ];
-    const FLAGS: [&str; 17] = [
-        "--swap-unknown",
-        "--swap-garbage",
-        "--swap-occupied",
-        "--swap-offboard",
-        "--swap-wrong-count",
-        "--swap-always",
-        "--swap-two",
-        "--burn",
-        "--report-cpus",
-        "--error-at-start",
-        "--ignore-end",
-        "--banner",
-        "--message-every-move",
-        "--spawn-child",
-        "--spawn-daemon",
-        "--trailing-space",
-        "--suggest",
-    ];
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -434,6 +572,18 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
                 .map_err(|_| format!("--alloc-mb expects MiB, got {v:?}"))?,
         },
         slow_info_ms: millis("--slow-info-ms", 0)?,
+        search: SearchFaults {
+            garbage_from: num("--search-garbage-at")?,
+            flood: match arg_value(args, "--search-flood") {
+                None => 0,
+                Some(v) => v
+                    .parse()
+                    .map_err(|_| format!("--search-flood expects a number of lines, got {v:?}"))?,
+            },
+            cut_at: num("--search-cut-at")?,
+            after_move_at: num("--search-after-move-at")?,
+            good: flag("--search-good"),
+        },
     })
 }
 
@@ -670,47 +820,71 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
                 return Ok(());
             }
             Action::Silent => {}
-            Action::Think => {
-                let n = state.moves_asked();
-                if f.report_cpus {
-                    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-                    let list = status
-                        .lines()
-                        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-                        .unwrap_or("?")
-                        .trim()
-                        .to_string();
-                    out.line(&format!("MESSAGE cpus {list}"))?;
-                }
-                if f.move_ms > 0 {
-                    std::thread::sleep(Duration::from_millis(f.move_ms));
-                }
-                if f.alloc_at == Some(n) {
-                    hoard.push(vec![1u8; (f.alloc_mb as usize) << 20]);
-                    std::thread::sleep(Duration::from_secs(2));
-                }
-                if f.message_every_move {
-                    out.line(&format!("MESSAGE pbrain-faulty move {n}"))?;
-                }
-                let answer = match replaced {
-                    Some(line) => line,
-                    None => match random_legal_move(&state, &mut rng) {
-                        Some(p) if f.suggest => format!("SUGGEST {p}"),
-                        Some(p) => {
-                            state.play_own(p);
-                            p.to_string()
-                        }
-                        None => "ERROR no legal move left".to_string(),
-                    },
-                };
-                out.line(&answer)?;
-            }
+            Action::Think => answer_move(f, &mut state, &mut rng, &mut out, &mut hoard, replaced)?,
         }
         if strike.exit_after {
             io::stdout().flush()?;
             std::process::exit(0);
         }
     }
+}
+
+/// Answer a move request: the per-move faults (CPU list, delays, memory, messages), the search
+/// reports around the move, and the move (or the line that replaces it).
+fn answer_move<W: Write>(
+    f: &Faults,
+    state: &mut GameState,
+    rng: &mut ChaCha8Rng,
+    out: &mut Output<W>,
+    hoard: &mut Vec<Vec<u8>>,
+    replaced: Option<String>,
+) -> io::Result<()> {
+    let n = state.moves_asked();
+    if f.report_cpus {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let list = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap_or("?")
+            .trim()
+            .to_string();
+        out.line(&format!("MESSAGE cpus {list}"))?;
+    }
+    if f.move_ms > 0 {
+        std::thread::sleep(Duration::from_millis(f.move_ms));
+    }
+    if f.alloc_at == Some(n) {
+        hoard.push(vec![1u8; (f.alloc_mb as usize) << 20]);
+        std::thread::sleep(Duration::from_secs(2));
+    }
+    if f.message_every_move {
+        out.line(&format!("MESSAGE pbrain-faulty move {n}"))?;
+    }
+    // The move is chosen first (as before, only when not replaced), so the search
+    // reports can name it.
+    let mv = match replaced {
+        Some(_) => None,
+        None => random_legal_move(state, rng),
+    };
+    let size = state.board().map_or(15, |b| b.size().get());
+    for line in f.search.before_move(n, mv, size) {
+        out.line(&line)?;
+    }
+    let answer = match (replaced, mv) {
+        (Some(line), _) => line,
+        (None, Some(p)) if f.suggest => format!("SUGGEST {p}"),
+        (None, Some(p)) => {
+            state.play_own(p);
+            p.to_string()
+        }
+        (None, None) => "ERROR no legal move left".to_string(),
+    };
+    out.line(&answer)?;
+    let turn = Duration::from_millis(state.limits.timeout_turn.unwrap_or(60_000));
+    for line in f.search.after_move(n, mv, turn) {
+        out.line(&line)?;
+    }
+    Ok(())
 }
 
 /// Use `d` of CPU time on this thread (measured on the thread's CPU clock, so a loaded machine

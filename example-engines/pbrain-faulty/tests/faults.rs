@@ -41,14 +41,19 @@ fn play_until(e: &mut EngineProcess, n: u32) -> Vec<Pos> {
     let mut stones = Vec::new();
     for _ in 1..n {
         stones.push(pos(&answer(e)));
-        let t = BoardSize::STANDARD
-            .all()
-            .find(|p| !stones.contains(p))
-            .unwrap();
-        stones.push(t);
-        e.send(&format!("TURN {},{}", t.x, t.y)).unwrap();
+        turn_on_first_free(e, &mut stones);
     }
     stones
+}
+
+/// `TURN` on the first free point in reading order, added to `stones`.
+fn turn_on_first_free(e: &mut EngineProcess, stones: &mut Vec<Pos>) {
+    let t = BoardSize::STANDARD
+        .all()
+        .find(|p| !stones.contains(p))
+        .unwrap();
+    stones.push(t);
+    e.send(&format!("TURN {},{}", t.x, t.y)).unwrap();
 }
 
 #[test]
@@ -353,4 +358,176 @@ fn bad_fault_flags_are_refused_with_usage_status() {
         assert_eq!(out.status.code(), Some(2), "{bad}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("pbrain-faulty:"));
     }
+}
+
+/// Moves asked with their search lines: for each, the lines printed since the previous move
+/// and the move.
+type Transcript = Vec<(Vec<String>, Pos)>;
+
+/// The lines up to the next line that `is_end` accepts, and that line.
+fn lines_until(e: &mut EngineProcess, is_end: impl Fn(&str) -> bool) -> (Vec<String>, String) {
+    let mut lines = Vec::new();
+    loop {
+        let line = e.recv_raw(T).expect("a line");
+        if is_end(&line) {
+            return (lines, line);
+        }
+        lines.push(line);
+    }
+}
+
+/// START, BEGIN, then TURNs on the first free points until `moves` moves were asked; the
+/// transcript and the lines printed after the last move (read up to the answer to ABOUT).
+fn search_transcript(args: &[&str], moves: usize) -> (Transcript, Vec<String>) {
+    let mut e = spawn(args);
+    start(&mut e);
+    e.send("BEGIN").unwrap();
+    let mut stones: Vec<Pos> = Vec::new();
+    let mut out = Vec::new();
+    for i in 0..moves {
+        let (lines, mv) = lines_until(&mut e, |l| parse_xy(l).is_some());
+        out.push((lines, pos(&mv)));
+        stones.push(pos(&mv));
+        if i + 1 < moves {
+            turn_on_first_free(&mut e, &mut stones);
+        }
+    }
+    e.send("ABOUT").unwrap();
+    let (tail, _) = lines_until(&mut e, |l| l.starts_with("name="));
+    assert!(e.finish());
+    (out, tail)
+}
+
+fn moves_of(t: &Transcript) -> Vec<Pos> {
+    t.iter().map(|m| m.1).collect()
+}
+
+/// The well-formed one-PV depth-1 block faulty prints for `mv` with `eval`.
+fn good_block(mv: Pos, eval: i32, time_ms: u64) -> Vec<String> {
+    // One node: a million a second when the time rounds to 0 ms.
+    let speed = 1000u64.checked_div(time_ms).unwrap_or(1_000_000);
+    let winrate = 1.0 / (1.0 + (-f64::from(eval) / 200.0).exp());
+    [
+        "INFO PV 0".to_string(),
+        "INFO NUMPV 1".into(),
+        "INFO DEPTH 1".into(),
+        "INFO SELDEPTH 1".into(),
+        "INFO NODES 1".into(),
+        "INFO TOTALNODES 1".into(),
+        format!("INFO TOTALTIME {time_ms}"),
+        format!("INFO SPEED {speed}"),
+        format!("INFO EVAL {eval}"),
+        format!("INFO WINRATE {winrate:.4}"),
+        format!("INFO BESTLINE {},{}", mv.x, mv.y),
+        "INFO PV DONE".into(),
+    ]
+    .to_vec()
+}
+
+#[test]
+fn search_faults_keep_the_moves_and_print_nothing_by_default() {
+    let (plain, tail) = search_transcript(&[], 3);
+    assert!(plain.iter().all(|m| m.0.is_empty()) && tail.is_empty());
+    let (all, _) = search_transcript(
+        &[
+            "--search-good",
+            "--search-garbage-at",
+            "2",
+            "--search-flood",
+            "30",
+            "--search-cut-at",
+            "3",
+            "--search-after-move-at",
+            "1",
+        ],
+        3,
+    );
+    assert_eq!(moves_of(&all), moves_of(&plain));
+}
+
+#[test]
+fn search_good_prints_a_complete_block_for_the_move_played() {
+    let (t, tail) = search_transcript(&["--search-good"], 3);
+    for (before, mv) in t {
+        assert_eq!(before, good_block(mv, 25, 1));
+    }
+    assert!(tail.is_empty());
+}
+
+#[test]
+fn search_garbage_from_move_n_prints_malformed_lines() {
+    let (t, _) = search_transcript(&["--search-garbage-at", "2"], 3);
+    assert!(t[0].0.is_empty());
+    for (before, _) in &t[1..] {
+        for bad in [
+            "INFO EVAL banana",
+            "INFO DEPTH -3",
+            "MESSAGE depth x-y ev ?? pv ZZ99",
+            "INFO EVAL 99999999999",
+        ] {
+            assert!(before.iter().any(|l| l == bad), "{bad} missing");
+        }
+        let huge = before
+            .iter()
+            .find_map(|l| l.strip_prefix("INFO BESTLINE "))
+            .expect("a BESTLINE");
+        assert_eq!(huge.split(' ').count(), 10_000);
+    }
+}
+
+#[test]
+fn search_flood_prints_n_lines_before_every_move() {
+    let (t, _) = search_transcript(&["--search-flood", "100000"], 2);
+    for (before, mv) in t {
+        assert_eq!(before.len(), 100_000);
+        let block = good_block(mv, 0, 0);
+        assert!(before.iter().zip(block.iter().cycle()).all(|(a, b)| a == b));
+    }
+}
+
+#[test]
+fn search_cut_at_prints_a_block_without_its_end() {
+    let (t, _) = search_transcript(&["--search-good", "--search-cut-at", "2"], 3);
+    let (before, mv) = &t[1];
+    let good = good_block(*mv, 25, 1);
+    assert_eq!(before[..12], good[..]);
+    // The cut block: PV 0 … EVAL 50, no PV DONE.
+    assert_eq!(before[12..], good_block(*mv, 50, 1)[..9]);
+    assert_eq!(before.last().unwrap(), "INFO EVAL 50");
+    assert_eq!(t[0].0, good_block(t[0].1, 25, 1));
+    assert_eq!(t[2].0, good_block(t[2].1, 25, 1));
+}
+
+#[test]
+fn search_after_move_at_prints_a_block_after_the_move_line() {
+    let (t, tail) = search_transcript(&["--search-after-move-at", "1"], 2);
+    // The block of move 1 comes after its move line, before the next move's.
+    assert!(t[0].0.is_empty());
+    assert_eq!(t[1].0, good_block(t[0].1, 75, 60_000));
+    assert!(tail.is_empty());
+    // With the turn time announced, TOTALTIME is that time.
+    let mut e = spawn(&["--search-after-move-at", "1"]);
+    start(&mut e);
+    e.send("INFO timeout_turn 5000").unwrap();
+    e.send("BEGIN").unwrap();
+    let (before, mv) = lines_until(&mut e, |l| parse_xy(l).is_some());
+    assert!(before.is_empty());
+    e.send("ABOUT").unwrap();
+    let (after, _) = lines_until(&mut e, |l| l.starts_with("name="));
+    assert_eq!(after, good_block(pos(&mv), 75, 5000));
+    assert!(e.finish());
+}
+
+#[test]
+fn yxnbest_is_unknown_and_yxboard_sets_the_position() {
+    let mut e = spawn(&[]);
+    start(&mut e);
+    for l in ["YXBOARD", "7,7,1", "8,8,2", "DONE", "YXNBEST 2", "TURN 7,8"] {
+        e.send(l).unwrap();
+    }
+    assert_eq!(answer(&mut e), "UNKNOWN command \"YXNBEST 2\"");
+    // The position held (the TURN stone added to it): the move is on none of its stones.
+    let mv = pos(&answer(&mut e));
+    assert!(![Pos::new(7, 7), Pos::new(8, 8), Pos::new(7, 8)].contains(&mv));
+    assert!(e.finish());
 }

@@ -54,7 +54,8 @@ impl<B: Brain> Player for LocalEngine<B> {
         while let Some(cmd) = input.next_command()? {
             match self.state.handle(cmd) {
                 Action::Reply(r) => self.answers.push_back(r),
-                Action::Think => match self.brain.choose(&self.state) {
+                // Search reports are not answers: dropped.
+                Action::Think => match self.brain.think(&self.state, &mut |_| {}) {
                     Some(p) => {
                         self.state.play_own(p);
                         self.answers.push_back(p.to_string());

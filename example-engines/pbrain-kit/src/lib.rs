@@ -12,8 +12,15 @@
 //! refused with an `ERROR` line of its own and left out, a proposal on the empty board stays on
 //! the engine's board, and `BEGIN` on a board with stones is refused (`ERROR Board is not
 //! empty.`).
+//!
+//! `YXBOARD` … `DONE` sets a position without asking for a move (read as `BOARD`). `YXNBEST n`
+//! asks for the side to move's move with n principal variations; only engines that enable
+//! [`Options::nbest`] answer it (the others answer `UNKNOWN`, as before). `INFO show_detail N` is
+//! kept in the state ([`GameState::show_detail`]) for engines that report their search
+//! ([`report`]).
 
 pub mod harness;
+pub mod report;
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
@@ -23,6 +30,8 @@ use gomoku_cli::board::{Board, BoardSize, Color, Pos};
 use gomoku_cli::rules::{forbidden_kind, Rule};
 use rand::seq::SliceRandom;
 use rand::Rng;
+
+use report::ShowDetail;
 
 /// One command from the manager. Coordinates stay signed so off-board input can be reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +56,10 @@ pub enum Command {
         stones: Vec<(i64, i64, u8)>,
         refused: Vec<String>,
     },
+    /// The `x,y,f` lines between `YXBOARD` and `DONE`: a position to hold, no move asked.
+    YxBoard(Vec<(i64, i64, u8)>),
+    /// `YXNBEST n`: the side to move's move, searched with n principal variations.
+    YxNBest(u32),
     Takeback(i64, i64),
     Play(i64, i64),
     About,
@@ -115,6 +128,11 @@ pub fn parse_command(line: &str) -> Command {
         "BEGIN" => Command::Begin,
         "TURN" => xy(Command::Turn),
         "BOARD" => Command::Board(Vec::new()),
+        "YXBOARD" => Command::YxBoard(Vec::new()),
+        "YXNBEST" => match rest.parse::<u32>() {
+            Ok(n) => Command::YxNBest(n.max(1)),
+            Err(_) => malformed(line, "expected a number of best moves"),
+        },
         "SWAP2BOARD" => Command::Swap2Board(Vec::new()),
         "TAKEBACK" => xy(Command::Takeback),
         "PLAY" => xy(Command::Play),
@@ -129,6 +147,8 @@ pub fn parse_command(line: &str) -> Command {
 pub struct Options {
     /// Read `SWAP2BOARD` as Rapfi does (see the crate's documentation).
     pub strict: bool,
+    /// Answer `YXNBEST n` (the brain searches several principal variations); `UNKNOWN` without.
+    pub nbest: bool,
 }
 
 impl Options {
@@ -136,6 +156,7 @@ impl Options {
     pub fn from_args(args: &[String]) -> Options {
         Options {
             strict: args.iter().any(|a| a == "--strict"),
+            nbest: false,
         }
     }
 }
@@ -192,7 +213,8 @@ impl<R: BufRead> Input<R> {
             return Ok(None);
         };
         let cmd = parse_command(&line);
-        let board = cmd == Command::Board(Vec::new());
+        let yx = cmd == Command::YxBoard(Vec::new());
+        let board = yx || cmd == Command::Board(Vec::new());
         if !board && cmd != Command::Swap2Board(Vec::new()) {
             return Ok(Some(cmd));
         }
@@ -212,6 +234,7 @@ impl<R: BufRead> Input<R> {
         Ok(Some(match (bad, board) {
             (Some(l), true) => malformed(&l, "expected a BOARD line x,y,field"),
             (Some(l), false) => malformed(&l, "expected a SWAP2BOARD line x,y"),
+            (None, true) if yx => Command::YxBoard(lines),
             (None, true) => Command::Board(lines),
             (None, false) => Command::Swap2Board(lines.iter().map(|s| (s.0, s.1)).collect()),
         }))
@@ -379,6 +402,12 @@ pub struct GameState {
     pub limits: Limits,
     /// Strict mode (see the crate's documentation).
     strict: bool,
+    /// `YXNBEST` is answered.
+    nbest: bool,
+    /// Principal variations asked for the current move (1 but after `YXNBEST n`).
+    pvs: u32,
+    /// What the manager asked to hear of the search (`INFO show_detail`).
+    show_detail: ShowDetail,
     /// Lines to send before the answer to the current command (strict mode's `ERROR`s).
     before: Vec<String>,
 }
@@ -399,6 +428,9 @@ impl GameState {
             blocked: Vec::new(),
             limits: Limits::default(),
             strict: false,
+            nbest: false,
+            pvs: 1,
+            show_detail: ShowDetail::Nothing,
             before: Vec::new(),
         }
     }
@@ -408,6 +440,7 @@ impl GameState {
     pub fn with_options(options: Options) -> Self {
         GameState {
             strict: options.strict,
+            nbest: options.nbest,
             ..GameState::new()
         }
     }
@@ -451,6 +484,16 @@ impl GameState {
     /// How many moves we have been asked for in this game (1 while answering the first).
     pub fn moves_asked(&self) -> u32 {
         self.moves_asked
+    }
+
+    /// How many principal variations the current move asks for: n after `YXNBEST n`, else 1.
+    pub fn pvs(&self) -> u32 {
+        self.pvs
+    }
+
+    /// What `INFO show_detail` asked to hear of the search (nothing until told).
+    pub fn show_detail(&self) -> ShowDetail {
+        self.show_detail
     }
 
     /// Whether `p` is a legal move for us: on the board, empty and, for black in renju, not forbidden.
@@ -506,6 +549,7 @@ impl GameState {
 
     /// Update the state for `cmd` and say what to answer.
     pub fn handle(&mut self, cmd: Command) -> Action {
+        self.pvs = 1;
         match cmd {
             Command::Start(n) => self.new_board(n),
             Command::RectStart(w, h) if w == h => self.new_board(w),
@@ -548,19 +592,37 @@ impl GameState {
                 self.moves_asked += 1;
                 Action::Think
             }
-            Command::Board(stones) => self.set_board(&stones),
+            Command::Board(stones) => match self.set_board(&stones) {
+                Ok(()) => {
+                    self.moves_asked += 1;
+                    Action::Think
+                }
+                Err(refusal) => Action::Reply(refusal),
+            },
+            Command::YxBoard(stones) => match self.set_board(&stones) {
+                Ok(()) => Action::Silent,
+                Err(refusal) => Action::Reply(refusal.replacen("BOARD", "YXBOARD", 1)),
+            },
+            Command::YxNBest(n) if !self.nbest => {
+                Action::Reply(format!("UNKNOWN command \"YXNBEST {n}\""))
+            }
+            Command::YxNBest(n) => match &self.board {
+                Some(b) => {
+                    self.me = b.side_to_move();
+                    self.moves_asked += 1;
+                    self.pvs = n;
+                    Action::Think
+                }
+                None => Action::Reply("ERROR no board yet: send START first".into()),
+            },
             Command::Swap2Board(stones) => self.set_swap_board(&stones),
             Command::Swap2BoardFields { stones, refused } => {
                 self.before.extend(refused.iter().map(|_| {
                     "ERROR Color is not a valid value, must be one of [1, 2, 3].".to_string()
                 }));
                 match self.set_board(&stones) {
-                    Action::Think => {
-                        // set_board counted a move request; this is none.
-                        self.moves_asked -= 1;
-                        Action::Swap2
-                    }
-                    refusal => refusal,
+                    Ok(()) => Action::Swap2,
+                    Err(refusal) => Action::Reply(refusal),
                 }
             }
             Command::Takeback(x, y) => match self.checked_pos(x, y) {
@@ -584,9 +646,11 @@ impl GameState {
         }
     }
 
-    fn set_board(&mut self, stones: &[(i64, i64, u8)]) -> Action {
+    /// Set the position of a `BOARD`-like command (field 1 ours, 2 theirs, 3 a winning line's
+    /// point); the refusal to send otherwise.
+    fn set_board(&mut self, stones: &[(i64, i64, u8)]) -> Result<(), String> {
         let Some(old) = &self.board else {
-            return Action::Reply("ERROR no board yet: send START first".into());
+            return Err("ERROR no board yet: send START first".into());
         };
         let size = old.size();
         let own = stones.iter().filter(|s| s.2 == 1).count();
@@ -604,7 +668,7 @@ impl GameState {
         for &(x, y, f) in stones {
             let p = match size.pos(x, y) {
                 Ok(p) => p,
-                Err(e) => return Action::Reply(format!("ERROR BOARD line {x},{y},{f}: {e}")),
+                Err(e) => return Err(format!("ERROR BOARD line {x},{y},{f}: {e}")),
             };
             let c = match f {
                 1 => self.me,
@@ -617,13 +681,12 @@ impl GameState {
                 _ => continue,
             };
             if !board.put(p, c) {
-                return Action::Reply(format!("ERROR BOARD line {x},{y},{f}: point is occupied"));
+                return Err(format!("ERROR BOARD line {x},{y},{f}: point is occupied"));
             }
         }
         self.board = Some(board);
         self.blocked = blocked;
-        self.moves_asked += 1;
-        Action::Think
+        Ok(())
     }
 
     /// `SWAP2BOARD`: the stones alternate from black; we answer for the colour to move.
@@ -662,6 +725,7 @@ impl GameState {
             "max_depth" => self.limits.max_depth = uint.map(|v| v.min(u32::MAX as u64) as u32),
             "max_node" => self.limits.max_node = uint,
             "thread_num" => self.limits.thread_num = uint.map(|v| v.min(u32::MAX as u64) as u32),
+            "show_detail" => self.show_detail = ShowDetail::from_info(value),
             "rule" => {
                 if let Some(v) = int {
                     self.rule = rule_from_info(v);
@@ -683,6 +747,12 @@ pub trait Brain {
     fn about(&self) -> String;
     /// A legal move for `state.me()`, or `None` when there is none.
     fn choose(&mut self, state: &GameState) -> Option<Pos>;
+    /// [`Brain::choose`] for an engine that reports its search: `say` sends a line at once
+    /// (while thinking); `state.pvs()` principal variations are asked for. Without an override,
+    /// `choose`, silently.
+    fn think(&mut self, state: &GameState, _say: &mut dyn FnMut(&str)) -> Option<Pos> {
+        self.choose(state)
+    }
     /// An `INFO key value` line, after the state took it in (engines size their hash from
     /// `max_memory` here).
     fn info(&mut self, _key: &str, _value: &str) {}
@@ -765,13 +835,25 @@ pub fn run_with<B: Brain, R: BufRead, W: Write>(
         }
         match action {
             Action::Reply(line) => out.line(&line)?,
-            Action::Think => match brain.choose(&state) {
-                Some(p) => {
-                    state.play_own(p);
-                    out.line(&p.to_string())?;
+            Action::Think => {
+                // A failed report line fails the engine like its move would, after the search.
+                let mut failed = None;
+                let chosen = brain.think(&state, &mut |line| {
+                    if failed.is_none() {
+                        failed = out.line(line).err();
+                    }
+                });
+                if let Some(e) = failed {
+                    return Err(e);
                 }
-                None => out.line("ERROR no legal move left")?,
-            },
+                match chosen {
+                    Some(p) => {
+                        state.play_own(p);
+                        out.line(&p.to_string())?;
+                    }
+                    None => out.line("ERROR no legal move left")?,
+                }
+            }
             Action::About => out.line(&brain.about())?,
             Action::Swap2 => {
                 let answer = brain.swap2(&state);
@@ -919,17 +1001,11 @@ mod tests {
                     SWAP2BOARD\r\n7,7,2\r\n8,7,1\r\n9,9,2\r\n8,8,1\r\n8,6,2\r\nDONE\r\n\
                     RESTART\r\nBEGIN\r\n";
         let mut out = Vec::new();
-        struct Fixed;
-        impl Brain for Fixed {
-            fn about(&self) -> String {
-                "name=\"fixed\"".into()
-            }
-            fn choose(&mut self, s: &GameState) -> Option<Pos> {
-                s.legal_moves().into_iter().next()
-            }
-        }
-        let strict = Options { strict: true };
-        run_with(&mut Fixed, text.as_bytes(), &mut out, strict).unwrap();
+        let strict = Options {
+            strict: true,
+            ..Options::default()
+        };
+        run_with(&mut Fixed(false), text.as_bytes(), &mut out, strict).unwrap();
         let bad = "ERROR Color is not a valid value, must be one of [1, 2, 3].";
         let lines: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
         assert_eq!(
@@ -955,9 +1031,73 @@ mod tests {
         // on any board.
         let mut out = Vec::new();
         let text = "START 15\r\nSWAP2BOARD\r\n7,7\r\n8,7\r\n9,8\r\nDONE\r\nBEGIN\r\n";
-        run(&mut Fixed, text.as_bytes(), &mut out).unwrap();
+        run(&mut Fixed(false), text.as_bytes(), &mut out).unwrap();
         let lines: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
         assert_eq!(lines, ["OK", "0,0", "0,0"]);
+    }
+
+    /// A brain that plays the first legal point; with `.0` it reports one line per move,
+    /// naming how many PVs it was asked for.
+    struct Fixed(bool);
+    impl Brain for Fixed {
+        fn about(&self) -> String {
+            "name=\"fixed\"".into()
+        }
+        fn choose(&mut self, s: &GameState) -> Option<Pos> {
+            s.legal_moves().into_iter().next()
+        }
+        fn think(&mut self, s: &GameState, say: &mut dyn FnMut(&str)) -> Option<Pos> {
+            if self.0 {
+                say(&format!(
+                    "MESSAGE pvs {} detail {:?}",
+                    s.pvs(),
+                    s.show_detail()
+                ));
+            }
+            self.choose(s)
+        }
+    }
+
+    fn served(text: &str, options: Options) -> Vec<String> {
+        let mut out = Vec::new();
+        run_with(&mut Fixed(true), text.as_bytes(), &mut out, options).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn yxboard_sets_a_position_and_yxnbest_asks_the_side_to_move() {
+        let text =
+            "START 15\r\nINFO SHOW_DETAIL 2\r\nYXBOARD\r\n7,7,2\r\n0,0,1\r\n8,8,2\r\nDONE\r\n\
+                    YXNBEST 3\r\nTURN 2,0\r\nYXBOARD\r\n7,7,2\r\n7,7,1\r\nDONE\r\nYXNBEST x\r\n";
+        let nbest = Options {
+            nbest: true,
+            ..Options::default()
+        };
+        let lines = served(text, nbest);
+        assert_eq!(
+            lines,
+            [
+                "OK",
+                // No answer to YXBOARD; YXNBEST: white (two black stones, one white) to move.
+                "MESSAGE pvs 3 detail Detail",
+                "1,0",
+                // TURN asks for one PV again.
+                "MESSAGE pvs 1 detail Detail",
+                "3,0",
+                "ERROR YXBOARD line 7,7,1: point is occupied",
+                "ERROR expected a number of best moves: \"YXNBEST x\"",
+            ]
+        );
+        // Engines that do not enable it answer YXNBEST as an unknown command, as before.
+        let lines = served(
+            "START 15\r\nYXBOARD\r\nDONE\r\nYXNBEST 2\r\n",
+            Options::default(),
+        );
+        assert_eq!(lines, ["OK", "UNKNOWN command \"YXNBEST 2\""]);
     }
 
     #[test]

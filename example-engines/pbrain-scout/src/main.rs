@@ -6,6 +6,14 @@
 //! `--verbose` prints a `DEBUG best .. score .. depth .. nodes ..` line before each move.
 //! `INFO max_memory N` allocates (and fills) a hash table of N/16 bytes for move ordering.
 //! `--strict` reads `SWAP2BOARD` as Rapfi does (pbrain-kit's strict mode).
+//!
+//! It reports its real search as Rapfi does once the manager sends `INFO show_detail 2` (or 3;
+//! 0, the default, and 1 print nothing): after every completed iteration, one `INFO PV k` …
+//! `INFO PV DONE` detail block per principal variation, or with `--messages` one
+//! `MESSAGE depth D-SD [multipv K] ev V n N n/ms S tm T pv MOVES` line each. Scores are its own
+//! evaluation from the side to move's view, proven wins and losses `+M<n>` / `-M<n>` (n plies,
+//! the winning move counted). `YXNBEST n` (after `YXBOARD` … `DONE`) searches the best n root
+//! moves exactly and answers the best, as `TURN` would.
 
 mod hash;
 mod pattern;
@@ -15,15 +23,16 @@ use std::io;
 use std::time::Duration;
 
 use gomoku_cli::board::Pos;
+use pbrain_kit::report::{Form, PvReport};
 use pbrain_kit::{about_line, arg_value, random_legal_move, run_with, Brain, GameState, Options};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use hash::HashTable;
-use search::{limits_for, Scout, Tables};
+use search::{limits_for, value_of, Iteration, Scout, Tables};
 
 const USAGE: &str = "usage: pbrain-scout [--depth N] [--nodes N] [--time-ms N] [--verbose]
-                     [--strict]";
+                     [--strict] [--messages]";
 
 struct ScoutBrain {
     tables: Tables,
@@ -33,6 +42,27 @@ struct ScoutBrain {
     nodes: Option<u64>,
     time: Duration,
     verbose: bool,
+    /// The form of the search reports (`--messages`: one-line messages).
+    form: Form,
+}
+
+/// The reports of a completed iteration, one per principal variation, best first.
+fn reports(it: &Iteration) -> Vec<PvReport> {
+    it.lines
+        .iter()
+        .enumerate()
+        .map(|(index, l)| PvReport {
+            index,
+            count: it.lines.len(),
+            depth: it.depth,
+            seldepth: l.seldepth,
+            nodes: l.nodes,
+            total_nodes: it.total_nodes,
+            elapsed: it.elapsed,
+            eval: value_of(l.score),
+            line: l.line.clone(),
+        })
+        .collect()
 }
 
 impl Brain for ScoutBrain {
@@ -41,11 +71,23 @@ impl Brain for ScoutBrain {
     }
 
     fn choose(&mut self, state: &GameState) -> Option<Pos> {
+        self.think(state, &mut |_| {})
+    }
+
+    fn think(&mut self, state: &GameState, say: &mut dyn FnMut(&str)) -> Option<Pos> {
         let board = state.board()?;
         let limits = limits_for(&state.limits, self.depth, self.nodes, self.time);
         let hash = self.hash.as_mut().map(|(_, h)| h);
         let mut scout = Scout::with_hash(&self.tables, hash, board, state.rule());
-        match scout.choose(state.me(), limits) {
+        let (show, form) = (state.show_detail().wants_detail(), self.form);
+        let mut report = |it: &Iteration| {
+            if show {
+                for r in reports(it) {
+                    r.lines(form).iter().for_each(|l| say(l));
+                }
+            }
+        };
+        match scout.search(state.me(), limits, state.pvs() as usize, &mut report) {
             Some(r) if state.is_legal(r.best) => {
                 if self.verbose {
                     // DEBUG lines are part of the protocol: managers log them and move on.
@@ -119,8 +161,16 @@ fn main() {
         nodes,
         time: Duration::from_millis(time_ms),
         verbose: args.iter().any(|a| a == "--verbose"),
+        form: if args.iter().any(|a| a == "--messages") {
+            Form::Message
+        } else {
+            Form::Detail
+        },
     };
-    let options = Options::from_args(&args);
+    let options = Options {
+        nbest: true,
+        ..Options::from_args(&args)
+    };
     if let Err(e) = run_with(&mut brain, io::stdin().lock(), io::stdout().lock(), options) {
         if e.kind() != io::ErrorKind::BrokenPipe {
             eprintln!("pbrain-scout: {e}");

@@ -2,11 +2,17 @@
 //! line shape a stone there would make (updated incrementally along the four lines of each move),
 //! a pattern evaluation summed from those shapes, and iterative-deepening alpha-beta over the most
 //! promising nearby points with immediate-win, must-block and open-four shortcuts.
+//!
+//! Every completed iteration is handed to a reporter with its real depth, nodes, time and the
+//! principal variations (several with multi-PV: each root move that reached the best n keeps its
+//! exact score and line).
 
 use std::time::{Duration, Instant};
 
 use gomoku_cli::board::{Board, Color, Pos};
 use gomoku_cli::rules::{forbidden_kind, Rule};
+
+use pbrain_kit::report::Value;
 
 use crate::hash::HashTable;
 use crate::pattern::{Shape, ShapeTable, BLOCK, EMPTY, OWN, POW3};
@@ -59,6 +65,52 @@ pub struct Limits {
     pub time: Option<Duration>,
 }
 
+/// One principal variation of a completed iteration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootLine {
+    /// From the side to move's view; `WIN - k` a win by the five on ply k (0 = this move).
+    pub score: i32,
+    /// The variation, starting with the root move.
+    pub line: Vec<Pos>,
+    /// Nodes searched under this root move so far (all iterations).
+    pub nodes: u64,
+    /// The deepest ply reached under this root move in this iteration.
+    pub seldepth: u32,
+}
+
+/// What the search knows after a completed iteration (or a shortcut that needed none).
+#[derive(Debug, Clone, Copy)]
+pub struct Iteration<'a> {
+    pub depth: u32,
+    pub total_nodes: u64,
+    pub elapsed: Duration,
+    /// The best root moves, best first.
+    pub lines: &'a [RootLine],
+}
+
+/// A score as the protocol reports it: proven wins and losses as mates in plies (the winning
+/// move counted), other scores as they are.
+pub fn value_of(score: i32) -> Value {
+    let plies = |s: i32| (WIN - s.abs() + 1) as u32;
+    if score >= WIN_MIN {
+        Value::Win(plies(score))
+    } else if score <= -WIN_MIN {
+        Value::Loss(plies(score))
+    } else {
+        Value::Score(score)
+    }
+}
+
+/// A root move with what the search learnt of it.
+#[derive(Debug, Clone)]
+struct RootMove {
+    q: usize,
+    /// Its line (cells) from the last iteration where its score was exact.
+    pv: Vec<usize>,
+    nodes: u64,
+    seldepth: u32,
+}
+
 /// The outcome of a search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchResult {
@@ -107,6 +159,10 @@ pub struct Scout<'t> {
     /// Mirror of the position for the library's renju forbidden-point detection.
     board: Board,
     nodes: u64,
+    /// The deepest ply reached since it was last reset (per root move).
+    seldepth: u32,
+    /// `pv[ply]`: the best line found from the node being searched at that ply.
+    pv: Vec<Vec<usize>>,
     deadline: Option<Instant>,
     max_nodes: u64,
     may_abort: bool,
@@ -151,6 +207,8 @@ impl<'t> Scout<'t> {
             counts: [[0; Shape::COUNT]; 2],
             board: Board::new(board.size()),
             nodes: 0,
+            seldepth: 0,
+            pv: Vec::new(),
             deadline: None,
             max_nodes: u64::MAX,
             may_abort: false,
@@ -354,6 +412,25 @@ impl<'t> Scout<'t> {
         (0..n).flat_map(move |y| (0..n).map(move |x| (y + PAD) * w + x + PAD))
     }
 
+    /// Start the line of the node at `ply` afresh (the table grows as the search goes deeper).
+    fn clear_pv(&mut self, ply: usize) {
+        while self.pv.len() <= ply + 1 {
+            self.pv.push(Vec::new());
+        }
+        self.pv[ply].clear();
+    }
+
+    /// The line at `ply` becomes `q`, followed by the child's line when `with_child`.
+    fn set_pv(&mut self, ply: usize, q: usize, with_child: bool) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(q);
+        if with_child {
+            line.extend_from_slice(&tail[0]);
+        }
+    }
+
     /// Empty cells where colour `c` has a shape `s` in some direction.
     fn cells_with(&self, c: usize, s: Shape) -> Vec<usize> {
         self.board_cells()
@@ -409,12 +486,18 @@ impl<'t> Scout<'t> {
 
     fn negamax(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: i32, s: usize) -> i32 {
         self.nodes += 1;
+        let at = ply as usize;
+        self.seldepth = self.seldepth.max(ply as u32);
+        self.clear_pv(at);
         self.check_limits();
         if self.aborted {
             return 0;
         }
         let o = 1 - s;
         if self.has(s, Shape::Five) {
+            if let Some(&q) = self.cells_with(s, Shape::Five).first() {
+                self.set_pv(at, q, false);
+            }
             return WIN - ply;
         }
         if self.board.stone_count() == self.n * self.n {
@@ -429,13 +512,15 @@ impl<'t> Scout<'t> {
             self.make(q, color_of(s));
             let v = -self.negamax(depth - 1, -beta, -alpha, ply + 1, o);
             self.unmake(q);
+            self.set_pv(at, q, true);
             return v;
         }
         // An open four the opponent cannot answer with a four of its own wins, even at a leaf.
         let opp_fours = self.has(o, Shape::Four) || self.has(o, Shape::OpenFour);
         if self.has(s, Shape::OpenFour) && !opp_fours {
             let wins = self.cells_with(s, Shape::OpenFour);
-            if wins.iter().any(|&q| !self.forbidden(q, s)) {
+            if let Some(&q) = wins.iter().find(|&&q| !self.forbidden(q, s)) {
+                self.set_pv(at, q, false);
                 return WIN - ply - 2;
             }
         }
@@ -468,6 +553,7 @@ impl<'t> Scout<'t> {
                 best_move = Some(q);
                 if v > alpha {
                     alpha = v;
+                    self.set_pv(at, q, true);
                     if alpha >= beta {
                         break;
                     }
@@ -484,8 +570,52 @@ impl<'t> Scout<'t> {
         best
     }
 
-    /// Pick a move for `me`. `None` only when no point on the board is legal.
+    /// Pick a move for `me` with one principal variation, reporting nothing.
+    #[cfg(test)]
     pub fn choose(&mut self, me: Color, limits: Limits) -> Option<SearchResult> {
+        self.search(me, limits, 1, &mut |_| {})
+    }
+
+    /// Report a move found without searching (a five, a lost position, an empty board): its
+    /// `line`, `score` and `depth`, no nodes.
+    fn found(
+        &self,
+        start: Instant,
+        line: &[usize],
+        score: i32,
+        depth: u32,
+        report: &mut dyn FnMut(&Iteration),
+    ) -> Option<SearchResult> {
+        let lines = [RootLine {
+            score,
+            line: line.iter().map(|&q| self.pos(q)).collect(),
+            nodes: 0,
+            seldepth: depth,
+        }];
+        report(&Iteration {
+            depth,
+            total_nodes: self.nodes,
+            elapsed: start.elapsed(),
+            lines: &lines,
+        });
+        Some(SearchResult {
+            best: self.pos(line[0]),
+            score,
+            depth,
+            nodes: self.nodes,
+        })
+    }
+
+    /// Pick a move for `me`, searching the best `pvs` root moves exactly, and hand every
+    /// completed iteration to `report` (the last one reported is the move returned). `None`
+    /// only when no point on the board is legal.
+    pub fn search(
+        &mut self,
+        me: Color,
+        limits: Limits,
+        pvs: usize,
+        report: &mut dyn FnMut(&Iteration),
+    ) -> Option<SearchResult> {
         let start = Instant::now();
         let s = ci(me);
         let o = 1 - s;
@@ -494,14 +624,6 @@ impl<'t> Scout<'t> {
         self.may_abort = false;
         self.deadline = limits.time.map(|t| start + t);
         self.max_nodes = limits.max_nodes.max(1);
-        let done = |best: usize, score: i32, depth: u32, nodes: u64, me: &Self| {
-            Some(SearchResult {
-                best: me.pos(best),
-                score,
-                depth,
-                nodes,
-            })
-        };
 
         // Every legal point near the stones, checked with the library's forbidden-point rule.
         let legal = |q: usize| {
@@ -520,7 +642,7 @@ impl<'t> Scout<'t> {
                 let c = self.n / 2;
                 let q = (c + PAD) * self.w + c + PAD;
                 if legal(q) {
-                    return done(q, 0, 0, 0, self);
+                    return self.found(start, &[q], self.evaluate(s), 0, report);
                 }
             }
             // Nothing playable near the stones (or narrowed away): any legal point at all.
@@ -531,7 +653,7 @@ impl<'t> Scout<'t> {
                 .map(|q| (0, q))
                 .collect();
             if all.is_empty() {
-                return done(q, 0, 0, 0, self);
+                return self.found(start, &[q], self.evaluate(s), 0, report);
             }
             root = all;
         }
@@ -539,52 +661,110 @@ impl<'t> Scout<'t> {
             .iter()
             .find(|&&(_, q)| self.shapes[q][s].contains(&Shape::Five))
         {
-            return done(q, WIN, 1, 0, self);
+            return self.found(start, &[q], WIN, 1, report);
         }
         let threats = self.cells_with(o, Shape::Five);
         if !threats.is_empty() {
-            let q = threats
-                .iter()
-                .copied()
-                .find(|&q| legal(q))
-                .unwrap_or(root[0].1);
-            let score = if threats.len() >= 2 { -WIN } else { 0 };
-            return done(q, score, 1, 0, self);
+            let block = threats.iter().copied().find(|&q| legal(q));
+            match block {
+                // One five to stop: search that move alone, for its real score and line.
+                Some(q) if threats.len() == 1 => root = vec![(0, q)],
+                _ => {
+                    let q = block.unwrap_or(root[0].1);
+                    let five = threats.iter().copied().find(|&t| t != q).unwrap_or(q);
+                    return self.found(start, &[q, five], -(WIN - 1), 1, report);
+                }
+            }
         }
         root.truncate(ROOT_WIDTH);
+        let root: Vec<RootMove> = root
+            .into_iter()
+            .map(|(_, q)| RootMove {
+                q,
+                pv: Vec::new(),
+                nodes: 0,
+                seldepth: 0,
+            })
+            .collect();
+        self.deepen(me, limits, pvs.clamp(1, root.len()), root, start, report)
+    }
 
-        let mut best = root[0].1;
-        let mut best_score = -INF;
-        let mut completed = 0;
+    /// Iterative deepening over `root`, keeping the best `pvs` moves exact at each depth.
+    fn deepen(
+        &mut self,
+        me: Color,
+        limits: Limits,
+        pvs: usize,
+        mut root: Vec<RootMove>,
+        start: Instant,
+        report: &mut dyn FnMut(&Iteration),
+    ) -> Option<SearchResult> {
+        let o = 1 - ci(me);
+        let mut result = None;
         for depth in 1..=limits.max_depth.max(1) {
             self.may_abort = depth > 1;
-            let mut alpha = -INF;
-            let mut iter_best = None;
-            for &(_, q) in &root {
-                self.make(q, me);
+            // (score, index in root) of the best moves with exact scores, best first.
+            let mut top: Vec<(i32, usize)> = Vec::with_capacity(pvs + 1);
+            for (i, m) in root.iter_mut().enumerate() {
+                // Only a move that beats the n-th best so far needs an exact score.
+                let alpha = if top.len() < pvs {
+                    -INF
+                } else {
+                    top[pvs - 1].0
+                };
+                let before = self.nodes;
+                self.seldepth = 0;
+                self.make(m.q, me);
                 let v = -self.negamax(depth as i32 - 1, -INF, -alpha, 1, o);
-                self.unmake(q);
+                self.unmake(m.q);
+                m.nodes += self.nodes - before;
                 if self.aborted {
                     break;
                 }
                 if v > alpha {
-                    alpha = v;
-                    iter_best = Some(q);
+                    m.pv.clear();
+                    m.pv.push(m.q);
+                    m.pv.extend_from_slice(&self.pv[1]);
+                    m.seldepth = self.seldepth;
+                    let at = top.iter().position(|&(t, _)| t < v).unwrap_or(top.len());
+                    top.insert(at, (v, i));
+                    top.truncate(pvs);
                 }
             }
             if self.aborted {
                 break;
             }
-            completed = depth;
-            if let Some(q) = iter_best {
-                best = q;
-                best_score = alpha;
-                // Search the best move first in the next iteration.
-                if let Some(i) = root.iter().position(|&(_, r)| r == q) {
-                    let m = root.remove(i);
-                    root.insert(0, m);
-                }
-            }
+            let lines: Vec<RootLine> = top
+                .iter()
+                .map(|&(score, i)| RootLine {
+                    score,
+                    line: root[i].pv.iter().map(|&q| self.pos(q)).collect(),
+                    nodes: root[i].nodes,
+                    seldepth: root[i].seldepth,
+                })
+                .collect();
+            report(&Iteration {
+                depth,
+                total_nodes: self.nodes,
+                elapsed: start.elapsed(),
+                lines: &lines,
+            });
+            let best_score = top[0].0;
+            result = Some(SearchResult {
+                best: lines[0].line[0],
+                score: best_score,
+                depth,
+                nodes: self.nodes,
+            });
+            // The best moves first in the next iteration, the others in their order.
+            let mut next: Vec<RootMove> = top.iter().map(|&(_, i)| root[i].clone()).collect();
+            next.extend(
+                root.iter()
+                    .enumerate()
+                    .filter(|(i, _)| !top.iter().any(|t| t.1 == *i))
+                    .map(|(_, m)| m.clone()),
+            );
+            root = next;
             if best_score >= WIN_MIN || best_score <= -WIN_MIN {
                 break;
             }
@@ -595,7 +775,11 @@ impl<'t> Scout<'t> {
                 }
             }
         }
-        done(best, best_score, completed, self.nodes, self)
+        // The first iteration cannot be cut, so there is a result; the node count is the search's.
+        result.map(|r| SearchResult {
+            nodes: self.nodes,
+            ..r
+        })
     }
 }
 
@@ -623,6 +807,25 @@ pub fn limits_for(
 mod tests {
     use super::*;
     use gomoku_cli::board::BoardSize;
+
+    /// Black to move with an open three (x 5..=7 on row 7) that becomes an open four.
+    const OPEN_THREE: [&str; 15] = [
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+        "......O........",
+        ".....XXX.......",
+        "......O........",
+        "...............",
+        "....O..........",
+        "...............",
+        "...............",
+        "...............",
+        "...............",
+    ];
 
     fn board_from(rows: &[&str]) -> Board {
         Board::from_rows(BoardSize::new(rows.len() as u32).unwrap(), rows).unwrap()
@@ -728,27 +931,126 @@ mod tests {
         assert_eq!((s.shapes.clone(), s.potential, s.counts), before);
     }
 
+    /// A middle game on 15x15 with black to move: white has an open three to answer.
+    fn midgame() -> Board {
+        let mut b = Board::new(BoardSize::STANDARD);
+        for (x, y) in [(7, 7), (8, 8), (8, 7), (6, 6), (9, 7), (7, 9), (5, 8)] {
+            let c = b.side_to_move();
+            assert!(b.put(Pos::new(x, y), c));
+        }
+        b
+    }
+
+    /// Every iteration's lines, in the order reported.
+    fn searched(
+        b: &Board,
+        me: Color,
+        limits: Limits,
+        pvs: usize,
+    ) -> (SearchResult, Vec<Vec<RootLine>>, Vec<u32>) {
+        let t = Tables::new();
+        let mut s = Scout::new(&t, b, Rule::Freestyle);
+        let mut seen = Vec::new();
+        let mut depths = Vec::new();
+        let r = s
+            .search(me, limits, pvs, &mut |it| {
+                depths.push(it.depth);
+                seen.push(it.lines.to_vec());
+            })
+            .unwrap();
+        (r, seen, depths)
+    }
+
+    #[test]
+    fn every_iteration_is_reported_and_the_last_is_the_move_played() {
+        let b = midgame();
+        let (r, seen, depths) = searched(&b, Color::White, limits(4), 1);
+        assert_eq!(depths, [1, 2, 3, 4]);
+        let last = &seen.last().unwrap()[0];
+        assert_eq!(seen.last().unwrap().len(), 1);
+        assert_eq!((last.line[0], last.score), (r.best, r.score));
+        for lines in &seen {
+            // A line is a sequence of distinct empty points.
+            let l = &lines[0].line;
+            assert!(l.iter().all(|&p| b.is_empty_at(p)), "{l:?}");
+            let mut d = l.clone();
+            d.sort_by_key(|p| (p.y, p.x));
+            d.dedup();
+            assert_eq!(d.len(), l.len(), "{l:?}");
+        }
+        // The multi-PV search answers the same move as the single one.
+        let (r3, seen3, _) = searched(&b, Color::White, limits(4), 3);
+        assert_eq!(r3.best, r.best);
+        assert_eq!(seen3.last().unwrap()[0].line[0], r.best);
+    }
+
+    #[test]
+    fn several_pvs_are_distinct_root_moves_sorted_by_score() {
+        let b = midgame();
+        let (_, seen, _) = searched(&b, Color::White, limits(4), 3);
+        for lines in &seen {
+            assert_eq!(lines.len(), 3);
+            let firsts: Vec<Pos> = lines.iter().map(|l| l.line[0]).collect();
+            assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+            assert!(
+                lines.windows(2).all(|w| w[0].score >= w[1].score),
+                "{lines:?}"
+            );
+            assert!(lines.iter().all(|l| l.nodes > 0));
+        }
+        // Every move's own score is its exact one: searching it alone gives the same.
+        let (one, _, _) = searched(&b, Color::White, limits(4), 1);
+        assert_eq!(seen.last().unwrap()[0].score, one.score);
+    }
+
+    #[test]
+    fn the_search_stops_on_nodes_with_the_last_completed_iteration_reported() {
+        let b = midgame();
+        let lim = Limits {
+            max_depth: 12,
+            max_nodes: 2_000,
+            time: None,
+        };
+        let (r, seen, depths) = searched(&b, Color::White, lim, 1);
+        assert!(r.depth < 12);
+        assert_eq!(*depths.last().unwrap(), r.depth);
+        assert_eq!(seen.last().unwrap()[0].line[0], r.best);
+    }
+
+    #[test]
+    fn wins_and_losses_are_mates_in_plies() {
+        assert_eq!(value_of(WIN), Value::Win(1));
+        assert_eq!(value_of(WIN - 2), Value::Win(3));
+        assert_eq!(value_of(-(WIN - 1)), Value::Loss(2));
+        assert_eq!(value_of(35), Value::Score(35));
+        assert_eq!(value_of(-(WIN_MIN - 1)), Value::Score(-(WIN_MIN - 1)));
+        // Black's open three becomes an open four: a win on the third ply.
+        let (r, seen, _) = searched(&board_from(&OPEN_THREE), Color::Black, limits(3), 1);
+        let last = &seen.last().unwrap()[0];
+        assert_eq!(value_of(last.score), Value::Win(3), "{last:?}");
+        assert_eq!(last.line[0], r.best);
+        // A five on the spot: reported without a search.
+        let rows = [
+            ".........",
+            ".XXXX....",
+            ".........",
+            "..OOO....",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+        ];
+        let (r, seen, depths) = searched(&board_from(&rows), Color::Black, limits(3), 1);
+        assert_eq!(depths, [1]);
+        assert_eq!(seen[0][0].line, [r.best]);
+        assert_eq!(value_of(seen[0][0].score), Value::Win(1));
+    }
+
     #[test]
     fn finds_an_open_four_from_an_open_three() {
         let t = Tables::new();
-        let rows = [
-            "...............",
-            "...............",
-            "...............",
-            "...............",
-            "...............",
-            "...............",
-            "......O........",
-            ".....XXX.......",
-            "......O........",
-            "...............",
-            "....O..........",
-            "...............",
-            "...............",
-            "...............",
-            "...............",
-        ];
-        let b = board_from(&rows);
+        let b = board_from(&OPEN_THREE);
         let mut s = Scout::new(&t, &b, Rule::Freestyle);
         let r = s.choose(Color::Black, limits(3)).unwrap();
         assert!(
