@@ -6,6 +6,7 @@
 //! its own moves (two-sided: and its opponent's at or above +S over the same moves). A mate counts
 //! as beyond any S. A move without an evaluation breaks every run: no verdict from silence.
 
+use std::fmt;
 use std::num::NonZeroU32;
 
 use crate::board::Color;
@@ -54,6 +55,31 @@ impl Adjudication {
     /// Whether any rule is on.
     pub fn is_on(&self) -> bool {
         *self != Adjudication::default()
+    }
+}
+
+impl fmt::Display for Adjudication {
+    /// The rules in their command-line form (`-draw movenumber=0 movecount=8 score=20 -resign
+    /// movecount=3 score=400 mate=2`), empty when none is on: the journal's header keeps it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut words = Vec::new();
+        if let Some(d) = self.draw {
+            let (n, m, s) = (d.from_move, d.moves, d.score);
+            words.push(format!("-draw movenumber={n} movecount={m} score={s}"));
+        }
+        if self.resign.is_some() || self.mate.is_some() {
+            words.push("-resign".into());
+        }
+        if let Some(r) = self.resign {
+            words.push(format!("movecount={} score={}", r.moves, r.score));
+            if r.sides == Sides::Both {
+                words.push("twosided=true".into());
+            }
+        }
+        if let Some(k) = self.mate {
+            words.push(format!("mate={k}"));
+        }
+        f.write_str(&words.join(" "))
     }
 }
 
@@ -373,5 +399,9 @@ mod tests {
         };
         assert_eq!(play(all, &[None; 50]), None);
         assert!(!Adjudication::default().is_on() && all.is_on());
+        let text =
+            "-draw movenumber=0 movecount=1 score=4294967295 -resign movecount=1 score=0 mate=1";
+        assert_eq!(all.to_string(), text);
+        assert_eq!(Adjudication::default().to_string(), "");
     }
 }

@@ -148,3 +148,34 @@ fn engines_that_report_nothing_are_never_adjudicated_and_their_records_do_not_ch
     assert_eq!(strip(&before), strip(&after));
     assert_eq!(pgn(plain.path(), "g.pgn"), pgn(judged.path(), "g.pgn"));
 }
+
+#[test]
+fn the_journal_keeps_the_rules_and_resume_refuses_other_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    // A finished run resumes to nothing more; with other rules it is refused.
+    let play = |resign: &[&str], resume: bool| {
+        let m = Match::new()
+            .engine("pbrain-scout --depth 2", &["name=a"])
+            .engine("pbrain-scout --depth 1", &["name=b"])
+            .each(&["tc=0/5"])
+            .games(2)
+            .journal("j.jsonl")
+            .args(resign);
+        match resume {
+            true => m.resume(),
+            false => m,
+        }
+        .run_in(dir.path())
+    };
+    play(&["-resign", "3", "400"], false).assert_success();
+    let header = std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap();
+    assert!(
+        header.contains(r#""adjudication":"-resign movecount=3 score=400""#),
+        "{header}"
+    );
+    play(&["-resign", "movecount=3", "score=500"], true)
+        .assert_exit(1)
+        .assert_stderr_has("\"-resign movecount=3 score=400\" in the journal");
+    play(&["-resign", "movecount=3", "score=400"], true).assert_success();
+    assert_eq!(journal_games(&dir.path().join("j.jsonl")).len(), 2);
+}
