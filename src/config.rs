@@ -849,7 +849,7 @@ fn settings<'a>(
     Ok(out)
 }
 
-/// A whole number of `what` for `key=` of `option`, at least `min`.
+/// The value `v` of `key=` of `option`: a whole number, at least `min`.
 fn adjudication_number(option: Opt, key: &str, v: &str, min: u32) -> Result<u32, ConfigError> {
     match v.trim().parse::<u32>() {
         Ok(n) if n >= min => Ok(n),
