@@ -88,6 +88,12 @@ pub trait Player {
 
     /// Called after this player's move was placed (for `-debug` board printing).
     fn after_move(&mut self, _board: &crate::board::Board) {}
+
+    /// The player is to be sent the whole board before each move (an engine asked for several
+    /// best moves, which `YXBOARD` + `YXNBEST` ask on a whole position).
+    fn wants_board(&self) -> bool {
+        false
+    }
 }
 
 /// A player's time control, with the tolerance that absorbs pipe and scheduling latency.
@@ -766,7 +772,12 @@ async fn play_moves<B: Player, W: Player>(
         }
         let color = referee.side_to_move();
         let side = &mut sides[color as usize];
-        let request = request_for(referee, color, side, setup.send_by_board);
+        let by_board = setup.send_by_board
+            || match color {
+                Color::Black => black.wants_board(),
+                Color::White => white.wants_board(),
+            };
+        let request = request_for(referee, color, side, by_board);
         let (time_left, limit, deadline) = side.budget();
         let reply = ask(color, black, white, request, time_left, deadline, cancel).await?;
         let msgs = match color {

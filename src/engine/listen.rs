@@ -171,13 +171,7 @@ impl Listener {
                 "ev" => r.eval = eval_of(value).ok()?,
                 "n" => r.nodes = Some(count_of(value)?),
                 "tm" => r.time_ms = Some(value.parse().ok()?),
-                "pv" => {
-                    r.pv = line_of(self.size, value, |t, s| {
-                        crate::board::parse_pos_sequence(t, s)
-                            .ok()
-                            .and_then(|v| v.first().copied())
-                    })?
-                }
+                "pv" => r.pv = line_of(self.size, value, letter_number)?,
                 _ => {}
             }
         }
@@ -222,7 +216,7 @@ fn line_of(
     text: &str,
     point: impl Fn(&str, BoardSize) -> Option<Pos>,
 ) -> Option<Vec<Pos>> {
-    let mut moves = Vec::new();
+    let mut moves = Vec::with_capacity(PV_CAP.min(text.len() / 2 + 1));
     for token in split_moves(text) {
         if moves.len() == PV_CAP {
             break;
@@ -236,24 +230,37 @@ fn line_of(
 fn split_moves(text: &str) -> impl Iterator<Item = &str> {
     text.split_ascii_whitespace().flat_map(|word| {
         let bytes = word.as_bytes();
+        let pairs = word.contains(',');
         let mut start = 0;
         std::iter::from_fn(move || {
             if start >= bytes.len() {
                 return None;
             }
             let mut end = start + 1;
-            if !word.contains(',') {
+            if pairs {
+                end = bytes.len();
+            } else {
                 while end < bytes.len() && !bytes[end].is_ascii_alphabetic() {
                     end += 1;
                 }
-            } else {
-                end = bytes.len();
             }
             let token = &word[start..end];
             start = end;
             Some(token)
         })
     })
+}
+
+/// One point of a run-together move list: a letter for x from `a` (either case), then y + 1.
+fn letter_number(token: &str, size: BoardSize) -> Option<Pos> {
+    let (&letter, digits) = token.as_bytes().split_first()?;
+    if !letter.is_ascii_alphabetic() || digits.is_empty() || !digits.iter().all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    let x = i64::from(letter.to_ascii_lowercase() - b'a');
+    let y: i64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+    size.pos(x, y - 1).ok()
 }
 
 /// Stores a read value; `false` when there was none.

@@ -40,6 +40,9 @@ pub enum Command {
     /// [`parse_swap_answer`]). The protocol page's lines are `x,y`; in [`Swap2Form::Board`]
     /// they are `x,y,c` as in `BOARD`, the engine taken as the side to move.
     Swap2Board { stones: Vec<Pos>, form: Swap2Form },
+    /// `YXBOARD`, the stones as in `BOARD`, `DONE` (sets the position, no answer), then
+    /// `YXNBEST n`: answer a move after a search for the `n` best (Yixin's extension, Rapfi's).
+    NBest { stones: Vec<(Pos, Field)>, n: u32 },
 }
 
 /// The third number of a `BOARD` line: whose stone the point holds.
@@ -91,13 +94,10 @@ impl Command {
             Command::Info { key, value } => vec![format!("INFO {key} {value}")],
             Command::Begin => vec!["BEGIN".into()],
             Command::Turn(p) => vec![format!("TURN {},{}", p.x, p.y)],
-            Command::Board(stones) => {
-                let mut lines = Vec::with_capacity(stones.len() + 2);
-                lines.push("BOARD".to_string());
-                for (p, field) in stones {
-                    lines.push(format!("{},{}{}", p.x, p.y, field.suffix()));
-                }
-                lines.push("DONE".into());
+            Command::Board(stones) => board_lines("BOARD", stones),
+            Command::NBest { stones, n } => {
+                let mut lines = board_lines("YXBOARD", stones);
+                lines.push(format!("YXNBEST {n}"));
                 lines
             }
             Command::Takeback(p) => vec![format!("TAKEBACK {},{}", p.x, p.y)],
@@ -156,13 +156,24 @@ impl Command {
                 xy(out, i64::from(p.x), i64::from(p.y));
                 out.push_str(EOL);
             }
-            Command::Board(stones) => {
-                line(out, &["BOARD"]);
+            Command::Board(stones) | Command::NBest { stones, .. } => {
+                line(
+                    out,
+                    &[match self {
+                        Command::NBest { .. } => "YXBOARD",
+                        _ => "BOARD",
+                    }],
+                );
                 for (p, field) in stones {
                     xy(out, i64::from(p.x), i64::from(p.y));
                     line(out, &[field.suffix()]);
                 }
                 line(out, &["DONE"]);
+                if let Command::NBest { n, .. } = self {
+                    out.push_str("YXNBEST ");
+                    push_int(out, i64::from(*n));
+                    out.push_str(EOL);
+                }
             }
             Command::Takeback(p) => {
                 out.push_str("TAKEBACK ");
@@ -193,6 +204,17 @@ impl Command {
             }
         }
     }
+}
+
+/// `head`, one `x,y,f` line per stone, `DONE`.
+fn board_lines(head: &str, stones: &[(Pos, Field)]) -> Vec<String> {
+    let mut lines = Vec::with_capacity(stones.len() + 2);
+    lines.push(head.to_string());
+    for (p, field) in stones {
+        lines.push(format!("{},{}{}", p.x, p.y, field.suffix()));
+    }
+    lines.push("DONE".into());
+    lines
 }
 
 /// Appends the decimal digits of `n` to `out`.
@@ -531,6 +553,12 @@ mod tests {
         );
         assert_eq!(Command::Takeback(p(9, 10)).encode(), "TAKEBACK 9,10\r\n");
         assert_eq!(Command::Board(vec![]).encode(), "BOARD\r\nDONE\r\n");
+        let nbest = Command::NBest {
+            stones: vec![(Pos::new(7, 7), Field::Opponent)],
+            n: 3,
+        };
+        assert_eq!(nbest.encode(), "YXBOARD\r\n7,7,2\r\nDONE\r\nYXNBEST 3\r\n");
+        assert_eq!(nbest.lines().join("\r\n") + "\r\n", nbest.encode());
         let swap2 = |stones: Vec<Pos>, form| Command::Swap2Board { stones, form }.encode();
         for form in [Swap2Form::Points, Swap2Form::Board] {
             assert_eq!(swap2(vec![], form), "SWAP2BOARD\r\nDONE\r\n");

@@ -85,6 +85,9 @@ enum Answering {
     Move,
     /// A `SWAP2BOARD` answer: `UNKNOWN`/`ERROR` is the answer (the command is not supported).
     Swap,
+    /// A move after `YXNBEST`: as [`Move`](Answering::Move), but `UNKNOWN` is the answer (the
+    /// extension is not supported).
+    NBest,
 }
 
 /// The engine's answer to a move request.
@@ -171,6 +174,8 @@ pub struct EngineSession {
     /// Hears the engine's search output while it thinks about a move (from the first game on:
     /// it needs the board size).
     listener: Option<Listener>,
+    /// The engine answered `YXBOARD`/`YXNBEST` with a refusal: kept across new processes.
+    nbest_refused: bool,
 }
 
 /// What an engine's processes used in one game.
@@ -241,6 +246,7 @@ impl EngineSession {
             unsettled: None,
             swap_form: None,
             listener: None,
+            nbest_refused: false,
             cpu_mark: None,
             start_mark: None,
             proc_watch: None,
@@ -470,11 +476,45 @@ impl EngineSession {
         time_left: Option<Duration>,
         deadline: Duration,
     ) -> Result<MoveReply, EngineError> {
+        if let (MoveRequest::Board(stones), Some(n)) = (&req, self.nbest()) {
+            let command = Command::NBest {
+                stones: stones.clone(),
+                n,
+            };
+            let what = || format!("YXBOARD + YXNBEST {n}");
+            let (raw, elapsed) = self
+                .request(command, Answering::NBest, time_left, deadline, what)
+                .await?;
+            if !is_refusal(&raw) {
+                return self.move_reply(&req, raw, elapsed);
+            }
+            // Not an engine of Yixin's extensions: asked the usual way from now on, once what
+            // it says to the stone lines is drained.
+            self.nbest_refused = true;
+            self.note(format!("{} refused ({raw}): BOARD from now on", what()));
+            self.unsettled = Some(what());
+        }
         let (raw, elapsed) = self
             .request(req.command(), Answering::Move, time_left, deadline, || {
                 req.describe()
             })
             .await?;
+        self.move_reply(&req, raw, elapsed)
+    }
+
+    /// `YXNBEST n` is to be asked for (the engine is asked for `n` best moves and has not
+    /// refused it): the game then sends it the whole board before each move.
+    pub fn nbest(&self) -> Option<u32> {
+        self.spec.nbest.filter(|_| !self.nbest_refused)
+    }
+
+    /// The move answer `raw` to `req`, with the search report heard before it.
+    fn move_reply(
+        &mut self,
+        req: &MoveRequest,
+        raw: String,
+        elapsed: Duration,
+    ) -> Result<MoveReply, EngineError> {
         let (search, ignored) = match self.listener.as_mut() {
             Some(l) => (l.finish(), l.take_ignored()),
             None => (None, 0),
@@ -787,8 +827,8 @@ impl EngineSession {
         command.encode_into(&mut bytes);
         // Search output is heard for moves only, and only what comes after this request.
         let mut listener = match answering {
-            Answering::Move => self.listener.take(),
-            _ => None,
+            Answering::Move | Answering::NBest => self.listener.take(),
+            Answering::Swap => None,
         };
         if let Some(l) = listener.as_mut() {
             l.begin();
@@ -830,7 +870,7 @@ impl EngineSession {
                     );
                     continue;
                 }
-                Some(EngineLine::Error(_)) if answering == Answering::Move && woken => {
+                Some(EngineLine::Error(_)) if answering != Answering::Swap && woken => {
                     self.note(format!("ignored on waking from -suspend: {line}"));
                     continue;
                 }
@@ -844,7 +884,7 @@ impl EngineSession {
                     }
                     continue;
                 }
-                Some(EngineLine::Suggest(x, y)) if answering == Answering::Move => {
+                Some(EngineLine::Suggest(x, y)) if answering != Answering::Swap => {
                     self.send(&Command::Play(x, y)).await?;
                     continue;
                 }
@@ -1708,6 +1748,102 @@ mod tests {
         });
         s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
         (s, engine.await.unwrap(), rx)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn search_output_before_a_move_is_its_report_and_never_its_answer() {
+        let (mut s, mut e, _rx) = started().await;
+        let engine = tokio::spawn(async move {
+            recv_until(&mut e, "TURN 8,9").await;
+            e.send(
+                "INFO PV 0\r\nINFO DEPTH 7\r\nINFO EVAL +M3\r\nINFO BESTLINE 7,8 9,9\r\nINFO PV DONE\r\n\
+                 MESSAGE depth x-y ev ??\r\nMESSAGE thinking hard\r\n7,8\r\n",
+            )
+            .await;
+            // A block cut by the move is no report; nor is one printed after it.
+            recv_until(&mut e, "TURN 9,9").await;
+            e.send("INFO PV 0\r\nINFO EVAL 5\r\n1,1\r\nINFO PV 0\r\nINFO TOTALTIME 900\r\nINFO PV DONE\r\n")
+                .await;
+            recv_until(&mut e, "TURN 2,2").await;
+            e.send("3,3\r\n").await;
+            e
+        });
+        let turn = |x, y| MoveRequest::Turn(Pos::new(x, y));
+        let r = s.request_move(turn(8, 9), None, SEC).await.unwrap();
+        let report = r.search.expect("a report");
+        assert_eq!(report.depth, Some(7));
+        assert_eq!(report.eval.map(|e| e.to_string()).as_deref(), Some("+M3"));
+        assert_eq!(report.pv, vec![Pos::new(7, 8), Pos::new(9, 9)]);
+        assert_eq!(
+            s.take_messages(),
+            vec!["thinking hard"],
+            "a report is not a message"
+        );
+        let r = s.request_move(turn(9, 9), None, SEC).await.unwrap();
+        assert_eq!((r.coords, r.search), (Some((1, 1)), None));
+        let r = s.request_move(turn(2, 2), None, SEC).await.unwrap();
+        assert_eq!(r.coords, Some((3, 3)));
+        // Its engine time is longer than this request has run: an earlier search's.
+        assert_eq!(
+            r.search, None,
+            "the block after the last move belongs to no move"
+        );
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn nbest_asks_yxnbest_on_the_board_and_falls_back_to_board_when_refused() {
+        let mut spec = EngineSpec::new("fake");
+        spec.nbest = Some(3);
+        let (mut s, mut e, _rx) = session_with(spec);
+        let engine = tokio::spawn(async move {
+            assert_eq!(e.recv().await, "START 15");
+            e.send("OK\r\n").await;
+            e.info_block().await;
+            let asked = recv_until(&mut e, "YXNBEST 3").await;
+            assert_eq!(asked[1..], ["YXBOARD", "7,7,2", "DONE", "YXNBEST 3"]);
+            let block = |k, ev, mv| {
+                format!("INFO PV {k}\r\nINFO NUMPV 2\r\nINFO DEPTH 4\r\nINFO EVAL {ev}\r\nINFO BESTLINE {mv}\r\nINFO PV DONE\r\n")
+            };
+            e.send(&format!(
+                "{}{}8,8\r\n",
+                block(0, 30, "8,8"),
+                block(1, -5, "6,6")
+            ))
+            .await;
+            // Refused the next time: the stone lines' echoes are drained, then BOARD is asked.
+            recv_until(&mut e, "YXNBEST 3").await;
+            e.send("UNKNOWN YXBOARD\r\nUNKNOWN 7,7,2\r\n").await;
+            let asked = recv_until(&mut e, "ABOUT").await;
+            assert!(!asked.iter().any(|l| l.starts_with("YX")), "{asked:?}");
+            e.send("name=\"fake\"\r\n").await;
+            let asked = recv_until(&mut e, "DONE").await;
+            assert_eq!(asked[1..], ["BOARD", "7,7,2", "8,8,1", "9,9,2", "DONE"]);
+            e.send("4,4\r\n").await;
+            e
+        });
+        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        let board = |stones: &[(u8, u8)]| {
+            MoveRequest::Board(
+                stones
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(x, y))| (Pos::new(x, y), Field::of(i % 2 == stones.len() % 2)))
+                    .collect(),
+            )
+        };
+        let r = s.request_move(board(&[(7, 7)]), None, SEC).await.unwrap();
+        assert_eq!(r.coords, Some((8, 8)));
+        let pvs: Vec<_> = r.search.unwrap().multipv.iter().map(|m| m.pos).collect();
+        assert_eq!(pvs, vec![Pos::new(8, 8), Pos::new(6, 6)]);
+        assert_eq!(s.nbest(), Some(3));
+        let r = s
+            .request_move(board(&[(7, 7), (8, 8), (9, 9)]), None, SEC)
+            .await
+            .unwrap();
+        assert_eq!(r.coords, Some((4, 4)));
+        assert_eq!(s.nbest(), None, "refused once, never asked again");
+        engine.await.unwrap();
     }
 
     /// The manager's lines up to and including `last`.

@@ -157,6 +157,8 @@ pub struct EngineSpec {
     pub cpus: Vec<usize>,
     /// What search output to ask for with `INFO show_detail` (`detail=`).
     pub detail: Detail,
+    /// Ask for this many best moves with `YXNBEST` (`-sample … multipv=N`, N ≥ 2).
+    pub nbest: Option<u32>,
 }
 
 /// The `INFO show_detail` level asked of an engine before every game (`detail=` of `-engine`).
@@ -196,6 +198,7 @@ impl EngineSpec {
             options: Vec::new(),
             cpus: Vec::new(),
             detail: Detail::DEFAULT,
+            nbest: None,
         }
     }
 

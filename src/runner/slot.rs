@@ -211,6 +211,10 @@ impl Player for SessionPlayer<'_> {
         self.session.take_messages()
     }
 
+    fn wants_board(&self) -> bool {
+        self.session.nbest().is_some()
+    }
+
     fn after_move(&mut self, board: &crate::board::Board) {
         if self.suspend {
             self.session.suspend();
