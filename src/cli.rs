@@ -57,8 +57,11 @@ pub struct RawCli {
     pub sprt: Option<KeyValues>,
     /// `-records evals=on|off`.
     pub records: Option<KeyValues>,
-    /// `-draw COUNT SCORE` / `-resign COUNT SCORE`: accepted for compatibility, see `config`.
-    pub score_adjudication: Vec<(Opt, String, String)>,
+    /// `-draw key=value...`; the predecessor's `-draw COUNT SCORE` is read as `movecount=COUNT
+    /// score=SCORE`.
+    pub draw: Option<KeyValues>,
+    /// `-resign key=value...`, or `-resign COUNT SCORE` read as for `-draw`.
+    pub resign: Option<KeyValues>,
 }
 
 impl RawCli {
@@ -76,7 +79,7 @@ impl RawCli {
     }
 }
 
-/// What follows an option: its own settings (`key=value`s; a count and a score for `-draw`,
+/// What follows an option: its own settings (`key=value`s, or a count and a score for `-draw`,
 /// `-resign`), one value, or nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Takes {
@@ -186,6 +189,17 @@ fn one_value(option: Opt, args: &[String], i: &mut usize) -> Result<String, CliE
     }
 }
 
+/// `-draw`/`-resign` settings: `key=value`s, or the predecessor's `COUNT SCORE` as `movecount=`
+/// and `score=`.
+fn score_settings(option: Opt, args: &[String], i: &mut usize) -> Result<KeyValues, CliError> {
+    if args.get(*i).is_some_and(|a| a.contains('=')) {
+        return key_values(option, args, i, false);
+    }
+    let count = one_value(option, args, i)?;
+    let score = one_value(option, args, i)?;
+    Ok(vec![("movecount".into(), count), ("score".into(), score)])
+}
+
 /// Read the legacy command line (without the program name).
 pub fn parse_legacy(args: &[String]) -> Result<RawCli, CliError> {
     let mut raw = RawCli::default();
@@ -206,11 +220,8 @@ pub fn parse_legacy(args: &[String]) -> Result<RawCli, CliError> {
             (Opt::Sample, _) => raw.sample = Some(key_values(opt, args, &mut i, true)?),
             (Opt::Sprt, _) => raw.sprt = Some(key_values(opt, args, &mut i, true)?),
             (Opt::Records, _) => raw.records = Some(key_values(opt, args, &mut i, false)?),
-            (_, Takes::Own) => {
-                let count = one_value(opt, args, &mut i)?;
-                let score = one_value(opt, args, &mut i)?;
-                raw.score_adjudication.push((opt, count, score));
-            }
+            (Opt::Draw, _) => raw.draw = Some(score_settings(opt, args, &mut i)?),
+            (_, Takes::Own) => raw.resign = Some(score_settings(opt, args, &mut i)?),
             (_, Takes::Value) => {
                 let v = one_value(opt, args, &mut i)?;
                 raw.values.push((opt, v));
@@ -331,5 +342,38 @@ mod tests {
         assert_eq!(raw.sprt.unwrap()[0].1, "-5");
         let raw = parse_legacy(&args(&["-sample"])).unwrap();
         assert_eq!(raw.sample, Some(vec![]));
+    }
+
+    #[test]
+    fn draw_and_resign_take_settings_or_the_old_count_and_score() {
+        let kv = |a: &[(&str, &str)]| -> KeyValues {
+            a.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let raw = parse_legacy(&args(&["-draw", "8", "20", "-resign", "3", "-400"])).unwrap();
+        assert_eq!(raw.draw, Some(kv(&[("movecount", "8"), ("score", "20")])));
+        assert_eq!(
+            raw.resign,
+            Some(kv(&[("movecount", "3"), ("score", "-400")]))
+        );
+        let a = [
+            "-resign",
+            "movecount=3",
+            "score=400",
+            "twosided=true",
+            "-draw",
+            "score=5",
+        ];
+        let raw = parse_legacy(&args(&a)).unwrap();
+        let resign = [("movecount", "3"), ("score", "400"), ("twosided", "true")];
+        assert_eq!(raw.resign, Some(kv(&resign)));
+        assert_eq!(raw.draw, Some(kv(&[("score", "5")])));
+        let msg = |a: &[&str]| parse_legacy(&args(a)).unwrap_err().to_string();
+        assert_eq!(
+            msg(&["-resign", "score=1", "x"]),
+            "-resign: expected key=value, got \"x\""
+        );
+        assert_eq!(msg(&["-resign"]), "-resign: needs a value");
     }
 }

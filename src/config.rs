@@ -3,11 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::adjudicate::{Adjudication, DrawRule, ResignRule, Sides};
 use crate::board::BoardSize;
 use crate::cli::{KeyValues, Opt, RawCli};
 use crate::engine::spec::{Detail, EngineSpec, TimeControl, MAX_SECONDS};
@@ -244,6 +246,8 @@ pub struct GameConfig {
     pub size: BoardSize,
     /// `-drawafter` (0 = off).
     pub draw_after: usize,
+    /// `-draw`/`-resign`: ends decided by the engines' evaluations.
+    pub adjudication: Adjudication,
     pub send_by_board: bool,
 }
 
@@ -831,6 +835,91 @@ fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
     })
 }
 
+/// The `key=value`s of `option` as a map, every key among `known` (later values win).
+fn settings<'a>(
+    option: Opt,
+    kvs: &'a KeyValues,
+    known: &'static str,
+) -> Result<BTreeMap<&'a str, &'a str>, ConfigError> {
+    let mut out = BTreeMap::new();
+    for (k, v) in kvs {
+        if !known.split(", ").any(|n| n == k) {
+            let key = k.clone();
+            return Err(ConfigError::UnknownKey { option, key, known });
+        }
+        out.insert(k.as_str(), v.as_str());
+    }
+    Ok(out)
+}
+
+/// The value `v` of `key=` of `option`: a whole number, at least `min`.
+fn adjudication_number(option: Opt, key: &str, v: &str, min: u32) -> Result<u32, ConfigError> {
+    match v.trim().parse::<u32>() {
+        Ok(n) if n >= min => Ok(n),
+        _ => Err(bad(
+            option,
+            v,
+            format!("{key}= must be a whole number, at least {min}"),
+        )),
+    }
+}
+
+/// `movecount=` and `score=` of `option`, both required: the run length and the bound.
+fn count_and_score(
+    option: Opt,
+    s: &BTreeMap<&str, &str>,
+) -> Result<(NonZeroU32, u32), ConfigError> {
+    let (Some(count), Some(score)) = (s.get("movecount"), s.get("score")) else {
+        let given: Vec<String> = s.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        return Err(bad(option, &given.join(" "), "needs movecount= and score="));
+    };
+    let count = adjudication_number(option, "movecount", count, 1)?;
+    let score = adjudication_number(option, "score", score, 0)?;
+    Ok((NonZeroU32::new(count).unwrap_or(NonZeroU32::MIN), score))
+}
+
+/// `-draw movenumber=N movecount=M score=S` and `-resign movecount=M score=S [twosided=true]
+/// [mate=K]` (`-resign mate=K` alone is the mate rule only).
+fn adjudication_of(raw: &RawCli) -> Result<Adjudication, ConfigError> {
+    let mut a = Adjudication::default();
+    if let Some(kvs) = &raw.draw {
+        let s = settings(Opt::Draw, kvs, "movenumber, movecount, score")?;
+        let (moves, score) = count_and_score(Opt::Draw, &s)?;
+        let from_move = match s.get("movenumber") {
+            Some(v) => adjudication_number(Opt::Draw, "movenumber", v, 0)?,
+            None => 0,
+        };
+        a.draw = Some(DrawRule {
+            from_move,
+            moves,
+            score,
+        });
+    }
+    let Some(kvs) = &raw.resign else {
+        return Ok(a);
+    };
+    let s = settings(Opt::Resign, kvs, "movecount, score, twosided, mate")?;
+    if let Some(k) = s.get("mate") {
+        let k = adjudication_number(Opt::Resign, "mate", k, 1)?;
+        a.mate = NonZeroU32::new(k);
+    }
+    if a.mate.is_some() && !s.contains_key("movecount") && !s.contains_key("score") {
+        return Ok(a);
+    }
+    let (moves, score) = count_and_score(Opt::Resign, &s)?;
+    let sides = match s.get("twosided").copied() {
+        None | Some("false") => Sides::One,
+        Some("true") => Sides::Both,
+        Some(v) => return Err(bad(Opt::Resign, v, "twosided= must be true or false")),
+    };
+    a.resign = Some(ResignRule {
+        moves,
+        score,
+        sides,
+    });
+    Ok(a)
+}
+
 /// `-startuptimeout S` (default 10): 0 would make every engine fail to start, so every game
 /// would be lost: refused.
 fn startup_timeout_of(raw: &RawCli) -> Result<Duration, ConfigError> {
@@ -949,11 +1038,6 @@ impl Config {
         }
 
         let sprt = sprt_option(raw, engines.len())?;
-        for (opt, _, _) in &raw.score_adjudication {
-            warnings.push(format!(
-                "{opt} is accepted for compatibility but has no effect: pbrain engines report no score"
-            ));
-        }
         let sample = sample_of(raw, size, rule)?;
         // -sample multipv=N asks every engine for its N best moves (YXNBEST).
         let nbest = sample.as_ref().and_then(|s| s.multipv);
@@ -1001,6 +1085,7 @@ impl Config {
                 rule,
                 size,
                 draw_after,
+                adjudication: adjudication_of(raw)?,
                 send_by_board: raw.flag(Opt::SendByBoard),
             },
             outputs: outputs_of(raw, sample)?,
@@ -1133,6 +1218,71 @@ mod tests {
         assert!(matches!(e, ConfigError::UnknownKey { .. }));
         let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings type=pos").unwrap_err();
         assert!(matches!(e, ConfigError::OpeningsWithoutFile));
+    }
+
+    #[test]
+    fn draw_and_resign_read_both_syntaxes_into_rules() {
+        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
+        let rules = |extra: &str| {
+            config(&format!("{base} {extra}"))
+                .unwrap()
+                .game
+                .adjudication
+        };
+        let n = |k| NonZeroU32::new(k).unwrap();
+        assert!(!rules("").is_on());
+        let old = rules("-draw 8 20 -resign 3 400");
+        let new = rules("-draw movecount=8 score=20 -resign score=400 movecount=3");
+        assert_eq!(old, new);
+        let draw = DrawRule {
+            from_move: 0,
+            moves: n(8),
+            score: 20,
+        };
+        let resign = ResignRule {
+            moves: n(3),
+            score: 400,
+            sides: Sides::One,
+        };
+        assert_eq!(
+            new,
+            Adjudication {
+                draw: Some(draw),
+                resign: Some(resign),
+                mate: None
+            }
+        );
+        let a = rules("-draw movenumber=40 movecount=4 score=5 -resign movecount=2 score=9 twosided=true mate=3");
+        assert_eq!(a.draw.unwrap().from_move, 40);
+        assert_eq!(a.resign.unwrap().sides, Sides::Both);
+        assert_eq!(a.mate, Some(n(3)));
+        let mate_only = rules("-resign mate=2");
+        assert_eq!((mate_only.resign, mate_only.mate), (None, Some(n(2))));
+    }
+
+    #[test]
+    fn bad_draw_and_resign_values_are_refused_naming_option_and_value() {
+        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
+        let e = |extra: &str| config(&format!("{base} {extra}")).unwrap_err().to_string();
+        assert_eq!(
+            e("-draw 0 20"),
+            "-draw: \"0\" is not valid: movecount= must be a whole number, at least 1"
+        );
+        assert_eq!(
+            e("-resign 3 -400"),
+            "-resign: \"-400\" is not valid: score= must be a whole number, at least 0"
+        );
+        assert_eq!(
+            e("-resign movecount=3"),
+            "-resign: \"movecount=3\" is not valid: needs movecount= and score="
+        );
+        assert_eq!(
+            e("-resign movecount=3 score=1 twosided=yes"),
+            "-resign: \"yes\" is not valid: twosided= must be true or false"
+        );
+        assert!(e("-draw count=3").starts_with("-draw: unknown key \"count\""));
+        assert!(e("-resign mate=0").contains("mate= must be a whole number, at least 1"));
+        assert!(e("-draw movenumber=x movecount=1 score=1").contains("\"x\""));
     }
 
     #[test]

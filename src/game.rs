@@ -10,9 +10,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::adjudicate::{Adjudication, Adjudicator};
 use crate::board::{BoardSize, Color, Pos};
 use crate::rules::{ForbiddenKind, IllegalKind, MoveOutcome, Referee, Rule};
-use crate::search::SearchReport;
+use crate::search::{Eval, SearchReport};
 use crate::swap::SwapReply;
 
 mod swap_game;
@@ -241,6 +242,26 @@ pub enum Termination {
         answer: String,
         why: String,
     },
+    /// `-draw`: both engines' evaluations stayed within ±`score` for `moves` moves of each;
+    /// `black`'s and `white`'s are their last (each engine's own view).
+    AdjudicatedDraw {
+        moves: u32,
+        score: u32,
+        black: Eval,
+        white: Eval,
+    },
+    /// `-resign`: `by`'s evaluation stayed at or below −`score` for `moves` of its own moves, the
+    /// last `eval`; `opponent` is the winner's last with `twosided=true`. Without `score` the mate
+    /// rule decided: `by` reported a proven loss on `moves` own moves in a row.
+    AdjudicatedResign {
+        by: Color,
+        moves: u32,
+        eval: Eval,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        score: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        opponent: Option<Eval>,
+    },
 }
 
 /// A point in pos notation (`h8`), or `x,y` where the board is too large for letters.
@@ -263,6 +284,8 @@ impl Termination {
             Termination::FullBoard => "full_board",
             Termination::DrawAfter { .. } => "draw_after",
             Termination::SwapIllegal { .. } => "swap_illegal",
+            Termination::AdjudicatedDraw { .. } => "adjudicated_draw",
+            Termination::AdjudicatedResign { .. } => "adjudicated_resign",
         }
     }
 
@@ -277,8 +300,11 @@ impl Termination {
             | Termination::FailedStart { by, .. }
             | Termination::MemoryLimit { by, .. }
             | Termination::EngineError { by, .. }
-            | Termination::SwapIllegal { by, .. } => Some(*by),
-            Termination::FullBoard | Termination::DrawAfter { .. } => None,
+            | Termination::SwapIllegal { by, .. }
+            | Termination::AdjudicatedResign { by, .. } => Some(*by),
+            Termination::FullBoard
+            | Termination::DrawAfter { .. }
+            | Termination::AdjudicatedDraw { .. } => None,
         }
     }
 
@@ -375,8 +401,42 @@ impl Termination {
             Termination::SwapIllegal { by, answer, why } => {
                 format!("{by} gave an illegal SWAP2BOARD answer {answer:?}: {why}")
             }
+            Termination::AdjudicatedDraw {
+                moves,
+                score,
+                black,
+                white,
+            } => format!(
+                "adjudicated draw: both evals within {score} of zero for {moves} moves each \
+                 (black {black}, white {white})"
+            ),
+            Termination::AdjudicatedResign {
+                by,
+                moves,
+                eval,
+                score,
+                opponent,
+            } => resign_reason(*by, *moves, *eval, *score, *opponent),
         }
     }
+}
+
+/// The reason text of an adjudicated resignation (see [`Termination::AdjudicatedResign`]).
+fn resign_reason(
+    by: Color,
+    moves: u32,
+    eval: Eval,
+    score: Option<u32>,
+    opponent: Option<Eval>,
+) -> String {
+    let why = match score {
+        None => format!("reported a proven loss on {moves} moves in a row (last {eval})"),
+        Some(s) => format!("eval at or below -{s} for {moves} moves (last {eval})"),
+    };
+    let agreed = opponent.map_or(String::new(), |o| {
+        format!(", {} agreed ({o})", by.opponent())
+    });
+    format!("{by} resigns by adjudication: {why}{agreed}")
 }
 
 /// One played move with its think time and what the engine said about its search.
@@ -419,6 +479,8 @@ pub struct GameSetup {
     pub opening: Vec<Pos>,
     /// Draw when this many stones stand on the board (0 = never).
     pub draw_after: usize,
+    /// `-draw`/`-resign`: ends decided by the engines' evaluations.
+    pub adjudication: Adjudication,
     /// Send the whole board with `BOARD` before every move.
     pub send_by_board: bool,
     pub black_clock: Clock,
@@ -701,6 +763,7 @@ async fn play_moves<B: Player, W: Player>(
     if referee.board().is_full() {
         return Ok(Termination::FullBoard);
     }
+    let mut adjudicator = Adjudicator::new(setup.adjudication);
     loop {
         if draw_reached(referee) {
             return Ok(Termination::DrawAfter {
@@ -742,6 +805,9 @@ async fn play_moves<B: Player, W: Player>(
         match color {
             Color::Black => black.after_move(referee.board()),
             Color::White => white.after_move(referee.board()),
+        }
+        if let Some(t) = adjudicator.after_played(color, &played.moves) {
+            return Ok(t);
         }
     }
 }
@@ -800,6 +866,19 @@ pub(crate) mod tests {
                 answer: "x".into(),
                 why: "y".into(),
             },
+            Termination::AdjudicatedDraw {
+                moves: 4,
+                score: 10,
+                black: Eval::Score(3),
+                white: Eval::Score(-5),
+            },
+            Termination::AdjudicatedResign {
+                by,
+                moves: 3,
+                eval: Eval::Score(-500),
+                score: Some(400),
+                opponent: Some(Eval::Score(450)),
+            },
         ];
         for t in &all {
             match t {
@@ -813,7 +892,9 @@ pub(crate) mod tests {
                 | Termination::EngineError { .. }
                 | Termination::FullBoard
                 | Termination::DrawAfter { .. }
-                | Termination::SwapIllegal { .. } => {}
+                | Termination::SwapIllegal { .. }
+                | Termination::AdjudicatedDraw { .. }
+                | Termination::AdjudicatedResign { .. } => {}
             }
         }
         all
@@ -922,6 +1003,7 @@ pub(crate) mod tests {
             rule,
             opening: parse_pos_sequence(opening, size).unwrap(),
             draw_after: 0,
+            adjudication: Adjudication::default(),
             send_by_board: false,
             black_clock: Clock::UNLIMITED,
             white_clock: Clock::UNLIMITED,

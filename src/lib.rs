@@ -3,6 +3,7 @@
 //! The pure core (board, rules, openings, statistics, records) has no I/O; the engine and runner
 //! layers drive processes with tokio.
 
+pub mod adjudicate;
 pub mod atomic_file;
 pub mod board;
 pub mod check;

@@ -105,6 +105,11 @@ RUN OPTIONS:
   -rule R            0 freestyle, 1 exact five, 4 renju, 8 caro, 9 standard caro (default 0)
   -boardsize N       5..32 (default 15)
   -drawafter N       draw when N stones stand on the board (opening included)
+  -draw [movenumber=N] movecount=M score=S  (or -draw M S) draw when from move N on both
+                     engines' evals stay within S of zero for M moves of each
+  -resign movecount=M score=S [twosided=true] [mate=K]  (or -resign M S) an engine loses when
+                     its eval stays at or below -S for M own moves (twosided: the other's at
+                     or above +S too), or when it reports a proven loss on K own moves
   -sendbyboard       send the whole position with BOARD before every move
   -startuptimeout S  seconds an engine has to answer START (default 10)
   -fatalerror        stop the run when an engine crashes, hangs or fails to start

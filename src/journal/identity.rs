@@ -85,6 +85,7 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
                 crate::config::ColourRule::FirstToMove => Some("first_to_move".into()),
                 crate::config::ColourRule::FirstBlack => None,
             },
+            adjudication: adjudication_text(config),
             sprt: config.tournament.sprt.map(|s| SprtSettings {
                 elo0: s.elo0,
                 elo1: s.elo1,
@@ -94,6 +95,12 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
             }),
         },
     }
+}
+
+/// The run's `-draw`/`-resign` rules as the header and the identity keep them, none when off.
+fn adjudication_text(config: &Config) -> Option<String> {
+    let a = config.game.adjudication;
+    a.is_on().then(|| a.to_string())
 }
 
 /// The identity of a run: what decides its games (not where its outputs go), so a journal can
@@ -124,6 +131,10 @@ struct Identity<'a> {
     draw_after: usize,
     swap: Option<&'static str>,
     openings: Option<OpeningIdentity>,
+    /// `-draw`/`-resign` in their command-line form; left out when off, so the identity of a run
+    /// without them is the one earlier builds computed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adjudication: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -188,6 +199,7 @@ pub fn identity(config: &Config) -> String {
                 },
                 psq: matches!(o.format, OpeningFormat::Psq { .. }).then(|| o.format.to_string()),
             }),
+        adjudication: adjudication_text(config),
     };
     let text = serde_json::to_string(&id).unwrap_or_default();
     sha2::Sha256::digest(text.as_bytes())[..16]

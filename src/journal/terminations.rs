@@ -6,7 +6,7 @@ use crate::game::Termination;
 
 /// The termination codes the journal writes ([`Termination::code`]), with the words the report
 /// shows for them, in the report's order: the one table, tied to the variants by a test.
-pub const TERMINATIONS: [(&str, &str); 11] = [
+pub const TERMINATIONS: [(&str, &str); 13] = [
     ("five", "five"),
     ("forbidden", "forbidden move"),
     ("illegal_move", "illegal move"),
@@ -18,6 +18,8 @@ pub const TERMINATIONS: [(&str, &str); 11] = [
     ("engine_error", "engine error"),
     ("full_board", "full board"),
     ("draw_after", "draw after"),
+    ("adjudicated_resign", "adjudicated resign"),
+    ("adjudicated_draw", "adjudicated draw"),
 ];
 
 /// The code the report files a termination under that this version does not know (a journal of

@@ -530,6 +530,9 @@ pub struct RunSettings {
     /// number of stones). Absent in journals written before it: the first engine played black.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colours: Option<String>,
+    /// `-draw`/`-resign` in their command-line form; absent when off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudication: Option<String>,
 }
 
 /// A run's SPRT design.

@@ -28,6 +28,9 @@ pub fn termination_value(t: &Termination) -> &'static str {
         | Termination::EngineError { .. }
         | Termination::SwapIllegal { .. } => "rules infraction",
         Termination::Crash { .. } | Termination::FailedStart { .. } => "abandoned",
+        Termination::AdjudicatedDraw { .. } | Termination::AdjudicatedResign { .. } => {
+            "adjudication"
+        }
     }
 }
 

@@ -19,7 +19,8 @@ pub fn escape(text: &str) -> String {
     s
 }
 
-/// SGF's `RE` value: `B+`/`W+` (five), `B+T`/`W+T` (time), `B+F`/`W+F` (forfeit), `0` (draw).
+/// SGF's `RE` value: `B+`/`W+` (five), `B+T`/`W+T` (time), `B+R`/`W+R` (adjudicated resignation),
+/// `B+F`/`W+F` (forfeit), `0` (draw).
 pub fn result_value(r: &GameRecord) -> String {
     let Some(winner) = r.outcome.result().winner() else {
         return "0".into();
@@ -28,6 +29,7 @@ pub fn result_value(r: &GameRecord) -> String {
     let suffix = match r.outcome.termination {
         Termination::Five { .. } => "",
         Termination::TimeForfeit { .. } => "T",
+        Termination::AdjudicatedResign { .. } => "R",
         _ => "F",
     };
     format!("{w}+{suffix}")

@@ -332,7 +332,7 @@ pub fn times(t: &[EngineTimes], names: &[String]) -> String {
 }
 
 /// Colours of the termination kinds, in [`TERMINATIONS`] order, then "other".
-const KIND_COLOURS: [RGBColor; 12] = [
+const KIND_COLOURS: [RGBColor; 14] = [
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0x94, 0x67, 0xbd),
     RGBColor(0xff, 0x7f, 0x0e),
@@ -344,6 +344,8 @@ const KIND_COLOURS: [RGBColor; 12] = [
     RGBColor(0x2c, 0xa0, 0x2c),
     RGBColor(0x7f, 0x7f, 0x7f),
     RGBColor(0xbc, 0xbd, 0x22),
+    RGBColor(0xc5, 0xb0, 0xd5),
+    RGBColor(0x98, 0xdf, 0x8a),
     RGBColor(0x17, 0xbe, 0xcf),
 ];
 

@@ -851,6 +851,7 @@ pub(crate) mod tests {
                 shard: None,
                 swap: None,
                 colours: None,
+                adjudication: None,
                 sprt: sprt.then(|| SprtSettings {
                     elo0: 0.0,
                     elo1: 50.0,

@@ -422,6 +422,7 @@ async fn play_one(
         rule: shared.config.game.rule,
         opening,
         draw_after: shared.config.game.draw_after,
+        adjudication: shared.config.game.adjudication,
         send_by_board: shared.config.game.send_by_board,
         black_clock: shared.clock_of(p.black),
         white_clock: shared.clock_of(p.white),
