@@ -99,6 +99,8 @@ pub struct Dispatcher {
     tracker: Tracker,
     /// CPU, thinking time and peak memory of each engine over this process's games.
     usage: Vec<EngineTotals>,
+    /// This process's games adjudicated on the engines' evaluations: (resignations, draws).
+    adjudicated: (u64, u64),
     /// Engines already reported as not supporting `SWAP2BOARD` (said once per engine).
     swap_unsupported: std::collections::HashSet<EngineId>,
     /// The run's stop marker was taken in (a sharded run hears it again at every poll).
@@ -181,6 +183,7 @@ impl Dispatcher {
             stop,
             last_block_at: None,
             usage: vec![EngineTotals::default(); tracker.names().len()],
+            adjudicated: (0, 0),
             swap_unsupported: Default::default(),
             marker_seen: false,
             tracker,
@@ -304,6 +307,11 @@ impl Dispatcher {
         self.in_flight = self.in_flight.saturating_sub(1);
         self.finished += 1;
         self.count_usage(&rec);
+        match rec.outcome.termination {
+            crate::game::Termination::AdjudicatedResign { .. } => self.adjudicated.0 += 1,
+            crate::game::Termination::AdjudicatedDraw { .. } => self.adjudicated.1 += 1,
+            _ => {}
+        }
         let mut out: Vec<Action> = self.swap_unsupported(&rec).into_iter().collect();
         let result = rec.outcome.result();
         let reason = rec.outcome.termination.reason(rec.size);
@@ -478,6 +486,13 @@ impl Dispatcher {
         };
         if let Some(u) = usage_block(self.tracker.names(), &self.usage) {
             text.push_str(&u);
+        }
+        if let (resigned, drawn @ 1..) | (resigned @ 1.., drawn) = self.adjudicated {
+            text.push_str(&format!(
+                "Adjudicated on the engines' evaluations: {resigned} by resignation, {drawn} drawn \
+                 (of the {} games this process played)\n",
+                self.finished
+            ));
         }
         vec![Action::Console(ConsoleEvent::FinalReport(text))]
     }
@@ -955,6 +970,41 @@ mod tests {
                 "{engines} engines, {games} games, interval {interval}"
             );
         }
+    }
+
+    #[test]
+    fn the_final_report_counts_the_games_adjudicated() {
+        let mut d = dispatcher(settings(), 2, 2);
+        let mut silent = dispatcher(settings(), 2, 2);
+        let mut n = 0;
+        while let Some(p) = take(&mut d) {
+            let Event::Finished(mut rec) = record(&p, Some(0), None) else {
+                unreachable!()
+            };
+            n += 1;
+            if n == 1 {
+                rec.outcome.termination = Termination::AdjudicatedResign {
+                    by: Color::White,
+                    moves: 3,
+                    eval: crate::search::Eval::Score(-700),
+                    score: Some(600),
+                    opponent: None,
+                };
+            }
+            d.on_event(Event::Finished(rec));
+        }
+        let report = final_text(&mut d).unwrap();
+        assert!(
+            report.contains("Adjudicated on the engines' evaluations: 1 by resignation, 0 drawn (of the 2 games this process played)"),
+            "{report}"
+        );
+        while let Some(p) = take(&mut silent) {
+            let Event::Finished(rec) = record(&p, Some(0), None) else {
+                unreachable!()
+            };
+            silent.on_event(Event::Finished(rec));
+        }
+        assert!(!final_text(&mut silent).unwrap().contains("Adjudicated"));
     }
 
     #[test]
