@@ -1,6 +1,7 @@
 //! `gomoku-cli openings`: `canonical` over files with rotated duplicates (deduplicated, counted,
 //! ready for `-openings`), `audit` over a real run of the bundled engines (its counts add up to
-//! the journal's games, also from a run directory), and what bad input gives.
+//! the journal's games, also from a run directory, and the HTML report has its table), and what
+//! bad input gives.
 
 mod common;
 
@@ -134,6 +135,17 @@ fn audit_counts_add_up_to_the_journals_games() {
     }
     let text = openings(dir.path(), &["audit", "run"]);
     text.assert_success().assert_stdout_has("12 games");
+    // The HTML report's table: a row per opening the audit lists.
+    let listed = text.stdout.lines().count() - 3;
+    Match::command(&["report", "run", "-o", "r.html"])
+        .run_in(dir.path())
+        .assert_success();
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    let start = html
+        .find("<section id=\"openings\">")
+        .expect("an openings section");
+    let section = &html[start..start + html[start..].find("</section>").unwrap()];
+    assert_eq!(section.matches("<tr><td").count(), listed, "{section}");
 }
 
 #[test]
@@ -142,6 +154,22 @@ fn audit_refuses_what_is_not_a_journal() {
     openings(dir.path(), &["audit", "none.jsonl"])
         .assert_exit(1)
         .assert_stderr_has("none.jsonl");
+    // A line that reads as a game but whose opening is no list of points: the file and game named.
+    let run = scout_vs_random_match("freestyle15.txt")
+        .rule(0)
+        .games(2)
+        .journal("j.jsonl")
+        .run_in(dir.path());
+    run.assert_success();
+    let text = std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap();
+    let (head, games) = text.split_once('\n').unwrap();
+    let mut game: serde_json::Value = serde_json::from_str(games.lines().next().unwrap()).unwrap();
+    game["opening"] = "h8zz".into();
+    std::fs::write(dir.path().join("odd.jsonl"), format!("{head}\n{game}\n")).unwrap();
+    openings(dir.path(), &["audit", "odd.jsonl"])
+        .assert_exit(1)
+        .assert_stderr_has("odd.jsonl: game ")
+        .assert_stderr_has("h8zz");
     std::fs::write(dir.path().join("bad.jsonl"), "{\"game\": 1}\nnot json\n").unwrap();
     openings(dir.path(), &["audit", "bad.jsonl"])
         .assert_exit(1)

@@ -137,10 +137,16 @@ fn write_file(path: &std::path::Path, text: &str) -> Result<(), CommandError> {
 fn audit(journals: &[PathBuf], json: bool) -> CommandResult {
     let failed = CommandError::Failed;
     let mut set = super::JournalSet::<JournalEntry>::open(journals).map_err(failed)?;
+    // A game line that reads but cannot be used names the game; the files say where it is.
+    let files = super::journal_files(journals).map_err(failed)?;
+    let named = |e: String| {
+        let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        CommandError::Failed(format!("{}: {e}", files.join(", ")))
+    };
     let mut auditor = Auditor::default();
     for e in set.by_ref() {
-        let game = AuditGame::from_entry(&e).map_err(|e| failed(e.to_string()))?;
-        auditor.add(&game).map_err(|e| failed(e.to_string()))?;
+        let game = AuditGame::from_entry(&e).map_err(|e| named(e.to_string()))?;
+        auditor.add(&game).map_err(|e| named(e.to_string()))?;
     }
     super::warn_all(&set.warnings);
     if let Some(e) = set.error {
