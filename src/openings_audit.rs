@@ -99,7 +99,7 @@ impl AuditGame {
 /// One opening's figures. Field names are the `--json` contract (README.md documents them).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OpeningAudit {
-    /// Canonical image of the opening, pos notation.
+    /// Canonical image of the opening, pos notation (offsets on boards over 26).
     pub opening: String,
     pub size: u8,
     pub games: u64,
@@ -183,7 +183,9 @@ impl Auditor {
             return Ok(());
         }
         let (_, canonical) = Symmetry::canonical(&g.opening, g.size);
-        let key = to_pos_sequence(&canonical, g.size).unwrap_or_else(|_| format!("{canonical:?}"));
+        // Pos notation stops at 26 columns: larger boards' openings are written as offsets.
+        let key = to_pos_sequence(&canonical, g.size)
+            .unwrap_or_else(|_| crate::opening::to_offset_line(&canonical, g.size));
         let t = self.tallies.entry((g.size.get(), key.clone())).or_default();
         t.size = g.size.get();
         t.games += 1;
@@ -488,6 +490,19 @@ mod tests {
         let audit = a.finish();
         assert_eq!(audit.games, 1);
         assert_eq!(audit.openings[0].black_wins, 1);
+    }
+
+    #[test]
+    fn openings_of_boards_over_26_are_written_as_offsets() {
+        let size = BoardSize::new(30).unwrap();
+        let g = AuditGame {
+            size,
+            opening: vec![size.center(), Pos::new(16, 14)],
+            ..game(1, 0, 0, "h8", "1-0")
+        };
+        // The symmetries of an even board turn about (14.5, 14.5): the centre's smallest image
+        // is (14,14), offset -1,-1, and flipYX takes (16,14) to (15,13), offset 0,-2.
+        assert_eq!(audit_of(&[g]).openings[0].opening, "-1,-1, 0,-2");
     }
 
     #[test]
