@@ -14,6 +14,7 @@ pub mod game;
 pub mod journal;
 pub mod judge;
 pub mod opening;
+pub mod openings_audit;
 pub mod outputs;
 pub mod record;
 pub mod renlib;

@@ -52,11 +52,13 @@ enum Tool {
     Lib(commands::lib::LibArgs),
     /// The HTML report of a run (charts, standings, game list and viewer) from its journals.
     Report(commands::report::ReportArgs),
+    /// Opening files in canonical form without symmetric duplicates; a run's games per opening.
+    Openings(commands::openings::OpeningsArgs),
 }
 
 /// The subcommands `Tools` parses; anything else is the match runner's command line.
-const SUBCOMMANDS: [&str; 7] = [
-    "judge", "sprt", "samples", "export", "merge", "lib", "report",
+const SUBCOMMANDS: [&str; 8] = [
+    "judge", "sprt", "samples", "export", "merge", "lib", "report", "openings",
 ];
 
 const HELP: &str = "\
@@ -77,7 +79,11 @@ USAGE:
                                 RenLib archives; INPUTS: journals, SGF, .psq, pos game lists, .lib
   gomoku-cli report RUNDIR|JOURNAL... [-o report.html]
                                 HTML report: charts, standings, game list and viewer
-  gomoku-cli help SUBCOMMAND    the options of judge, sprt, samples, export, merge, lib or report
+  gomoku-cli openings canonical FILE [type=offset|pos] [-o OUT] [--boardsize N] [--rule R] [--counts F]
+                                openings in canonical form, duplicates under the 8 symmetries removed
+  gomoku-cli openings audit RUNDIR|JOURNAL... [--json]
+                                per opening: games, black's score, pairs, length, endings
+  gomoku-cli help SUBCOMMAND    the options of judge, sprt, samples, export, merge, lib, report or openings
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):
   cmd=COMMAND        command to run; with a '/', it runs in that directory
@@ -164,6 +170,7 @@ fn main() -> ExitCode {
             Ok(Tool::Merge(a)) => commands::merge::run(a),
             Ok(Tool::Lib(a)) => commands::lib::run(a),
             Ok(Tool::Report(a)) => commands::report::run(a),
+            Ok(Tool::Openings(a)) => commands::openings::run(a),
             Err(code) => return code,
         },
         _ => commands::run::run(&args),
@@ -213,7 +220,7 @@ fn help_on(topic: &[String]) -> ExitCode {
         }
         Some(other) => {
             eprintln!(
-                "error: no help on {other:?}: the subcommands are judge, sprt, samples, export, merge, lib and report \
+                "error: no help on {other:?}: the subcommands are judge, sprt, samples, export, merge, lib, report and openings \
                  (`gomoku-cli --help` for the match runner)"
             );
             ExitCode::from(exit::USAGE)

@@ -7,6 +7,7 @@ pub mod export;
 pub mod judge;
 pub mod lib;
 pub mod merge;
+pub mod openings;
 pub mod report;
 pub mod run;
 pub mod samples;

@@ -8,6 +8,7 @@
 
 pub mod charts;
 pub mod model;
+pub mod openings;
 pub mod page;
 
 pub use model::{Report, ReportBuilder, ReportError, RunState};

@@ -275,6 +275,9 @@ pub struct Report {
     pub games: Vec<GameRow>,
     pub size: u8,
     pub rule: u8,
+    /// Per opening (`openings audit`'s figures; the page's table, not the model's JSON).
+    #[serde(skip)]
+    pub openings: crate::openings_audit::Audit,
 }
 
 /// Builds a [`Report`] from journal entries fed in the order the games finished.
@@ -304,6 +307,7 @@ pub struct ReportBuilder {
     terminations: Vec<EngineTerminations>,
     started: Option<String>,
     ended: Option<String>,
+    openings: crate::openings_audit::Auditor,
 }
 
 impl ReportBuilder {
@@ -361,6 +365,7 @@ impl ReportBuilder {
                 .collect(),
             started: None,
             ended: None,
+            openings: Default::default(),
             header,
         })
     }
@@ -395,6 +400,9 @@ impl ReportBuilder {
             moves,
             forbidden: forbidden_move,
         } = e.points(self.size)?;
+        let audited =
+            crate::openings_audit::AuditGame::of(e, self.size, opening.clone(), moves.len());
+        self.openings.add(&audited)?;
         if e.pair >= self.pairs.len() {
             let why = format!("the run has {} engine pairs", self.pairs.len());
             return Err(bad("pair", &e.pair.to_string(), why));
@@ -597,6 +605,7 @@ impl ReportBuilder {
             games: self.games,
             size: s.size,
             rule: s.rule,
+            openings: self.openings.finish(),
         }
     }
 }
