@@ -130,6 +130,18 @@ pub struct OpeningAudit {
     pub terminations: BTreeMap<String, u64>,
 }
 
+impl OpeningAudit {
+    /// How its games ended, `five 3, time_forfeit 1`: the text table's and the report's column.
+    pub fn endings(&self) -> String {
+        let parts: Vec<String> = self
+            .terminations
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        parts.join(", ")
+    }
+}
+
 /// The audit of a set of games.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Audit {
@@ -320,11 +332,6 @@ pub fn to_text(a: &Audit) -> String {
     ));
     for o in &a.openings {
         let [a0, a1, a2, a3, a4] = o.pentanomial;
-        let endings: Vec<String> = o
-            .terminations
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
         out.push_str(&format!(
             "{:<24} {:>6} {:>6.3} [{:.3}, {:.3}] {:>6} {:>19} {:>8} {:>7.1}  {:<8} {}\n",
             o.opening,
@@ -338,7 +345,7 @@ pub fn to_text(a: &Audit) -> String {
                 .map_or("-".to_string(), |d| format!("{:.0}%", 100.0 * d)),
             o.average_moves,
             o.decided_by.map_or("-", Color::name),
-            endings.join(", ")
+            o.endings()
         ));
     }
     out

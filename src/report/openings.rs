@@ -29,11 +29,6 @@ pub fn section(a: &Audit) -> String {
         }
     );
     for o in a.openings.iter().take(ROWS) {
-        let endings: Vec<String> = o
-            .terminations
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
         out.push_str(&format!(
             "<tr><td class=\"mono\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.3} \
              [{:.3}, {:.3}]</td><td class=\"num\">{}</td><td class=\"mono\">{:?}</td>\
@@ -49,7 +44,7 @@ pub fn section(a: &Audit) -> String {
                 .map_or("-".to_string(), |d| format!("{:.0} %", 100.0 * d)),
             o.average_moves,
             o.decided_by.map_or("-", |c| c.name()),
-            escape_text(&endings.join(", ")),
+            escape_text(&o.endings()),
         ));
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
