@@ -27,3 +27,4 @@ pub mod shard;
 pub mod stats;
 pub mod swap;
 pub mod tracker;
+pub mod tune;

@@ -1,0 +1,6 @@
+//! Parameter tuning: the parameter files engines' authors write (OpenBench's lines, Rapfi's printed
+//! table) and the SPSA step fishtest and OpenBench compute, both pure so that `tune` can replay any
+//! iteration from the journal.
+
+pub mod params;
+pub mod spsa;
