@@ -14,10 +14,19 @@
 //! evaluation from the side to move's view, proven wins and losses `+M<n>` / `-M<n>` (n plies,
 //! the winning move counted). `YXNBEST n` (after `YXBOARD` … `DONE`) searches the best n root
 //! moves exactly and answers the best, as `TURN` would.
+//!
+//! Four evaluation weights are tunable parameters (`eval_open_two`, `eval_three`,
+//! `eval_open_three`, `eval_four`: what an open two, a three, an open three, broken or not, and a
+//! four are worth): `INFO <name> <value>` sets one for the next search (rounded to an integer and
+//! clamped to its range, as Rapfi does), `--param name=value` (repeatable) at start. Without
+//! them the weights are the scout's old constants. `--tune-table` prints the weights at startup,
+//! before any command, as Rapfi's tuning table (`MESSAGE name,value,min,max,c_end,r_end`), which
+//! `gomoku-cli tune -params` reads.
 
 mod hash;
 mod pattern;
 mod search;
+mod weights;
 
 use std::io;
 use std::time::Duration;
@@ -30,9 +39,10 @@ use rand_chacha::ChaCha8Rng;
 
 use hash::HashTable;
 use search::{limits_for, value_of, Iteration, Scout, Tables};
+use weights::Weights;
 
 const USAGE: &str = "usage: pbrain-scout [--depth N] [--nodes N] [--time-ms N] [--verbose]
-                     [--strict] [--messages]";
+                     [--strict] [--messages] [--param name=value]... [--tune-table]";
 
 struct ScoutBrain {
     tables: Tables,
@@ -105,6 +115,12 @@ impl Brain for ScoutBrain {
 
     fn info(&mut self, key: &str, value: &str) {
         if key != "max_memory" {
+            // A tunable weight; a value that is no number leaves it as it was.
+            if let Err(e) = self.tables.weights.set(key, value) {
+                if self.verbose {
+                    println!("DEBUG {e}");
+                }
+            }
             return;
         }
         // 0 means no limit: a modest table then.
@@ -145,17 +161,23 @@ fn main() {
             parse_num::<u32>(&args, "--depth")?.unwrap_or(6).max(1),
             parse_num::<u64>(&args, "--nodes")?,
             parse_num::<u64>(&args, "--time-ms")?.unwrap_or(2000),
+            Weights::from_args(&args).map_err(|e| format!("{e}\n{USAGE}"))?,
         ))
     })();
-    let (depth, nodes, time_ms) = match parsed {
+    let (depth, nodes, time_ms, weights) = match parsed {
         Ok(v) => v,
         Err(e) => {
             eprintln!("pbrain-scout: {e}");
             std::process::exit(2);
         }
     };
+    if args.iter().any(|a| a == "--tune-table") {
+        weights.table().iter().for_each(|l| println!("{l}"));
+    }
+    let mut tables = Tables::new();
+    tables.weights = weights;
     let mut brain = ScoutBrain {
-        tables: Tables::new(),
+        tables,
         hash: None,
         depth,
         nodes,

@@ -16,6 +16,7 @@ use pbrain_kit::report::Value;
 
 use crate::hash::HashTable;
 use crate::pattern::{Shape, ShapeTable, BLOCK, EMPTY, OWN, POW3};
+use crate::weights::Weights;
 
 /// Padding around the board: the shape window reaches 4 cells out and the move neighbourhood 2.
 const PAD: usize = 5;
@@ -30,15 +31,15 @@ const WINDOW: [isize; 8] = [-4, -3, -2, -1, 1, 2, 3, 4];
 const ROOT_WIDTH: usize = 20;
 const NODE_WIDTH: usize = 12;
 
-/// Per-direction potential of an empty point, summed into the evaluation.
-const POTENTIAL: [i64; Shape::COUNT] = [0, 1, 4, 12, 14, 50, 60, 250, 1000];
 /// Per-direction value of a move for move ordering (combinations handled in `move_value`).
 const MOVE_VALUE: [i32; Shape::COUNT] = [0, 2, 6, 25, 30, 400, 500, 100_000, 1_000_000];
 
-/// The two shape tables: overline counts as five, or only exact five does.
+/// The two shape tables (overline counts as five, or only exact five does) and the evaluation
+/// weights.
 pub struct Tables {
     free: ShapeTable,
     exact: ShapeTable,
+    pub weights: Weights,
 }
 
 impl Tables {
@@ -46,6 +47,7 @@ impl Tables {
         Tables {
             free: ShapeTable::new(false),
             exact: ShapeTable::new(true),
+            weights: Weights::default(),
         }
     }
 }
@@ -291,7 +293,8 @@ impl<'t> Scout<'t> {
             };
             let old = self.shapes[q][c][d];
             if old != new {
-                self.potential[c] += POTENTIAL[new as usize] - POTENTIAL[old as usize];
+                let weights = &self.tables.weights;
+                self.potential[c] += weights.potential(new) - weights.potential(old);
                 self.counts[c][old as usize] -= 1;
                 self.counts[c][new as usize] += 1;
                 self.shapes[q][c][d] = new;
