@@ -59,6 +59,7 @@ fn game(moves: usize, seed: u64) -> GameRecord {
         ended: Utc.timestamp_opt(0, 0).unwrap(),
         usage: None,
         swap: None,
+        tune: None,
     }
 }
 

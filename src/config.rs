@@ -311,6 +311,19 @@ pub struct Config {
     pub run_identity: Option<String>,
     /// Options accepted for compatibility that have no effect, with the reason (printed once).
     pub warnings: Vec<String>,
+    /// `gomoku-cli tune`: the tuning this run is (set by the `tune` command, never by a match's
+    /// command line).
+    pub tune: Option<TuneConfig>,
+}
+
+/// A `tune` run: the tuning, and where its θ goes besides the console.
+#[derive(Debug, Clone)]
+pub struct TuneConfig {
+    pub setup: crate::tune::TuneSetup,
+    /// The trajectory as CSV, rewritten every `every` iterations and at the end.
+    pub csv: Option<PathBuf>,
+    /// θ in the parameter file's own format, rewritten with the CSV.
+    pub params_out: Option<PathBuf>,
 }
 
 /// The process environment as the configuration reads it (scheduler array variables, `PATH`,
@@ -1110,6 +1123,7 @@ impl Config {
             },
             run_identity: None,
             warnings,
+            tune: None,
         };
         check_journal_needed(&config)?;
         apply_shard(config, raw, env)

@@ -68,6 +68,8 @@ USAGE:
   gomoku-cli [-each OPTIONS] -engine OPTIONS -engine OPTIONS ... [options]
   gomoku-cli check -engine OPTIONS [-rule R,...] [-boardsize N,...] [--json]
                                 what the Gomocup judge will see of an engine: pass/warn/fail items
+  gomoku-cli tune -engine OPTIONS -params FILE -iterations N [-pairs P] [-spsa ...] [match options]
+                                SPSA tuning of the engine's parameters (θ+ against θ−)
   gomoku-cli judge [--rule R] [--boardsize N] [--to-move black|white] [--strict] [FILE...]
   gomoku-cli sprt (--ptnml a,b,c,d,e | --wld W,L,D | JOURNAL...) [--elo0 E] [--elo1 E] [--json]
   gomoku-cli samples stats FILE [--format csv|bin|bin_lz4|binpack|binpack_lz4]
@@ -162,6 +164,8 @@ fn main() -> ExitCode {
         }
         // `check` takes the match runner's single-dash engine options, so it is parsed there.
         Some("check") => commands::check::run(&args[1..]),
+        // `tune` takes a match's options, so it is parsed as the match runner's command line.
+        Some("tune") => commands::tune::run(&args[1..]),
         Some(first) if SUBCOMMANDS.contains(&first) => match parse_tools(&args) {
             Ok(Tool::Judge(a)) => commands::judge::run(a),
             Ok(Tool::Sprt(a)) => commands::sprt::run(a),
@@ -206,6 +210,10 @@ fn help_on(topic: &[String]) -> ExitCode {
         None => help_exit(exit::OK),
         Some("check") => {
             say(&format!("{}\n", commands::check::USAGE));
+            ExitCode::from(exit::OK)
+        }
+        Some("tune") => {
+            say(&format!("{}\n", commands::tune::USAGE));
             ExitCode::from(exit::OK)
         }
         // clap's `help` subcommand prints what `SUBCOMMAND --help` prints (and takes

@@ -83,6 +83,9 @@ pub struct Schedule {
     games_per_pair_round: u64,
     rounds: u64,
     repeat: Repeat,
+    /// Consecutive games a shard takes together, when more than the colour pair (`tune`: an
+    /// iteration's games, which must be played by one process).
+    shard_unit: Option<u64>,
 }
 
 /// How many engine pairs meet: each other engine with the first (gauntlet) or every pair.
@@ -124,7 +127,23 @@ impl Schedule {
             games_per_pair_round: games,
             rounds,
             repeat,
+            shard_unit: None,
         }
+    }
+
+    /// The same schedule, split among shards `games` consecutive games at a time.
+    pub fn with_shard_unit(mut self, games: u64) -> Self {
+        self.shard_unit = Some(games.max(1));
+        self
+    }
+
+    /// Games per unit of the shard split: one, or with `-repeat` the colour-swapped pair, or
+    /// what [`with_shard_unit`](Self::with_shard_unit) set.
+    pub fn shard_unit(&self) -> u64 {
+        self.shard_unit.unwrap_or(match self.repeat {
+            Repeat::Twice => 2,
+            Repeat::Once => 1,
+        })
     }
 
     pub fn pairs(&self) -> &[(EngineId, EngineId)] {

@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use crate::stats::SprtCrossing;
 
-use crate::schedule::{GameId, Repeat, Schedule};
+use crate::schedule::{GameId, Schedule};
 
 /// Shard `index` of `count` (1 ≤ index ≤ count).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -198,10 +198,7 @@ impl Shard {
 
 /// Games per unit of the shard split: one, or with `-repeat` the colour-swapped pair.
 fn unit_of(schedule: &Schedule) -> u64 {
-    match schedule.repeat() {
-        Repeat::Twice => 2,
-        Repeat::Once => 1,
-    }
+    schedule.shard_unit()
 }
 
 /// A seed all shards of one scheduler job agree on without talking: derived from the job's id.
@@ -217,7 +214,7 @@ pub fn job_seed(job_id: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::TournamentKind;
+    use crate::schedule::{Repeat, TournamentKind};
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let map: std::collections::HashMap<String, String> = pairs

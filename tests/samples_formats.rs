@@ -75,6 +75,7 @@ fn record(
         ended: Utc.with_ymd_and_hms(2026, 1, 1, 0, 1, 0).unwrap(),
         usage: None,
         swap: None,
+        tune: None,
     }
 }
 

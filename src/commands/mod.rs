@@ -12,6 +12,7 @@ pub mod report;
 pub mod run;
 pub mod samples;
 pub mod sprt;
+pub mod tune;
 
 use std::io::Write;
 

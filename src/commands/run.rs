@@ -13,6 +13,13 @@ pub fn run(args: &[String]) -> CommandResult {
     let raw = cli::parse_legacy(args).map_err(|e| CommandError::Usage(e.to_string()))?;
     let config = Config::from_raw(&raw, &Env::of_process())
         .map_err(|e| CommandError::Failed(e.to_string()))?;
+    let summary = execute(config)?;
+    Ok(outcome_of(summary.reason))
+}
+
+/// Run a checked configuration (a match, or `tune`'s) to its end; the summary once it has
+/// printed its last line.
+pub fn execute(config: Config) -> Result<runner::RunSummary, CommandError> {
     init_diagnostics(config.console.diagnostics.as_deref());
     // A write past a file size limit (`ulimit -f`) must fail with EFBIG, which stops the run
     // with everything written so far intact, rather than kill the runner (SIGXFSZ's default).
@@ -41,14 +48,18 @@ pub fn run(args: &[String]) -> CommandResult {
     // drops every task, and dropping a session kills its process group.
     rt.shutdown_timeout(std::time::Duration::from_secs(5));
     // The runner has printed the run's last line, its summary.
-    let summary = result.map_err(|e| CommandError::Failed(e.to_string()))?;
-    Ok(match summary.reason {
+    result.map_err(|e| CommandError::Failed(e.to_string()))
+}
+
+/// How a command that ran games ended, by why the run stopped.
+pub fn outcome_of(reason: StopReason) -> Outcome {
+    match reason {
         StopReason::Completed | StopReason::SprtH1 => Outcome::Done,
         StopReason::SprtH0 => Outcome::SprtH0,
         StopReason::Interrupted => Outcome::Interrupted,
         StopReason::EngineFailure => Outcome::EngineFailure,
         StopReason::OutputFailed => Outcome::OutputFailed,
-    })
+    }
 }
 
 /// The runner's own diagnostics (engine restarts, lines ignored while waiting for a move, engines

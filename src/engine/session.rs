@@ -140,6 +140,9 @@ pub struct EngineSession {
     /// Why the conversation is over, once it is.
     dead: Option<String>,
     messages: Vec<String>,
+    /// `INFO` pairs sent after the spec's own before each game (a tuning run's parameter
+    /// values), replaced by [`set_game_options`](Self::set_game_options).
+    game_options: Vec<(String, String)>,
     about: Option<About>,
     grace: Duration,
     /// Largest resident memory seen while the engine thought, since the last `take_peak_memory`.
@@ -237,6 +240,7 @@ impl EngineSession {
             started: None,
             dead: None,
             messages: Vec::new(),
+            game_options: Vec::new(),
             about: None,
             grace: DEFAULT_END_GRACE,
             peak_rss: 0,
@@ -255,6 +259,12 @@ impl EngineSession {
 
     pub fn spec(&self) -> &EngineSpec {
         &self.spec
+    }
+
+    /// `INFO key value` lines to send before each following game, after the spec's own
+    /// (`tune`: the values of this side of the next game).
+    pub fn set_game_options(&mut self, options: Vec<(String, String)>) {
+        self.game_options = options;
     }
 
     /// The name used in logs: the user's name, else the ABOUT name, else the program name.
@@ -349,6 +359,9 @@ impl EngineSession {
         }
         self.listener = Some(Listener::new(size));
         let mut infos = game_infos(&self.spec, rule);
+        for (key, value) in &self.game_options {
+            infos.push(Command::info(key.clone(), value));
+        }
         infos.push(Command::About);
         // Whether the INFO block and ABOUT already went out with RESTART.
         let mut sent = false;

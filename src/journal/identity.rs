@@ -86,6 +86,10 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
                 crate::config::ColourRule::FirstBlack => None,
             },
             adjudication: adjudication_text(config),
+            tune: config
+                .tune
+                .as_ref()
+                .map(|t| t.setup.settings(config.seed.get())),
             sprt: config.tournament.sprt.map(|s| SprtSettings {
                 elo0: s.elo0,
                 elo1: s.elo1,
@@ -135,6 +139,9 @@ struct Identity<'a> {
     /// without them is the one earlier builds computed.
     #[serde(skip_serializing_if = "Option::is_none")]
     adjudication: Option<String>,
+    /// `tune`: its parameters, SPSA settings and seed; left out for a match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tune: Option<super::TuneSettings>,
 }
 
 #[derive(Serialize)]
@@ -200,6 +207,10 @@ pub fn identity(config: &Config) -> String {
                 psq: matches!(o.format, OpeningFormat::Psq { .. }).then(|| o.format.to_string()),
             }),
         adjudication: adjudication_text(config),
+        tune: config
+            .tune
+            .as_ref()
+            .map(|t| t.setup.settings(config.seed.get())),
     };
     let text = serde_json::to_string(&id).unwrap_or_default();
     sha2::Sha256::digest(text.as_bytes())[..16]

@@ -7,6 +7,7 @@ mod read;
 mod repeats;
 mod search;
 mod terminations;
+mod tune;
 mod wire;
 
 pub use identity::*;
@@ -14,4 +15,5 @@ pub use read::*;
 pub use repeats::*;
 pub use search::*;
 pub use terminations::*;
+pub use tune::*;
 pub use wire::*;

@@ -82,6 +82,9 @@ pub struct JournalEntry {
     /// engine said nothing); absent when no move carries a report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub search: Vec<Option<super::SearchEntry>>,
+    /// `tune`: the game's iteration, the values sent, and the step it completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tune: Option<super::TuneEntry>,
 }
 
 /// A game's swap opening as the journal writes it.
@@ -341,6 +344,7 @@ impl JournalEntry {
             usage: r.usage,
             swap: r.swap.as_ref().map(|s| SwapEntry::from_record(r, s)),
             search: super::entries_of(&r.outcome.moves, r.size),
+            tune: r.tune.clone(),
         }
     }
 
@@ -442,6 +446,7 @@ impl JournalEntry {
                 Some(s) => Some(s.to_record(size, bad)?),
                 None => None,
             },
+            tune: self.tune.clone(),
         })
     }
 }
@@ -533,6 +538,9 @@ pub struct RunSettings {
     /// `-draw`/`-resign` in their command-line form; absent when off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudication: Option<String>,
+    /// `gomoku-cli tune`: the tuning's parameters and SPSA settings; absent for a match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tune: Option<super::TuneSettings>,
 }
 
 /// A run's SPRT design.

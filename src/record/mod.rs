@@ -188,6 +188,9 @@ pub struct GameRecord {
     /// `-swap2`/`-swap1`: how the engines chose the opening (`black`/`white` above are the
     /// colours as chosen; the phase's stones end `opening`).
     pub swap: Option<SwapRecord>,
+    /// `tune`: the iteration the game belongs to, the values the engines were sent, and the
+    /// step when the game completed its iteration.
+    pub tune: Option<crate::journal::TuneEntry>,
 }
 
 /// What one engine's processes used during one game.
@@ -355,6 +358,7 @@ pub(crate) mod fixtures {
             ended: Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 5).unwrap(),
             usage: None,
             swap: None,
+            tune: None,
         }
     }
 

@@ -861,6 +861,7 @@ pub(crate) mod tests {
                 swap: None,
                 colours: None,
                 adjudication: None,
+                tune: None,
                 sprt: sprt.then(|| SprtSettings {
                     elo0: 0.0,
                     elo1: 50.0,

@@ -74,6 +74,12 @@ pub enum ConsoleEvent {
     },
     /// The report at the end of the run, after a blank line.
     FinalReport(String),
+    /// `tune`: θ after `completed` of `total` iterations (every `-tune every=N`, and at the end).
+    TuneProgress {
+        completed: u64,
+        total: u64,
+        theta: String,
+    },
     /// The run's last line: how many of its games were played, and why it ended.
     Summary {
         finished: u64,
@@ -184,6 +190,11 @@ impl ConsoleEvent {
                 false => block.clone(),
             }),
             E::FinalReport(text) => out(format!("\n{text}")),
+            E::TuneProgress {
+                completed,
+                total,
+                theta,
+            } => out(format!("Tune: {completed} of {total} iterations: {theta}")),
             E::Summary {
                 finished,
                 total,

@@ -5,11 +5,13 @@
 //! engines or threads. The async shell in `runner/mod.rs` carries the actions out.
 
 use crate::board::Color;
+use crate::journal::{TuneEntry, TuneStep};
 use crate::outputs::Records;
 use crate::record::GameRecord;
 use crate::schedule::{EngineId, GameId, GameQueue, Pairing, Schedule, TournamentKind};
 use crate::stats::{crosstable, standings_table, Score, Sprt, SprtCrossing, Verdict};
 use crate::tracker::{ScoredGame, Tracker};
+use crate::tune::{TuneSetup, Tuner};
 
 use super::console::ConsoleEvent;
 use super::StopReason;
@@ -39,7 +41,7 @@ pub enum Event {
 #[derive(Debug)]
 pub enum Action {
     /// The slot that asked plays this game.
-    Play(Pairing),
+    Play(Assignment),
     /// The slot that asked ends.
     NoMoreGames,
     /// Tell the user (the console decides what `-quiet` hides).
@@ -52,6 +54,15 @@ pub enum Action {
     StopShards(SprtCrossing),
     /// Rebuild the `-report` page (the final one is written after the last game anyway).
     RebuildReport,
+    /// `tune`: rewrite the trajectory CSV and the tuned parameter file with these texts.
+    TuneSnapshot { csv: String, params: String },
+}
+
+/// A game handed to a slot: the pairing, and in a `tune` run the values its engines are sent.
+#[derive(Debug, Clone)]
+pub struct Assignment {
+    pub pairing: Pairing,
+    pub tune: Option<crate::journal::TuneEntry>,
 }
 
 /// The settings the dispatcher decides by.
@@ -74,6 +85,8 @@ pub struct DispatchSettings {
     /// c-gomoku-cli's colour rule with openings: which draws leave white to move, so the first
     /// engine of the pair plays white there (`None`: the first engine plays black).
     pub white_first: Option<std::sync::Arc<crate::opening::OpeningParity>>,
+    /// `tune`: the tuning (engine 0 plays θ+, engine 1 θ−) and the run's seed.
+    pub tune: Option<(TuneSetup, u64)>,
 }
 
 /// How a run that the SPRT decided ends.
@@ -105,6 +118,8 @@ pub struct Dispatcher {
     swap_unsupported: std::collections::HashSet<EngineId>,
     /// The run's stop marker was taken in (a sharded run hears it again at every poll).
     marker_seen: bool,
+    /// `tune`: θ and the iterations in flight.
+    tuner: Option<Tuner>,
 }
 
 /// One engine's resource totals over the games of a run.
@@ -170,8 +185,15 @@ impl Dispatcher {
             schedule.repeat() == crate::schedule::Repeat::Twice,
             settings.sprt,
         );
+        let mut tuner = settings
+            .tune
+            .clone()
+            .map(|(setup, seed)| Tuner::new(setup, seed));
         for g in prior {
             tracker.record(*g);
+            if let Some(t) = &mut tuner {
+                t.scored(g.game, g.first);
+            }
         }
         let stop = tracker.crossing().map(|c| stop_of(c.verdict));
         Dispatcher {
@@ -187,7 +209,53 @@ impl Dispatcher {
             swap_unsupported: Default::default(),
             marker_seen: false,
             tracker,
+            tuner,
         }
+    }
+
+    /// `-resume` of a `tune` run: the values the journal's games of an unfinished iteration were
+    /// sent, so its other games get the same.
+    pub fn resume_tune<'a>(&mut self, entries: impl IntoIterator<Item = &'a TuneEntry>) {
+        if let Some(t) = &mut self.tuner {
+            for e in entries {
+                t.known(e);
+            }
+        }
+    }
+
+    pub fn tuner(&self) -> Option<&Tuner> {
+        self.tuner.as_ref()
+    }
+
+    /// `tune`: a game of `iteration` scored from θ+'s view; when it completed the iteration,
+    /// the step (for the game's journal line), and every `every` iterations θ on the console
+    /// and in the files.
+    fn tune_scored(&mut self, game: u64, plus: Score, out: &mut Vec<Action>) -> Option<TuneStep> {
+        let t = self.tuner.as_mut()?;
+        let step = t.scored(game, plus)?;
+        let every = t.setup().every;
+        if every > 0 && t.completed() % every == 0 {
+            out.extend(self.tune_snapshot());
+        }
+        Some(step)
+    }
+
+    /// θ now: a console line and the files' texts.
+    fn tune_snapshot(&self) -> Vec<Action> {
+        let Some(t) = &self.tuner else {
+            return vec![];
+        };
+        vec![
+            Action::Console(ConsoleEvent::TuneProgress {
+                completed: t.completed(),
+                total: t.setup().settings.iterations,
+                theta: t.theta_line(),
+            }),
+            Action::TuneSnapshot {
+                csv: t.csv(),
+                params: t.setup().params.render(t.theta()),
+            },
+        ]
     }
 
     /// Add a game's resource use to its engines' totals.
@@ -281,7 +349,11 @@ impl Dispatcher {
             black: names[p.black.0].clone(),
             white: names[p.white.0].clone(),
         };
-        vec![Action::Console(started), Action::Play(p)]
+        let tune = self.tuner.as_mut().map(|t| t.assign(p.game.0));
+        vec![
+            Action::Console(started),
+            Action::Play(Assignment { pairing: p, tune }),
+        ]
     }
 
     /// The first game in which an engine answered `SWAP2BOARD` with `UNKNOWN`/`ERROR`: say so
@@ -303,7 +375,7 @@ impl Dispatcher {
         }))
     }
 
-    fn finished(&mut self, rec: Box<GameRecord>) -> Vec<Action> {
+    fn finished(&mut self, mut rec: Box<GameRecord>) -> Vec<Action> {
         self.in_flight = self.in_flight.saturating_sub(1);
         self.finished += 1;
         self.count_usage(&rec);
@@ -339,6 +411,11 @@ impl Dispatcher {
             pair_game: rec.pair_game,
             first: first_score,
         });
+        // A tuning's first engine plays θ+.
+        let step = self.tune_scored(rec.game.0, first_score, &mut out);
+        if let (Some(step), Some(entry)) = (step, rec.tune.as_mut()) {
+            entry.done = Some(step);
+        }
         let names = &self.settings.names;
         out.push(Action::Console(ConsoleEvent::Score {
             first: names[first.0].clone(),
@@ -423,6 +500,7 @@ impl Dispatcher {
             if let Some(c) = self.tracker.record(g) {
                 out.extend(self.decided(c));
             }
+            self.tune_scored(g.game, g.first, &mut out);
         }
         out
     }
@@ -474,8 +552,21 @@ impl Dispatcher {
     /// The report at the end: the results block (two engines) or standings and crosstable,
     /// unless the same block was just printed.
     pub fn final_report(&mut self) -> Vec<Action> {
+        let mut out: Vec<Action> = self.final_results().into_iter().collect();
+        // A tuning's θ at the end, unless it was just shown.
+        let shown = self.tuner.as_ref().is_some_and(|t| {
+            let every = t.setup().every;
+            t.completed() > 0 && every > 0 && t.completed() % every == 0
+        });
+        if !shown {
+            out.extend(self.tune_snapshot());
+        }
+        out
+    }
+
+    fn final_results(&mut self) -> Option<Action> {
         if self.finished == 0 || self.last_block_at == Some(self.finished) {
-            return vec![];
+            return None;
         }
         self.last_block_at = Some(self.finished);
         let mut text = if self.two_engines() {
@@ -494,7 +585,7 @@ impl Dispatcher {
                 self.finished
             ));
         }
-        vec![Action::Console(ConsoleEvent::FinalReport(text))]
+        Some(Action::Console(ConsoleEvent::FinalReport(text)))
     }
 }
 
@@ -517,6 +608,7 @@ mod tests {
             sharded: false,
             report: false,
             white_first: None,
+            tune: None,
         }
     }
 
@@ -541,7 +633,7 @@ mod tests {
         assert_eq!(answers, 1, "{actions:?}");
         let events = told(&actions).into_iter().cloned().collect();
         let game = actions.into_iter().find_map(|a| match a {
-            Action::Play(p) => Some(p),
+            Action::Play(a) => Some(a.pairing),
             _ => None,
         });
         (game, events)

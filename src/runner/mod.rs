@@ -108,6 +108,8 @@ pub struct RunSummary {
     pub total: u64,
     /// Every finished game's result, per engine pair, and the SPRT's crossing.
     pub results: Tracker,
+    /// `tune`: θ at the end.
+    pub theta: Option<Vec<f64>>,
 }
 
 /// Signals from outside the run (Ctrl-C handling in `main`).
@@ -142,6 +144,10 @@ fn dispatch_settings(
         sharded: config.cluster.shard.is_some(),
         report: config.outputs.report.is_some(),
         white_first,
+        tune: config
+            .tune
+            .as_ref()
+            .map(|t| (t.setup.clone(), config.seed.get())),
     }
 }
 
@@ -191,7 +197,10 @@ fn console_of(config: &Config, total: u64) -> Console {
 /// The link to the other shards, for a sharded run with an SPRT and a journal.
 fn shard_sync(config: &Config, d: &Dispatcher) -> Option<ShardSync> {
     let shard = config.cluster.shard?;
-    config.tournament.sprt?;
+    // Games of the other shards count for an SPRT, and step a tuning's θ.
+    if config.tournament.sprt.is_none() && config.tune.is_none() {
+        return None;
+    }
     config.outputs.journal.as_ref()?;
     Some(ShardSync::new(
         &config.cluster.rundir,
@@ -212,9 +221,11 @@ struct Shell {
     /// A write to the journal or a record file failed: nothing more is written (a game the
     /// journal lacks is played again on resume).
     write_failed: bool,
+    /// `tune`: where the trajectory CSV and θ in the parameter file's format go.
+    tune_files: [Option<PathBuf>; 2],
 }
 
-type Reply = tokio::sync::oneshot::Sender<Option<crate::schedule::Pairing>>;
+type Reply = tokio::sync::oneshot::Sender<Option<dispatcher::Assignment>>;
 
 impl Shell {
     /// Carry out the dispatcher's actions; `reply` answers the slot that asked for a game.
@@ -244,6 +255,19 @@ impl Shell {
                     }
                 }
                 Action::AbandonGames => self.cancel_games.cancel(),
+                Action::TuneSnapshot { csv, params } => {
+                    let [csv_path, params_path] = &self.tune_files;
+                    for (path, text) in [(csv_path, csv), (params_path, params)] {
+                        let Some(path) = path else { continue };
+                        let written = crate::atomic_file::write_atomic(path, |w| {
+                            std::io::Write::write_all(w, text.as_bytes())
+                        });
+                        if let Err(e) = written {
+                            let e = format!("cannot write {}: {e}", path.display());
+                            self.console.show(ConsoleEvent::Error(e));
+                        }
+                    }
+                }
                 Action::RebuildReport => {
                     if let Some(r) = &self.report {
                         r.refresh();
@@ -275,6 +299,7 @@ impl Shell {
             r.finish();
         }
         let (reason, finished) = (d.stop_reason(), d.finished_games());
+        let theta = d.tuner().map(|t| t.theta().to_vec());
         self.console.show(ConsoleEvent::Summary {
             finished,
             total,
@@ -285,6 +310,7 @@ impl Shell {
             finished,
             total,
             results: d.into_tracker(),
+            theta,
         }
     }
 
@@ -453,6 +479,23 @@ fn check_cpus(slot_cpus: &[Vec<usize>], allowed: Option<Vec<usize>>) -> Result<(
     })
 }
 
+/// `tune`: where the trajectory CSV and θ in the parameter file's format go: as given, else
+/// beside the journal (`X.journal.jsonl` → `X.tune.csv`, `X.tuned.txt`).
+fn tune_files(config: &Config, journal: Option<&std::path::Path>) -> [Option<PathBuf>; 2] {
+    let Some(t) = &config.tune else {
+        return [None, None];
+    };
+    let beside = |suffix: &str| {
+        let j = journal?.to_string_lossy().into_owned();
+        let stem = j.strip_suffix(".journal.jsonl").unwrap_or(&j);
+        Some(PathBuf::from(format!("{stem}{suffix}")))
+    };
+    [
+        t.csv.clone().or_else(|| beside(".tune.csv")),
+        t.params_out.clone().or_else(|| beside(".tuned.txt")),
+    ]
+}
+
 /// `-report FILE`: its first page is written before the first game.
 fn live_report(
     config: &Config,
@@ -549,13 +592,17 @@ fn open_logs(config: &Config) -> Result<Option<LogFiles>, RunError> {
 pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
     check_before_opening(&config)?;
-    let schedule = Schedule::new(
+    let mut schedule = Schedule::new(
         config.tournament.engines.len(),
         config.tournament.kind,
         config.tournament.games,
         config.tournament.rounds,
         config.tournament.repeat,
     );
+    if let Some(t) = &config.tune {
+        // A shard plays whole iterations: their values are drawn where they are played.
+        schedule = schedule.with_shard_unit(t.setup.games_per_iteration());
+    }
     let total = schedule.total_games();
     // `Config` refuses `-resume` without a journal.
     let resumed = match (config.start, config.outputs.journal.clone()) {
@@ -600,7 +647,11 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         games,
         &prior,
     );
+    if let Some(r) = &resumed {
+        dispatcher.resume_tune(r.entries.iter().filter_map(|e| e.tune.as_ref()));
+    }
     let cancel_games = stops.abort.child_token();
+    let shell_journal = outputs.journal_path().map(|p| p.to_path_buf());
     let sync = shard_sync(&config, &dispatcher);
     let report = live_report(&config, &outputs, &console)?;
     outputs.games_begin();
@@ -611,6 +662,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         sync,
         report,
         write_failed: false,
+        tune_files: tune_files(&config, shell_journal.as_deref()),
     };
     // A shard started after another one decided the test ends at once with the verdict.
     shell.sync(&mut dispatcher);

@@ -24,6 +24,8 @@ use crate::schedule::{EngineId, GameId, Pairing};
 use crate::swap::{SwapRecord, SwapReply};
 
 use super::console::{Console, ConsoleEvent};
+use super::dispatcher::Assignment;
+use crate::journal::TuneEntry;
 
 /// Effectively "no deadline" for engines without a time limit.
 const NO_DEADLINE: Duration = Duration::from_secs(365 * 24 * 3600);
@@ -31,7 +33,7 @@ const NO_DEADLINE: Duration = Duration::from_secs(365 * 24 * 3600);
 /// What a slot tells the dispatcher.
 pub enum SlotMsg {
     /// Free: which game next? `None` = end.
-    Ready(oneshot::Sender<Option<Pairing>>),
+    Ready(oneshot::Sender<Option<Assignment>>),
     Finished(Box<GameRecord>),
     /// The game was cut short by a stop: not counted.
     Abandoned(GameId),
@@ -266,14 +268,29 @@ struct Engines {
 }
 
 impl Engines {
-    /// Keep only the engines of `p` (ending the others politely) and start the missing ones.
-    /// Returns the first engine that could not be started.
-    async fn prepare(&mut self, shared: &Shared, p: &Pairing) -> Option<Termination> {
+    /// Keep only the engines of `p` (ending the others politely) and start the missing ones;
+    /// in a `tune` run, give each its side's values (an engine whose command carries them is
+    /// started again when they change). Returns the first engine that could not be started.
+    async fn prepare(
+        &mut self,
+        shared: &Shared,
+        p: &Pairing,
+        tune: Option<&TuneEntry>,
+    ) -> Option<Termination> {
+        let tuned = |e: EngineId| {
+            let (t, entry) = (shared.config.tune.as_ref()?, tune?);
+            let values = if e.0 == 0 { &entry.plus } else { &entry.minus };
+            let cmd = &shared.config.tournament.engines[e.0].cmd;
+            Some(t.setup.engine_values(cmd, values))
+        };
         let unneeded: Vec<EngineId> = self
             .sessions
-            .keys()
-            .copied()
-            .filter(|e| *e != p.black && *e != p.white)
+            .iter()
+            .filter(|(e, s)| {
+                let other_cmd = tuned(**e).is_some_and(|(cmd, _)| cmd != s.spec().cmd);
+                (**e != p.black && **e != p.white) || other_cmd
+            })
+            .map(|(e, _)| *e)
             .collect();
         for e in unneeded {
             if let Some(s) = self.sessions.remove(&e) {
@@ -282,16 +299,22 @@ impl Engines {
         }
         let mut failed = None;
         for (color, e) in [(Color::Black, p.black), (Color::White, p.white)] {
-            if self.sessions.contains_key(&e) {
+            let (cmd, infos) = tuned(e).unzip();
+            if let Some(s) = self.sessions.get_mut(&e) {
+                s.set_game_options(infos.unwrap_or_default());
                 continue;
             }
             let mut spec = shared.config.tournament.engines[e.0].clone();
+            if let Some(cmd) = cmd {
+                spec.cmd = cmd;
+            }
             if let Some(cpus) = shared.config.tournament.slot_cpus.get(self.slot) {
                 spec.cpus = cpus.clone();
             }
             match EngineSession::spawn(&spec, self.slot, shared.log.clone()).await {
                 Ok(mut s) => {
                     s.set_name(shared.names[e.0].clone());
+                    s.set_game_options(infos.unwrap_or_default());
                     self.sessions.insert(e, s);
                 }
                 Err(err) => {
@@ -404,7 +427,7 @@ impl Engines {
 }
 
 /// Ask the dispatcher for the next game.
-async fn next_game(events: &mpsc::UnboundedSender<SlotMsg>) -> Option<Pairing> {
+async fn next_game(events: &mpsc::UnboundedSender<SlotMsg>) -> Option<Assignment> {
     let (tx, rx) = oneshot::channel();
     events.send(SlotMsg::Ready(tx)).ok()?;
     rx.await.ok().flatten()
@@ -414,8 +437,9 @@ async fn next_game(events: &mpsc::UnboundedSender<SlotMsg>) -> Option<Pairing> {
 async fn play_one(
     shared: &Shared,
     engines: &mut Engines,
-    p: &Pairing,
+    a: &Assignment,
 ) -> Result<GameRecord, Abandoned> {
+    let p = &a.pairing;
     let (opening, opening_line, transform) = shared.opening_for(p);
     let setup = GameSetup {
         size: shared.config.game.size,
@@ -428,7 +452,7 @@ async fn play_one(
         white_clock: shared.clock_of(p.white),
     };
     let started = Utc::now();
-    let (played, usage) = match engines.prepare(shared, p).await {
+    let (played, usage) = match engines.prepare(shared, p, a.tune.as_ref()).await {
         Some(termination) => {
             let played = SlotGame {
                 outcome: game::GameOutcome {
@@ -477,6 +501,7 @@ async fn play_one(
         ended: Utc::now(),
         usage,
         swap: played.swap,
+        tune: a.tune.clone(),
     })
 }
 
@@ -486,10 +511,10 @@ async fn slot_task(slot: usize, shared: Arc<Shared>, events: mpsc::UnboundedSend
         slot,
         sessions: HashMap::new(),
     };
-    while let Some(p) = next_game(&events).await {
-        let msg = match play_one(&shared, &mut engines, &p).await {
+    while let Some(a) = next_game(&events).await {
+        let msg = match play_one(&shared, &mut engines, &a).await {
             Ok(record) => SlotMsg::Finished(Box::new(record)),
-            Err(Abandoned) => SlotMsg::Abandoned(p.game),
+            Err(Abandoned) => SlotMsg::Abandoned(a.pairing.game),
         };
         let abandoned = matches!(msg, SlotMsg::Abandoned(_));
         if events.send(msg).is_err() || abandoned {
@@ -504,12 +529,21 @@ async fn slot_task(slot: usize, shared: Arc<Shared>, events: mpsc::UnboundedSend
 /// (Ctrl-C), no engine is asked any more and one being asked is killed: an engine that never
 /// answers would otherwise hold the stop for the whole `-startuptimeout`.
 pub async fn resolve_names(config: &Config, abort: &CancellationToken) -> Vec<String> {
-    let mut names = Vec::with_capacity(config.tournament.engines.len());
+    let mut names: Vec<String> = Vec::with_capacity(config.tournament.engines.len());
     for spec in &config.tournament.engines {
+        let mut spec = spec.clone();
+        if let Some(t) = &config.tune {
+            // One engine in two roles: asked once, with the values it starts from.
+            if let Some(first) = names.first() {
+                names.push(first.clone());
+                continue;
+            }
+            spec.cmd = t.setup.engine_values(&spec.cmd, &t.setup.params.start()).0;
+        }
         let name = match &spec.name {
             Some(n) => n.clone(),
             None if abort.is_cancelled() => spec.display_name(),
-            None => match EngineSession::spawn(spec, 0, LogSink::none()).await {
+            None => match EngineSession::spawn(&spec, 0, LogSink::none()).await {
                 Ok(mut s) => {
                     let got = tokio::select! {
                         about = s.about(config.tournament.startup_timeout) => about.ok(),
@@ -524,6 +558,11 @@ pub async fn resolve_names(config: &Config, abort: &CancellationToken) -> Vec<St
             },
         };
         names.push(name);
+    }
+    if config.tune.is_some() {
+        // θ+ (engine 0) and θ− (engine 1).
+        names[0].push('+');
+        names[1].push('-');
     }
     let mut seen: HashMap<String, usize> = HashMap::new();
     for n in names.iter_mut() {

@@ -4,3 +4,6 @@
 
 pub mod params;
 pub mod spsa;
+pub mod tuner;
+
+pub use tuner::{Point, TuneSetup, Tuner};

@@ -1,0 +1,260 @@
+//! `gomoku-cli tune`: SPSA tuning of one engine's parameters. The tuning's own options are taken
+//! out, the rest is a match's command line with its one `-engine` given twice (θ+ and θ−), one
+//! colour-swapped pair per opening, `2·pairs` games an iteration; the run is a match run in
+//! every other way (journal, `-resume`, shards, records, report). Its last lines on standard
+//! output are the tuned values, `name, value` each (OpenBench's form).
+
+use std::path::PathBuf;
+
+use gomoku_cli::cli::{self, Opt};
+use gomoku_cli::config::{Config, Env, TuneConfig};
+use gomoku_cli::tune::params::Params;
+use gomoku_cli::tune::spsa::SpsaSettings;
+use gomoku_cli::tune::TuneSetup;
+
+use super::{say, CommandError, CommandResult};
+
+pub const USAGE: &str = "\
+usage: gomoku-cli tune -engine cmd=COMMAND [ENGINE OPTIONS] [-each ...] -params FILE -iterations N
+                       [-pairs P] [-spsa alpha=A gamma=G A=A] [-tuneout every=N csv=FILE params=FILE]
+                       [-srand S] [match options: -openings, -rule, -boardsize, -concurrency,
+                        -journal, -resume, -shard, -report, -pgn ...]
+SPSA tuning of the engine's parameters (FILE: OpenBench lines `name, int|float, start, min, max,
+c_end, r_end`, or Rapfi's tuning table `name,value,min,max,c_end,r_end`). -srand S (or the
+openings' srand=) seeds the flips: the same seed, the same trajectory. Each iteration plays
+P game pairs (default 1), θ+ against θ−, colours swapped on one opening. A parameter whose
+`{name}` appears in the engine's cmd= is put there (the engine is started again when its value
+changes); the others are sent as `INFO name value` before every game. θ is shown every N
+iterations (default: a tenth of the run) and written, as CSV and in FILE's format, beside the
+journal unless csv=/params= say where. The last lines printed are `name, value` per parameter.";
+
+/// The tuning's own options, as given.
+#[derive(Debug, Default)]
+struct TuneArgs {
+    params: Option<String>,
+    iterations: Option<String>,
+    pairs: Option<String>,
+    srand: Option<String>,
+    spsa: Vec<String>,
+    out: Vec<String>,
+}
+
+/// Split `args` into the tuning's options and a match's.
+fn split(args: &[String]) -> Result<(TuneArgs, Vec<String>), String> {
+    let mut t = TuneArgs::default();
+    let mut rest = Vec::new();
+    let mut it = args.iter().peekable();
+    while let Some(a) = it.next() {
+        let name = a.trim_start_matches('-');
+        let mut one = |slot: &mut Option<String>| match it.next() {
+            Some(v) => {
+                *slot = Some(v.clone());
+                Ok(())
+            }
+            None => Err(format!("-{name} needs a value")),
+        };
+        match (a.starts_with('-'), name) {
+            (true, "params") => one(&mut t.params)?,
+            (true, "iterations") => one(&mut t.iterations)?,
+            (true, "pairs") => one(&mut t.pairs)?,
+            (true, "srand") => one(&mut t.srand)?,
+            (true, "spsa" | "tuneout") => {
+                let list = if name == "spsa" {
+                    &mut t.spsa
+                } else {
+                    &mut t.out
+                };
+                while let Some(kv) = it.next_if(|v| !v.starts_with('-')) {
+                    list.push(kv.clone());
+                }
+            }
+            _ => rest.push(a.clone()),
+        }
+    }
+    Ok((t, rest))
+}
+
+/// A positive whole number of an option.
+fn count(option: &str, text: Option<&str>, default: Option<u64>) -> Result<u64, String> {
+    match (text, default) {
+        (None, Some(d)) => Ok(d),
+        (None, None) => Err(format!("{option} N is required")),
+        (Some(t), _) => match t.parse::<u64>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(format!("{option} {t:?}: not a whole number of at least 1")),
+        },
+    }
+}
+
+/// `key=value` pairs of `-spsa`/`-tuneout`, each key known.
+fn pairs_of<'a>(
+    option: &str,
+    items: &'a [String],
+    keys: &[&str],
+) -> Result<Vec<(&'a str, &'a str)>, String> {
+    items
+        .iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) if keys.contains(&k) => Ok((k, v)),
+            _ => Err(format!(
+                "{option} {kv:?}: expected key=value with key one of {}",
+                keys.join(", ")
+            )),
+        })
+        .collect()
+}
+
+/// SPSA's settings from `-spsa`, for a run of `iterations`.
+fn spsa_of(items: &[String], iterations: u64) -> Result<SpsaSettings, String> {
+    let mut s = SpsaSettings {
+        iterations,
+        ..SpsaSettings::default()
+    };
+    for (k, v) in pairs_of("-spsa", items, &["alpha", "gamma", "A"])? {
+        let x: f64 = v
+            .parse()
+            .ok()
+            .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| format!("-spsa {k}={v}: not a number of at least 0"))?;
+        match k {
+            "alpha" => s.alpha = x,
+            "gamma" => s.gamma = x,
+            _ => s.a_big = Some(x),
+        }
+    }
+    Ok(s)
+}
+
+/// The match configuration of a tuning: the engine twice, `-repeat`, the iterations' games.
+fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, CommandError> {
+    let usage = |why: String| CommandError::Usage(format!("{why}\n{USAGE}"));
+    let iterations = count("-iterations", t.iterations.as_deref(), None).map_err(usage)?;
+    let pairs = count("-pairs", t.pairs.as_deref(), Some(1)).map_err(usage)?;
+    let settings = spsa_of(&t.spsa, iterations).map_err(usage)?;
+    let mut every = (iterations / 10).max(1);
+    let (mut csv, mut params_out) = (None, None);
+    for (k, v) in pairs_of("-tuneout", &t.out, &["every", "csv", "params"]).map_err(usage)? {
+        match k {
+            "every" => every = count("-tuneout every=", Some(v), None).map_err(usage)?,
+            "csv" => csv = Some(PathBuf::from(v)),
+            _ => params_out = Some(PathBuf::from(v)),
+        }
+    }
+    let mut raw = cli::parse_legacy(rest).map_err(|e| usage(e.to_string()))?;
+    if raw.engines.len() != 1 {
+        return Err(usage(format!(
+            "tune takes exactly one -engine, played as θ+ and θ− (got {})",
+            raw.engines.len()
+        )));
+    }
+    let refused = [Opt::Games, Opt::Rounds, Opt::Gauntlet];
+    let given = |o: &Opt| raw.flag(*o) || raw.value(*o).is_some();
+    if let Some(o) = refused.iter().find(|o| given(o)) {
+        return Err(usage(format!(
+            "{o}: a tuning's games are its iterations (-iterations, -pairs)"
+        )));
+    }
+    if raw.sprt.is_some() {
+        return Err(usage(
+            "-sprt: a tuning runs its -iterations; it has no SPRT".into(),
+        ));
+    }
+    let file = t
+        .params
+        .as_ref()
+        .ok_or_else(|| usage("-params FILE is required".into()))?;
+    let params = Params::load(std::path::Path::new(file))
+        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    let games = iterations.checked_mul(2 * pairs).ok_or_else(|| {
+        usage(format!(
+            "-iterations {iterations} × -pairs {pairs}: too many games"
+        ))
+    })?;
+    raw.engines.push(raw.engines[0].clone());
+    raw.values.push((Opt::Games, games.to_string()));
+    raw.flags.push(Opt::Repeat);
+    let mut config =
+        Config::from_raw(&raw, env).map_err(|e| CommandError::Failed(e.to_string()))?;
+    if let Some(s) = &t.srand {
+        // The flips and the rounding are drawn from it, and a random openings order.
+        let seed = count("-srand", Some(s), None).map_err(usage)?;
+        config.seed = gomoku_cli::config::Seed::Given(seed);
+    }
+    config.tune = Some(TuneConfig {
+        setup: TuneSetup {
+            params,
+            settings,
+            pairs,
+            every,
+        },
+        csv,
+        params_out,
+    });
+    Ok(config)
+}
+
+/// Run `gomoku-cli tune` from the arguments after `tune`.
+pub fn run(args: &[String]) -> CommandResult {
+    if args
+        .iter()
+        .any(|a| matches!(a.as_str(), "-h" | "-help" | "--help"))
+    {
+        say(&format!("{USAGE}\n"));
+        return Ok(super::Outcome::Done);
+    }
+    let (t, rest) = split(args).map_err(|e| CommandError::Usage(format!("{e}\n{USAGE}")))?;
+    let config = config_of(&t, &rest, &Env::of_process())?;
+    let setup = config.tune.as_ref().map(|t| t.setup.clone());
+    let summary = super::run::execute(config)?;
+    if let (Some(setup), Some(theta)) = (setup, &summary.theta) {
+        say(&format!(
+            "\nTuned parameters ({}):\n{}\nAs INFO lines:\n{}\n{}",
+            match summary.reason {
+                gomoku_cli::runner::StopReason::Completed => "the run completed",
+                _ => "the run stopped early: resume it with -resume",
+            },
+            setup.params.render(theta),
+            setup.params.info_lines(theta),
+            setup.params.result_lines(theta)
+        ));
+    }
+    Ok(super::run::outcome_of(summary.reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(text: &str) -> Vec<String> {
+        text.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn the_tunings_options_are_taken_out_and_the_rest_is_a_match() {
+        let (t, rest) = split(&args(
+            "-engine cmd=x -params p.txt -iterations 20 -spsa alpha=0.6 A=5 -pairs 2 -tuneout every=5 csv=t.csv -concurrency 2",
+        ))
+        .unwrap();
+        assert_eq!(t.params.as_deref(), Some("p.txt"));
+        assert_eq!(t.iterations.as_deref(), Some("20"));
+        assert_eq!(t.pairs.as_deref(), Some("2"));
+        assert_eq!(t.spsa, args("alpha=0.6 A=5"));
+        assert_eq!(t.out, args("every=5 csv=t.csv"));
+        assert_eq!(rest, args("-engine cmd=x -concurrency 2"));
+        assert!(split(&args("-params")).is_err());
+    }
+
+    #[test]
+    fn spsa_settings_are_checked() {
+        let s = spsa_of(&args("alpha=0.5 gamma=0.2 A=10"), 100).unwrap();
+        assert_eq!(
+            (s.alpha, s.gamma, s.a_big, s.iterations),
+            (0.5, 0.2, Some(10.0), 100)
+        );
+        let s = spsa_of(&[], 100).unwrap();
+        assert_eq!((s.alpha, s.gamma, s.a_big), (0.602, 0.101, None));
+        for bad in ["alpha=x", "beta=1", "gamma=-1", "A"] {
+            assert!(spsa_of(&args(bad), 10).is_err(), "{bad}");
+        }
+    }
+}

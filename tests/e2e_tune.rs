@@ -1,0 +1,225 @@
+//! `gomoku-cli tune` end to end with pbrain-scout: the values reach the engine (by `INFO` and by
+//! its command line), the journal holds every iteration's values and step, the last lines are
+//! the tuned values, and a run killed with SIGKILL and resumed follows the uninterrupted run's
+//! trajectory value for value.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{wait_until, Match};
+use serde_json::Value;
+
+/// Two of pbrain-scout's weights, OpenBench's form, started away from the engine's defaults.
+const PARAMS: &str = "\
+# scout's weights
+eval_four, int, 150, 0, 400, 20, 0.002
+eval_open_three, float, 80.0, 0.0, 400.0, 20.0, 0.002
+";
+
+fn params_file(dir: &Path) -> std::path::PathBuf {
+    let p = dir.join("params.txt");
+    std::fs::write(&p, PARAMS).unwrap();
+    p
+}
+
+/// A tuning of scout at a fixed depth (deterministic: no clock decides a move) on the bundled
+/// openings.
+fn tuning(dir: &Path, iterations: u64, concurrency: u64) -> Match {
+    let params = params_file(dir);
+    let openings = common::repo_root().join("openings/freestyle15.txt");
+    Match::command(&["tune"])
+        .engine("pbrain-scout", &["depth=2", "tc=0/60"])
+        .opt("-params", params.display())
+        .opt("-iterations", iterations)
+        .openings_file(&openings, &["type=pos", "order=random"])
+        .opt("-srand", 7)
+        .rule(0)
+        .boardsize(15)
+        .concurrency(concurrency)
+        .journal("tune.journal.jsonl")
+        .args(&["-tuneout", "every=2"])
+        .noprogress()
+}
+
+/// θ after each completed iteration, in the order they completed: `(iteration, θ)`.
+fn trajectory(games: &[Value]) -> Vec<(u64, Vec<f64>)> {
+    games
+        .iter()
+        .filter_map(|g| {
+            let t = &g["tune"];
+            let theta = t["done"]["theta"].as_array()?;
+            Some((
+                t["it"].as_u64().unwrap(),
+                theta.iter().map(|x| x.as_f64().unwrap()).collect(),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn a_tuning_runs_end_to_end_and_prints_the_tuned_values_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = tuning(dir.path(), 6, 2).args(&["-log"]).run_in(dir.path());
+    run.assert_success();
+    let games = run.journal("tune.journal.jsonl");
+    assert_eq!(games.len(), 12, "6 iterations of one game pair");
+    for g in &games {
+        let t = &g["tune"];
+        let k = t["it"].as_u64().unwrap();
+        assert_eq!(k, (g["game"].as_u64().unwrap() - 1) / 2 + 1);
+        let plus = t["plus"].as_array().unwrap();
+        let four = plus[0].as_f64().unwrap();
+        assert_eq!(four, four.round(), "an int parameter is sent as an integer");
+        assert!((0.0..=400.0).contains(&four));
+        // Engine 0 plays θ+ and carries the name's mark.
+        let plus_name = if g["black_engine"] == 0 {
+            &g["black"]
+        } else {
+            &g["white"]
+        };
+        assert!(plus_name.as_str().unwrap().ends_with('+'), "{g}");
+    }
+    let steps = trajectory(&games);
+    assert_eq!(steps.len(), 6, "one step per iteration");
+    let last = &steps.last().unwrap().1;
+    // The last lines: `name, value`, θ at the end.
+    let tail: Vec<&str> = run.stdout.lines().rev().take(2).collect();
+    assert_eq!(
+        tail,
+        vec![
+            format!("eval_open_three, {}", last[1]),
+            format!("eval_four, {}", last[0].round() as i64),
+        ],
+        "{}",
+        run.stdout
+    );
+    run.assert_stdout_has("Tune: 2 of 6 iterations: eval_four=");
+    run.assert_stdout_has("INFO eval_four ");
+    // The trajectory CSV and θ in the file's format, beside the journal.
+    let csv = std::fs::read_to_string(dir.path().join("tune.tune.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 7, "{csv}");
+    let tuned = std::fs::read_to_string(dir.path().join("tune.tuned.txt")).unwrap();
+    assert!(tuned.contains("eval_four, int, "), "{tuned}");
+    // The values went to the engines by INFO before their games.
+    let log = std::fs::read_to_string(dir.path().join("gomoku-cli.1.log")).unwrap();
+    assert!(
+        log.contains("INFO eval_four "),
+        "no INFO line with a value in the log"
+    );
+}
+
+#[test]
+fn a_tuning_killed_and_resumed_follows_the_same_trajectory() {
+    let whole = tempfile::tempdir().unwrap();
+    let run = tuning(whole.path(), 8, 1).run_in(whole.path());
+    run.assert_success();
+    let games = run.journal("tune.journal.jsonl");
+    let expected = trajectory(&games);
+    assert_eq!(expected.len(), 8);
+
+    let cut = tempfile::tempdir().unwrap();
+    let journal = cut.path().join("tune.journal.jsonl");
+    let started = tuning(cut.path(), 8, 1).spawn_in(cut.path());
+    let lines = || {
+        std::fs::read_to_string(&journal)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    // The header and five games: iteration 3 is half played.
+    wait_until(Duration::from_secs(120), || lines() >= 6);
+    started.signal(libc::SIGKILL);
+    let _ = started.finish();
+    assert!(lines() < 17, "the run finished before it was killed");
+    let resumed = tuning(cut.path(), 8, 1).resume().run_in(cut.path());
+    resumed.assert_success();
+    let games_after = resumed.journal("tune.journal.jsonl");
+    assert_eq!(trajectory(&games_after), expected);
+    // The values each game was sent are the uninterrupted run's too.
+    let sent = |gs: &[Value]| {
+        let mut v: Vec<(u64, Value)> = gs
+            .iter()
+            .map(|g| (g["game"].as_u64().unwrap(), g["tune"]["plus"].clone()))
+            .collect();
+        v.sort_by_key(|(g, _)| *g);
+        v.dedup_by_key(|(g, _)| *g);
+        v
+    };
+    assert_eq!(sent(&games_after), sent(&games));
+    assert_eq!(resumed.stdout.lines().last(), run.stdout.lines().last());
+}
+
+#[test]
+fn values_in_the_engines_command_line_start_it_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let params = params_file(dir.path());
+    let scout = common::engine("pbrain-scout");
+    let run = Match::command(&["tune"])
+        .engine_cmd(
+            &format!("{scout} --param eval_four={{eval_four}} --tune-table"),
+            &["depth=1", "tc=0/60"],
+        )
+        .opt("-params", params.display())
+        .opt("-iterations", 3)
+        .journal("t.journal.jsonl")
+        .args(&["-log"])
+        .noprogress()
+        .run_in(dir.path());
+    run.assert_success();
+    // scout prints its table when it starts: each side was started with the value it was sent
+    // (and eval_open_three, not in the command, went by INFO).
+    let log = std::fs::read_to_string(dir.path().join("gomoku-cli.1.log")).unwrap();
+    for g in run.journal("t.journal.jsonl") {
+        for (side, mark) in [("plus", '+'), ("minus", '-')] {
+            let value = g["tune"][side][0].as_f64().unwrap() as i64;
+            let line = format!("pbrain-scout{mark} > MESSAGE eval_four,{value},0,400,");
+            assert!(log.contains(&line), "{line:?} not in the log");
+            let sent = g["tune"][side][1].as_f64().unwrap();
+            let info = format!("INFO eval_open_three {sent}");
+            assert!(log.contains(&info), "{info:?} not in the log");
+        }
+    }
+    assert!(
+        !log.contains("INFO eval_four"),
+        "a value in the command is not sent by INFO"
+    );
+}
+
+#[test]
+fn bad_tunings_are_refused_with_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(
+        &bad,
+        "eval_four, int, 150, 0, 400, 20, 0.002\neval_three, int, x, 1, 2, 1, 0.002\n",
+    )
+    .unwrap();
+    let run = Match::command(&["tune"])
+        .engine("pbrain-scout", &["depth=1"])
+        .opt("-params", bad.display())
+        .opt("-iterations", 2)
+        .run_in(dir.path());
+    assert_ne!(run.code(), Some(0));
+    run.assert_stderr_has("bad.txt:2");
+    let two = Match::command(&["tune"])
+        .engine("pbrain-scout", &[])
+        .engine("pbrain-scout", &[])
+        .opt("-params", bad.display())
+        .opt("-iterations", 2)
+        .run_in(dir.path());
+    two.assert_exit(2).assert_stderr_has("exactly one -engine");
+    let games = Match::command(&["tune"])
+        .engine("pbrain-scout", &[])
+        .opt("-params", params_file(dir.path()).display())
+        .opt("-iterations", 2)
+        .games(10)
+        .run_in(dir.path());
+    games.assert_exit(2).assert_stderr_has("-games");
+    let none = Match::command(&["tune"])
+        .engine("pbrain-scout", &[])
+        .opt("-params", params_file(dir.path()).display())
+        .run_in(dir.path());
+    none.assert_exit(2)
+        .assert_stderr_has("-iterations N is required");
+}
