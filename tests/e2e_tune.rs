@@ -223,3 +223,59 @@ fn bad_tunings_are_refused_with_the_file_and_line() {
     none.assert_exit(2)
         .assert_stderr_has("-iterations N is required");
 }
+
+#[test]
+fn shards_play_whole_iterations_and_apply_each_others_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let params = params_file(dir.path());
+    let shard = |k: u64| {
+        Match::command(&["tune"])
+            .engine("pbrain-scout", &["depth=1", "tc=0/60"])
+            .opt("-params", params.display())
+            .opt("-iterations", 8)
+            .opt("-srand", 11)
+            .opt("-shard", format!("{k}/2"))
+            .opt("-rundir", dir.path().join("run").display())
+            .args(&["-tuneout", "every=100"])
+            .noprogress()
+            .run_in(dir.path())
+    };
+    // One after the other: the second reads the first's finished iterations when it starts.
+    let first = shard(1);
+    first.assert_success();
+    let second = shard(2);
+    second.assert_success();
+    first.assert_stdout_has("Tune: 4 of 8 iterations");
+    second.assert_stdout_has("Tune: 8 of 8 iterations");
+    let journal =
+        |k| common::journal_games(&dir.path().join(format!("run/shard-{k}-of-2.journal.jsonl")));
+    let mut games: Vec<u64> = Vec::new();
+    for k in 1..=2 {
+        let own = journal(k);
+        assert_eq!(own.len(), 8, "shard {k}: 4 whole iterations of 2 games");
+        for g in &own {
+            let it = g["tune"]["it"].as_u64().unwrap();
+            assert_eq!((it - 1) % 2, k - 1, "shard {k} played iteration {it}");
+        }
+        games.extend(own.iter().map(|g| g["game"].as_u64().unwrap()));
+    }
+    games.sort_unstable();
+    assert_eq!(games, (1..=16).collect::<Vec<_>>());
+    // The second shard stepped θ with the first's iterations too (read from its journal).
+    let csv = std::fs::read_to_string(dir.path().join("run/shard-2-of-2.tune.csv")).unwrap();
+    let mut iterations: Vec<u64> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    iterations.sort_unstable();
+    assert_eq!(iterations, (1..=8).collect::<Vec<_>>(), "{csv}");
+    // Without a common seed the shards would draw different flips: refused.
+    let unseeded = Match::command(&["tune"])
+        .engine("pbrain-scout", &["depth=1"])
+        .opt("-params", params.display())
+        .opt("-iterations", 8)
+        .opt("-shard", "1/2")
+        .run_in(dir.path());
+    unseeded.assert_exit(2).assert_stderr_has("share one seed");
+}

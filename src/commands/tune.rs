@@ -180,6 +180,16 @@ fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, Command
         let seed = count("-srand", Some(s), None).map_err(usage)?;
         config.seed = gomoku_cli::config::Seed::Given(seed);
     }
+    // Every shard recomputes the others' steps from the seed: they must share it.
+    let job_seed = env
+        .var("SLURM_ARRAY_JOB_ID")
+        .is_some_and(|id| !id.trim().is_empty());
+    let drawn = matches!(config.seed, gomoku_cli::config::Seed::Fresh(_));
+    if config.cluster.shard.is_some() && drawn && !job_seed {
+        return Err(usage(
+            "the shards of a tuning must share one seed: give -srand S (a SLURM job array derives it from SLURM_ARRAY_JOB_ID)".into(),
+        ));
+    }
     config.tune = Some(TuneConfig {
         setup: TuneSetup {
             params,

@@ -12,7 +12,9 @@
 #      h0   pbrain-random against itself, alpha=0.001: H0, exit code 3 (fast games: the shards'
 #           views lag hundreds of games behind each other);
 #      all  no SPRT, 40 games of scout depth 3 against 2, compared game by game with the same
-#           run played unsharded (fixed-depth scout is deterministic).
+#           run played unsharded (fixed-depth scout is deterministic);
+#      tune examples/slurm/tune-array.sh: one SPSA tuning of 24 iterations over the array
+#           (checks in tune_array below).
 #    The node has 2 cores: tasks 1 and 2 play together; 3 and 4 start when they end, after the
 #    stop (and exit at once) or to play their parts;
 # 3. checks each run with tests/slurm/check_run.py: every task's exit code is the verdict's, or 0
@@ -136,6 +138,62 @@ run_array() {
   [ "$py_rc" = 0 ] || fail "$name: check_run.py crashed (exit $py_rc)"
 }
 
+# ------------------------------------------------------------------ a tuning on the array
+# tune_array: examples/slurm/tune-array.sh as a 4-task array, 24 iterations of pbrain-scout's two
+# weights; checked: every task exits 0 and prints the tuned values last, the shards' games are
+# exactly 1..48 once each, each shard plays whole iterations of its own (k ≡ shard mod 4), and
+# the shards tune one θ: the shard that started last applied the iterations of every shard that
+# had ended before it started (its CSV holds them).
+tune_array() {
+  local rundir=$WORK/tune/run logdir=$WORK/tune/logs t rc out
+  mkdir -p "$logdir"
+  say "tune: 24 iterations of pbrain-scout's weights on a $SHARDS-task array, run directory $rundir"
+  t=$(date +%s.%N)
+  env REPO="$REPO" BIN="$BIN" RUNDIR="$rundir" SHARDS="$SHARDS" CONCURRENCY="$CONCURRENCY" \
+    SYNC_INTERVAL=1 ENGINE_OPTS='depth=2 tc=0/5' ITERATIONS=24 \
+    PARAMS="$REPO/examples/slurm/scout.params" \
+    timeout "$TIMEOUT" sbatch --wait --array=1-$SHARDS --cpus-per-task=$CONCURRENCY \
+      --time=$(( (TIMEOUT + 59) / 60 )) --job-name=cluster-check-tune --chdir="$REPO" \
+      --output="$logdir/%A_%a.out" "$REPO/examples/slurm/tune-array.sh"
+  rc=$?
+  say "tune: sbatch --wait exited $rc after $(since "$t") s"
+  [ "$rc" = 0 ] && ok "tune: every task exited 0" || fail "tune: sbatch --wait exited $rc"
+  out=$(python3 - "$rundir" "$logdir" "$SHARDS" <<'PY'
+import csv, glob, json, os, sys
+rundir, logdir, shards = sys.argv[1], sys.argv[2], int(sys.argv[3])
+games, ends, seen = [], {}, {}
+for k in range(1, shards + 1):
+    path = f"{rundir}/shard-{k}-of-{shards}.journal.jsonl"
+    lines = [json.loads(l) for l in open(path) if l.strip()]
+    own = [l for l in lines if "game" in l]
+    bad = [l["tune"]["it"] for l in own if (l["tune"]["it"] - 1) % shards != k - 1]
+    print(("ok" if not bad else "FAIL") + f" - shard {k} plays only its own iterations ({len(own)} games)")
+    done = [l for l in own if l["tune"].get("done")]
+    print(("ok" if len(done) * 2 == len(own) else "FAIL") + f" - shard {k} completed whole iterations ({len(done)})")
+    games += [l["game"] for l in own]
+    ends[k] = (min(l["started"] for l in own), max(l["ended"] for l in own))
+    with open(f"{rundir}/shard-{k}-of-{shards}.tune.csv") as f:
+        seen[k] = {int(r["iteration"]) for r in csv.DictReader(f)}
+ok = sorted(games) == list(range(1, 49))
+print(("ok" if ok else "FAIL") + f" - the shards' games are 1..48 once each ({len(games)})")
+# The shard that started last: every shard that had ended by then was read when it started.
+last = max(ends, key=lambda k: ends[k][0])
+before = [k for k in ends if k != last and ends[k][1] < ends[last][0]]
+others = {it for k in before for it in seen[k] if (it - 1) % shards == k - 1}
+missing = sorted(others - seen[last])
+print(("ok" if len(seen[last]) > 24 // shards and not missing else "FAIL")
+      + f" - shard {last} applied {len(seen[last])} iterations: its own and those of shards {before}, ended before it started (missing {missing})")
+for f in sorted(glob.glob(f"{logdir}/*.out")):
+    tail = open(f).read().strip().splitlines()[-3:]
+    good = any(l.startswith("eval_four, ") for l in tail)
+    print(("ok" if good else "FAIL") + f" - {os.path.basename(f)} prints the tuned values last")
+PY
+)
+  echo "$out" | sed 's/^\(ok\|FAIL\) - /\1 - tune: /'
+  passed=$((passed + $(grep -c '^ok - ' <<<"$out")))
+  failed=$((failed + $(grep -c '^FAIL - ' <<<"$out")))
+}
+
 # H1: depth 5 against depth 3 decides after about 140 games, ~8 s of play on 2 cores.
 run_array h1 '{BIN}/pbrain-scout --depth 5' '{BIN}/pbrain-scout --depth 3' 'elo0=0 elo1=20' 2000
 if [ -z "$DRY_RUN" ]; then
@@ -154,5 +212,6 @@ if [ -z "$DRY_RUN" ]; then
     || fail "all: the unsharded reference run (exit $?): $(tail -3 "$WORK/all/unsharded.out")"
   say "all: the unsharded reference run took $(since "$t") s"
   run_array all '{BIN}/pbrain-scout --depth 3' '{BIN}/pbrain-scout --depth 2' '' 40 "$WORK/all/unsharded.jsonl"
+  tune_array
 fi
 done_=1
