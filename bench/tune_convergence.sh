@@ -11,7 +11,7 @@
 #    pair, c_end=C_END, r_end=R_END; games and wall time printed, then the final value and its
 #    distance to the best in units of c_end.
 #
-# Environment: PARAM (eval_four), BASE (60), SWEEP ("0 20 40 60 90 140 220 400"), GAMES (400),
+# BEST=V skips the sweep. Environment: PARAM (eval_four), BASE (60), SWEEP ("0 20 40 60 90 140 220 400"), GAMES (400),
 # DEPTH (3), START (300), ITERATIONS (3000), C_END (20), R_END (0.002), MIN (0), MAX (400),
 # CONCURRENCY (2), OUT (bench/out/tune), BIN (target/release).
 set -euo pipefail
@@ -34,8 +34,9 @@ OPENINGS="file=$REPO/openings/freestyle15.txt type=pos order=random srand=3"
 mkdir -p "$OUT"
 [ -x "$BIN/gomoku-cli" ] || { echo "build first: cargo build --release --workspace" >&2; exit 1; }
 
-echo "# $PARAM: sweep against $PARAM=$BASE, $GAMES games each, scout depth $DEPTH"
-best= ; best_score=-1
+best=${BEST:-} ; best_score=-1
+[ -n "$best" ] && SWEEP= && echo "best given: $PARAM=$best (no sweep)"
+[ -n "$SWEEP" ] && echo "# $PARAM: sweep against $PARAM=$BASE, $GAMES games each, scout depth $DEPTH"
 for v in $SWEEP; do
   "$BIN/gomoku-cli" -engine "cmd=$BIN/pbrain-scout --param $PARAM=$v" name=v$v \
     -engine "cmd=$BIN/pbrain-scout --param $PARAM=$BASE" name=base -each depth=$DEPTH tc=0/60 \
@@ -47,7 +48,7 @@ for v in $SWEEP; do
   echo "$PARAM=$v: $score %  $elo"
   if awk "BEGIN{exit !($score > $best_score)}"; then best=$v; best_score=$score; fi
 done
-echo "best by the sweep: $PARAM=$best ($best_score %)"
+[ -n "$SWEEP" ] && echo "best by the sweep: $PARAM=$best ($best_score %)"
 
 printf '%s, int, %s, %s, %s, %s, %s\n' "$PARAM" "$START" "$MIN" "$MAX" "$C_END" "$R_END" > "$OUT/params.txt"
 echo "# tune from $START: $ITERATIONS iterations of one pair, c_end $C_END, r_end $R_END"

@@ -324,6 +324,8 @@ pub struct TuneConfig {
     pub csv: Option<PathBuf>,
     /// θ in the parameter file's own format, rewritten with the CSV.
     pub params_out: Option<PathBuf>,
+    /// θ as `INFO name value` lines, rewritten with the CSV.
+    pub info_out: Option<PathBuf>,
 }
 
 /// The process environment as the configuration reads it (scheduler array variables, `PATH`,

@@ -228,7 +228,7 @@ fn help_on(topic: &[String]) -> ExitCode {
         }
         Some(other) => {
             eprintln!(
-                "error: no help on {other:?}: the subcommands are judge, sprt, samples, export, merge, lib, report and openings \
+                "error: no help on {other:?}: the subcommands are check, tune, judge, sprt, samples, export, merge, lib, report and openings \
                  (`gomoku-cli --help` for the match runner)"
             );
             ExitCode::from(exit::USAGE)

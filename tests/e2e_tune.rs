@@ -102,6 +102,11 @@ fn a_tuning_runs_end_to_end_and_prints_the_tuned_values_last() {
     assert_eq!(csv.lines().count(), 7, "{csv}");
     let tuned = std::fs::read_to_string(dir.path().join("tune.tuned.txt")).unwrap();
     assert!(tuned.contains("eval_four, int, "), "{tuned}");
+    let info = std::fs::read_to_string(dir.path().join("tune.tuned.info")).unwrap();
+    assert_eq!(
+        info.lines().next(),
+        Some(format!("INFO eval_four {}", last[0].round() as i64).as_str())
+    );
     // The values went to the engines by INFO before their games.
     let log = std::fs::read_to_string(dir.path().join("gomoku-cli.1.log")).unwrap();
     assert!(

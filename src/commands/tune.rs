@@ -16,7 +16,7 @@ use super::{say, CommandError, CommandResult};
 
 pub const USAGE: &str = "\
 usage: gomoku-cli tune -engine cmd=COMMAND [ENGINE OPTIONS] [-each ...] -params FILE -iterations N
-                       [-pairs P] [-spsa alpha=A gamma=G A=A] [-tuneout every=N csv=FILE params=FILE]
+                       [-pairs P] [-spsa alpha=A gamma=G A=A] [-tuneout every=N csv=F params=F info=F]
                        [-srand S] [match options: -openings, -rule, -boardsize, -concurrency,
                         -journal, -resume, -shard, -report, -pgn ...]
 SPSA tuning of the engine's parameters (FILE: OpenBench lines `name, int|float, start, min, max,
@@ -25,8 +25,8 @@ openings' srand=) seeds the flips: the same seed, the same trajectory. Each iter
 P game pairs (default 1), θ+ against θ−, colours swapped on one opening. A parameter whose
 `{name}` appears in the engine's cmd= is put there (the engine is started again when its value
 changes); the others are sent as `INFO name value` before every game. θ is shown every N
-iterations (default: a tenth of the run) and written, as CSV and in FILE's format, beside the
-journal unless csv=/params= say where. The last lines printed are `name, value` per parameter.";
+iterations (default: a tenth of the run) and written as CSV, in FILE's format and as INFO lines
+beside the journal (X.tune.csv, X.tuned.txt, X.tuned.info) unless csv=/params=/info= say where. The last lines printed are `name, value` per parameter.";
 
 /// The tuning's own options, as given.
 #[derive(Debug, Default)]
@@ -132,12 +132,14 @@ fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, Command
     let pairs = count("-pairs", t.pairs.as_deref(), Some(1)).map_err(usage)?;
     let settings = spsa_of(&t.spsa, iterations).map_err(usage)?;
     let mut every = (iterations / 10).max(1);
-    let (mut csv, mut params_out) = (None, None);
-    for (k, v) in pairs_of("-tuneout", &t.out, &["every", "csv", "params"]).map_err(usage)? {
+    let (mut csv, mut params_out, mut info_out) = (None, None, None);
+    let keys = ["every", "csv", "params", "info"];
+    for (k, v) in pairs_of("-tuneout", &t.out, &keys).map_err(usage)? {
         match k {
             "every" => every = count("-tuneout every=", Some(v), None).map_err(usage)?,
             "csv" => csv = Some(PathBuf::from(v)),
-            _ => params_out = Some(PathBuf::from(v)),
+            "params" => params_out = Some(PathBuf::from(v)),
+            _ => info_out = Some(PathBuf::from(v)),
         }
     }
     let mut raw = cli::parse_legacy(rest).map_err(|e| usage(e.to_string()))?;
@@ -180,6 +182,15 @@ fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, Command
         let seed = count("-srand", Some(s), None).map_err(usage)?;
         config.seed = gomoku_cli::config::Seed::Given(seed);
     }
+    if config.tournament.concurrency > 1 {
+        config.warnings.push(format!(
+            "tune: -concurrency {}: iterations overlap, as fishtest's workers do: an iteration's \
+             values are drawn from θ when its first game starts and its step is applied when its \
+             last game ends, so the trajectory depends on the order games end (-concurrency 1 \
+             makes it reproducible)",
+            config.tournament.concurrency
+        ));
+    }
     // Every shard recomputes the others' steps from the seed: they must share it.
     let job_seed = env
         .var("SLURM_ARRAY_JOB_ID")
@@ -199,6 +210,7 @@ fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, Command
         },
         csv,
         params_out,
+        info_out,
     });
     Ok(config)
 }

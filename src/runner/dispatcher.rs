@@ -54,8 +54,9 @@ pub enum Action {
     StopShards(SprtCrossing),
     /// Rebuild the `-report` page (the final one is written after the last game anyway).
     RebuildReport,
-    /// `tune`: rewrite the trajectory CSV and the tuned parameter file with these texts.
-    TuneSnapshot { csv: String, params: String },
+    /// `tune`: rewrite the trajectory CSV, the tuned parameter file and its `INFO` lines with
+    /// these texts.
+    TuneSnapshot([String; 3]),
 }
 
 /// A game handed to a slot: the pairing, and in a `tune` run the values its engines are sent.
@@ -251,10 +252,11 @@ impl Dispatcher {
                 total: t.setup().settings.iterations,
                 theta: t.theta_line(),
             }),
-            Action::TuneSnapshot {
-                csv: t.csv(),
-                params: t.setup().params.render(t.theta()),
-            },
+            Action::TuneSnapshot([
+                t.csv(),
+                t.setup().params.render(t.theta()),
+                t.setup().params.info_lines(t.theta()),
+            ]),
         ]
     }
 

@@ -222,7 +222,7 @@ struct Shell {
     /// journal lacks is played again on resume).
     write_failed: bool,
     /// `tune`: where the trajectory CSV and θ in the parameter file's format go.
-    tune_files: [Option<PathBuf>; 2],
+    tune_files: [Option<PathBuf>; 3],
 }
 
 type Reply = tokio::sync::oneshot::Sender<Option<dispatcher::Assignment>>;
@@ -255,9 +255,8 @@ impl Shell {
                     }
                 }
                 Action::AbandonGames => self.cancel_games.cancel(),
-                Action::TuneSnapshot { csv, params } => {
-                    let [csv_path, params_path] = &self.tune_files;
-                    for (path, text) in [(csv_path, csv), (params_path, params)] {
+                Action::TuneSnapshot(texts) => {
+                    for (path, text) in self.tune_files.iter().zip(texts) {
                         let Some(path) = path else { continue };
                         let written = crate::atomic_file::write_atomic(path, |w| {
                             std::io::Write::write_all(w, text.as_bytes())
@@ -480,10 +479,10 @@ fn check_cpus(slot_cpus: &[Vec<usize>], allowed: Option<Vec<usize>>) -> Result<(
 }
 
 /// `tune`: where the trajectory CSV and θ in the parameter file's format go: as given, else
-/// beside the journal (`X.journal.jsonl` → `X.tune.csv`, `X.tuned.txt`).
-fn tune_files(config: &Config, journal: Option<&std::path::Path>) -> [Option<PathBuf>; 2] {
+/// beside the journal (`X.journal.jsonl` → `X.tune.csv`, `X.tuned.txt`, `X.tuned.info`).
+fn tune_files(config: &Config, journal: Option<&std::path::Path>) -> [Option<PathBuf>; 3] {
     let Some(t) = &config.tune else {
-        return [None, None];
+        return [None, None, None];
     };
     let beside = |suffix: &str| {
         let j = journal?.to_string_lossy().into_owned();
@@ -493,6 +492,7 @@ fn tune_files(config: &Config, journal: Option<&std::path::Path>) -> [Option<Pat
     [
         t.csv.clone().or_else(|| beside(".tune.csv")),
         t.params_out.clone().or_else(|| beside(".tuned.txt")),
+        t.info_out.clone().or_else(|| beside(".tuned.info")),
     ]
 }
 
