@@ -1340,4 +1340,103 @@ mod tests {
         assert!(!text.contains(&own.describe()), "{text}");
         assert_eq!(d.stop_reason(), StopReason::SprtH1);
     }
+    /// The assignment a slot gets next.
+    fn assignment(d: &mut Dispatcher) -> Assignment {
+        d.on_event(Event::Ready)
+            .into_iter()
+            .find_map(|a| match a {
+                Action::Play(a) => Some(a),
+                _ => None,
+            })
+            .expect("a game")
+    }
+
+    /// A tuned game's record: engine `winner` wins, the values as assigned.
+    fn tuned_record(a: &Assignment, winner: usize) -> Event {
+        let Event::Finished(mut r) = record(&a.pairing, Some(winner), None) else {
+            unreachable!()
+        };
+        r.tune = a.tune.clone();
+        Event::Finished(r)
+    }
+
+    fn saved_tune(actions: &[Action]) -> Option<&TuneEntry> {
+        actions.iter().find_map(|a| match a {
+            Action::Save(r, _) => r.tune.as_ref(),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn a_tuning_hands_out_values_and_steps_with_its_own_and_other_shards_iterations() {
+        let params = crate::tune::params::Params::parse(
+            "a, int, 50, 0, 100, 5, 0.002\n",
+            std::path::Path::new("p.txt"),
+        )
+        .unwrap();
+        let setup = TuneSetup {
+            params,
+            settings: crate::tune::spsa::SpsaSettings {
+                iterations: 4,
+                ..Default::default()
+            },
+            pairs: 1,
+            every: 2,
+        };
+        let s = DispatchSettings {
+            tune: Some((setup, 3)),
+            ..settings()
+        };
+        // Shard 1 of 2: iterations 1 and 3 are its own, 2 and 4 the other shard's.
+        let schedule =
+            Schedule::new(2, TournamentKind::RoundRobin, 8, 1, Repeat::Twice).with_shard_unit(2);
+        let shard = crate::shard::Shard { index: 1, count: 2 };
+        let queue = GameQueue::new(&schedule, Some(shard), Default::default());
+        let mut d = Dispatcher::new(s, schedule, queue, &[]);
+        let (g1, g2) = (assignment(&mut d), assignment(&mut d));
+        let (t1, t2) = (g1.tune.clone().unwrap(), g2.tune.clone().unwrap());
+        assert_eq!((t1.iteration, t2.iteration), (1, 1));
+        assert_eq!(t1, t2, "a pair's games are sent the same values");
+        assert_ne!(t1.plus, t1.minus);
+        // θ+ (engine 0) wins both: the second game completes the iteration and carries the step.
+        let first = d.on_event(tuned_record(&g1, 0));
+        assert_eq!(saved_tune(&first).unwrap().done, None);
+        let second = d.on_event(tuned_record(&g2, 0));
+        let step = saved_tune(&second).unwrap().done.clone().expect("the step");
+        assert_eq!(step.score, 2);
+        assert_eq!(step.theta, d.tuner().unwrap().theta());
+        // Another shard's iteration 2 (games 3 and 4) steps θ here too, and every 2 iterations
+        // θ is shown and written.
+        let remote = |game, first| ScoredGame {
+            game,
+            pair: 0,
+            pair_game: game - 1,
+            first,
+        };
+        let actions = d.on_event(Event::Remote(vec![
+            remote(3, Score::Win),
+            remote(4, Score::Draw),
+        ]));
+        assert_eq!(d.tuner().unwrap().completed(), 2);
+        assert!(
+            told(&actions).iter().any(|e| matches!(
+                e,
+                ConsoleEvent::TuneProgress {
+                    completed: 2,
+                    total: 4,
+                    ..
+                }
+            )),
+            "{actions:?}"
+        );
+        assert!(actions.iter().any(|a| matches!(a, Action::TuneSnapshot(_))));
+        // The next game handed out is game 5, iteration 3's, drawn from θ after both steps.
+        let next = assignment(&mut d);
+        let t = d.tuner().unwrap();
+        let spsa = crate::tune::spsa::Spsa::new(&t.setup().params, t.setup().settings);
+        let drawn = spsa.step(3, t.theta(), 3);
+        let values = next.tune.unwrap();
+        assert_eq!((next.pairing.game.0, values.iteration), (5, 3));
+        assert_eq!((values.plus, values.minus), (drawn.plus, drawn.minus));
+    }
 }

@@ -588,21 +588,27 @@ fn open_logs(config: &Config) -> Result<Option<LogFiles>, RunError> {
     }
 }
 
-/// Run the whole tournament described by `config`.
-pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
-    let run_start = Instant::now();
-    check_before_opening(&config)?;
-    let mut schedule = Schedule::new(
+/// The run's schedule; a `tune` run's shards play whole iterations (their values are drawn
+/// where they are played).
+fn schedule_of(config: &Config) -> Schedule {
+    let schedule = Schedule::new(
         config.tournament.engines.len(),
         config.tournament.kind,
         config.tournament.games,
         config.tournament.rounds,
         config.tournament.repeat,
     );
-    if let Some(t) = &config.tune {
-        // A shard plays whole iterations: their values are drawn where they are played.
-        schedule = schedule.with_shard_unit(t.setup.games_per_iteration());
+    match &config.tune {
+        Some(t) => schedule.with_shard_unit(t.setup.games_per_iteration()),
+        None => schedule,
     }
+}
+
+/// Run the whole tournament described by `config`.
+pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
+    let run_start = Instant::now();
+    check_before_opening(&config)?;
+    let schedule = schedule_of(&config);
     let total = schedule.total_games();
     // `Config` refuses `-resume` without a journal.
     let resumed = match (config.start, config.outputs.journal.clone()) {
@@ -651,7 +657,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         dispatcher.resume_tune(r.entries.iter().filter_map(|e| e.tune.as_ref()));
     }
     let cancel_games = stops.abort.child_token();
-    let shell_journal = outputs.journal_path().map(|p| p.to_path_buf());
+    let tune_files = tune_files(&config, outputs.journal_path());
     let sync = shard_sync(&config, &dispatcher);
     let report = live_report(&config, &outputs, &console)?;
     outputs.games_begin();
@@ -662,7 +668,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         sync,
         report,
         write_failed: false,
-        tune_files: tune_files(&config, shell_journal.as_deref()),
+        tune_files,
     };
     // A shard started after another one decided the test ends at once with the verdict.
     shell.sync(&mut dispatcher);
