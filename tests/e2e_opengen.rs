@@ -238,3 +238,26 @@ fn an_engine_without_evaluations_stops_the_run() {
     .assert_stderr_has("candidate 0: the engine reported no evaluation");
     assert!(!dir.path().join("set.txt").exists());
 }
+
+#[test]
+fn the_bundled_balanced_sets_load_and_hold_distinct_positions() {
+    use gomoku_cli::board::BoardSize;
+    use gomoku_cli::opening::{position_key, OpeningBook, OpeningFormat};
+    use gomoku_cli::rules::Rule;
+    let size = BoardSize::new(15).unwrap();
+    for (name, rule) in [
+        ("freestyle15-balanced.txt", Rule::Freestyle),
+        ("renju15-balanced.txt", Rule::Renju),
+    ] {
+        let path = common::repo_root().join("openings").join(name);
+        let book = OpeningBook::load(&path, OpeningFormat::Pos, size, rule)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(book.len(), 1000, "{name}");
+        let keys: std::collections::HashSet<_> = book
+            .openings
+            .iter()
+            .map(|o| position_key(&o.stones, size))
+            .collect();
+        assert_eq!(keys.len(), book.len(), "{name}: a position twice");
+    }
+}
