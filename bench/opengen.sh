@@ -7,14 +7,14 @@
 # Usage (from the crate root): bash bench/opengen.sh [gen|audit|all]
 # Environment: GC (the runner, default target/release/gomoku-cli if built, else target/debug),
 # SCOUT (default target/release/pbrain-scout), DEPTH (7), BALANCE (60), COUNT (1000),
-# CONC (2), GAMES (1000), OUT (bench/out/opengen).
+# CONC (2), GAMES (1000), OUT (target/opengen-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step=${1:-all}
 GC=${GC:-$( [ -x target/release/gomoku-cli ] && echo target/release/gomoku-cli || echo target/debug/gomoku-cli )}
 SCOUT=${SCOUT:-target/release/pbrain-scout}
 DEPTH=${DEPTH:-7} BALANCE=${BALANCE:-60} COUNT=${COUNT:-1000} CONC=${CONC:-2} GAMES=${GAMES:-1000}
-OUT=${OUT:-bench/out/opengen}
+OUT=${OUT:-target/opengen-bench}
 mkdir -p "$OUT"
 [ -x "$SCOUT" ] || { echo "build it first: cargo build --release -p pbrain-scout" >&2; exit 2; }
 
