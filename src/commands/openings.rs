@@ -51,7 +51,7 @@ pub enum OpeningsTool {
         json: bool,
     },
     /// Random openings near the centre, each searched by an engine at a fixed depth or node
-    /// count, kept when the evaluation is within ±E (`gomoku-cli help openings generate`).
+    /// count, kept when the evaluation is within ±E (all options: `gomoku-cli openings generate -h`).
     #[command(disable_help_flag = true)]
     Generate {
         /// -engine OPTIONS -count N -o FILE and the other options, as `check` takes them.
