@@ -85,6 +85,8 @@ USAGE:
                                 openings in canonical form, duplicates under the 8 symmetries removed
   gomoku-cli openings audit RUNDIR|JOURNAL... [--json]
                                 per opening: games, black's score, pairs, length, endings
+  gomoku-cli openings generate -engine OPTIONS -count N -o FILE [-stones MIN-MAX] [-area R] [-balance E] ...
+                                balanced openings: random candidates kept when the engine's eval is within ±E
   gomoku-cli help SUBCOMMAND    the options of judge, sprt, samples, export, merge, lib, report or openings
 
 ENGINE OPTIONS (after -engine or -each; a per-engine value wins over -each):

@@ -1,5 +1,6 @@
 //! `gomoku-cli openings`: an opening file rewritten in canonical form without duplicates under
-//! the 8 symmetries (`canonical`), and a run's games audited per opening (`audit`).
+//! the 8 symmetries (`canonical`), a run's games audited per opening (`audit`), and balanced
+//! openings generated with an engine (`generate`, the match runner's single-dash options).
 
 use std::path::PathBuf;
 
@@ -49,6 +50,14 @@ pub enum OpeningsTool {
         #[arg(long)]
         json: bool,
     },
+    /// Random openings near the centre, each searched by an engine at a fixed depth or node
+    /// count, kept when the evaluation is within ±E (all options: `gomoku-cli openings generate -h`).
+    #[command(disable_help_flag = true)]
+    Generate {
+        /// -engine OPTIONS -count N -o FILE and the other options, as `check` takes them.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
 }
 
 /// Run an `openings` subcommand.
@@ -62,6 +71,7 @@ pub fn run(args: OpeningsArgs) -> CommandResult {
             counts,
         } => canonical(&file, out, boardsize, rule, counts),
         OpeningsTool::Audit { journals, json } => audit(&journals, json),
+        OpeningsTool::Generate { args } => generate(&args),
     }
 }
 
@@ -161,6 +171,202 @@ fn audit(journals: &[PathBuf], json: bool) -> CommandResult {
         say(&format!("{j}\n"));
     } else {
         say(&to_text(&audit));
+    }
+    Ok(Outcome::Done)
+}
+
+pub const GENERATE_USAGE: &str = "\
+usage: gomoku-cli openings generate -engine cmd=COMMAND depth=N|nodes=N|tc=T [ENGINE OPTIONS]
+         -count N -o FILE [-stones MIN-MAX] [-area R] [-balance E] [-rule R] [-boardsize S]
+         [-format pos|offset] [-concurrency C] [-srand S] [-shard K/N] [-startuptimeout S]
+Candidates: MIN to MAX stones (default 3-5) at random within distance R (default 3) of the
+centre, colours alternating from black; a five, a renju foul or a winning move for the side to
+move refuses one, and so does a position met before under the 8 symmetries. Each is searched by
+the engine (BOARD, one move asked) and kept when its evaluation (side to move's view) is within
+±E (default 100; a mate never). -srand (default 1) decides the candidates. FILE.progress records
+every evaluation: the same command after a kill goes on where it stopped and gives the same
+FILE. With -shard K/N this process keeps its share of N and writes FILE tagged with the shard.";
+
+/// The options `generate` hands to the match configuration (with their value).
+const GENERATE_MATCH_VALUES: [&str; 5] = [
+    "-rule",
+    "-boardsize",
+    "-concurrency",
+    "-shard",
+    "-startuptimeout",
+];
+
+/// `generate`'s own options, as given.
+#[derive(Default)]
+struct GenerateArgs {
+    count: Option<String>,
+    output: Option<PathBuf>,
+    stones: Option<String>,
+    area: Option<String>,
+    balance: Option<String>,
+    format: Option<String>,
+    srand: Option<String>,
+    /// Everything for the match configuration: `-engine`/`-each` and their settings, the
+    /// options of [`GENERATE_MATCH_VALUES`].
+    rest: Vec<String>,
+}
+
+/// Splits the command line into `generate`'s options and the match's; `None` for `-h`.
+fn split_generate_args(args: &[String]) -> Result<Option<GenerateArgs>, CommandError> {
+    let usage = |why: String| CommandError::Usage(format!("{why}\n{GENERATE_USAGE}"));
+    let mut g = GenerateArgs::default();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        let name = format!("-{}", a.trim_start_matches('-'));
+        let value = || {
+            args.get(i + 1)
+                .cloned()
+                .ok_or_else(|| usage(format!("{name} needs a value")))
+        };
+        let own = match name.as_str() {
+            "-h" | "-help" => return Ok(None),
+            "-count" => &mut g.count,
+            "-o" | "-output" => {
+                g.output = Some(PathBuf::from(value()?));
+                i += 2;
+                continue;
+            }
+            "-stones" => &mut g.stones,
+            "-area" => &mut g.area,
+            "-balance" => &mut g.balance,
+            "-format" => &mut g.format,
+            "-srand" => &mut g.srand,
+            n if GENERATE_MATCH_VALUES.contains(&n) => {
+                g.rest.extend([name.clone(), value()?]);
+                i += 2;
+                continue;
+            }
+            "-engine" | "-each" => {
+                g.rest.push(name.clone());
+                i += 1;
+                while i < args.len() && args[i].contains('=') && !args[i].starts_with('-') {
+                    g.rest.push(args[i].clone());
+                    i += 1;
+                }
+                continue;
+            }
+            _ => return Err(usage(format!("{a:?}: not an option of openings generate"))),
+        };
+        *own = Some(value()?);
+        i += 2;
+    }
+    Ok(Some(g))
+}
+
+/// A whole number option within `range`.
+fn number<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
+    option: &str,
+    text: Option<&str>,
+    default: T,
+    range: std::ops::RangeInclusive<T>,
+) -> Result<T, CommandError> {
+    let Some(text) = text else {
+        return Ok(default);
+    };
+    match text.trim().parse::<T>() {
+        Ok(n) if range.contains(&n) => Ok(n),
+        _ => Err(CommandError::Usage(format!(
+            "{option} {text:?}: expected a whole number from {} to {}",
+            range.start(),
+            range.end()
+        ))),
+    }
+}
+
+/// `openings generate`: the options checked (the engine's through `Config::from_raw`, as
+/// `check` does), then the generation on a tokio runtime.
+fn generate(args: &[String]) -> CommandResult {
+    use gomoku_cli::config::{Config, Env};
+    use gomoku_cli::opengen::run::{generate, summary, GenerateOptions};
+    use gomoku_cli::opengen::{shard_target, CandidateSettings, StoneRange};
+
+    let Some(g) = split_generate_args(args)? else {
+        say(&format!("{GENERATE_USAGE}\n"));
+        return Ok(Outcome::Done);
+    };
+    let usage = |why: String| CommandError::Usage(format!("{why}\n{GENERATE_USAGE}"));
+    let raw = gomoku_cli::cli::parse_legacy(&g.rest).map_err(|e| usage(e.to_string()))?;
+    if raw.engines.len() != 1 {
+        let n = raw.engines.len();
+        return Err(usage(format!(
+            "generate takes exactly one -engine (got {n})"
+        )));
+    }
+    // The match configuration checks the engine as a run would; it wants two engines.
+    let mut twice = raw.clone();
+    twice.engines.push(raw.engines[0].clone());
+    let config = Config::from_raw(&twice, &Env::of_process())
+        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    let spec = config.tournament.engines[0].clone();
+    if spec.depth.is_none()
+        && spec.nodes.is_none()
+        && spec.tc == gomoku_cli::engine::TimeControl::UNLIMITED
+    {
+        return Err(usage(
+            "-engine: give depth=, nodes= or tc=: an evaluation needs a bounded search".into(),
+        ));
+    }
+    let count = g
+        .count
+        .as_deref()
+        .ok_or_else(|| usage("-count N is required".into()))?;
+    let count = number("-count", Some(count), 0u64, 1..=10_000_000)?;
+    let output = g
+        .output
+        .ok_or_else(|| usage("-o FILE is required".into()))?;
+    let stones = StoneRange::parse(g.stones.as_deref().unwrap_or("3-5"))
+        .map_err(|e| usage(e.to_string()))?;
+    let size = config.game.size;
+    let area = number("-area", g.area.as_deref(), 3u8, 0..=size.get() / 2)?;
+    let settings = CandidateSettings {
+        size,
+        rule: config.game.rule,
+        stones,
+        area,
+        seed: number("-srand", g.srand.as_deref(), 1u64, 0..=u64::MAX)?,
+    };
+    settings.check().map_err(|e| usage(e.to_string()))?;
+    let format = match g.format.as_deref().unwrap_or("offset") {
+        "offset" => OpeningFormat::Offset,
+        "pos" if size.get() <= 26 => OpeningFormat::Pos,
+        "pos" => return Err(usage(format!("-format pos: only up to 26x26, not {size}"))),
+        other => return Err(usage(format!("-format {other:?}: expected pos or offset"))),
+    };
+    let shard = config.cluster.shard;
+    let output = match shard {
+        Some(s) => s.output_name(&output),
+        None => output,
+    };
+    let opts = GenerateOptions {
+        settings,
+        spec,
+        startup: config.tournament.startup_timeout,
+        count: shard_target(count, shard),
+        balance: number("-balance", g.balance.as_deref(), 100u32, 0..=1_000_000)?,
+        format,
+        concurrency: config.tournament.concurrency,
+        shard,
+        output,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CommandError::Failed(format!("cannot start the async runtime: {e}")))?;
+    let result = rt.block_on(generate(opts.clone()));
+    rt.shutdown_timeout(std::time::Duration::from_secs(5));
+    let report = result.map_err(|e| CommandError::Failed(e.to_string()))?;
+    eprintln!("{}", summary(&report, opts.count, &opts.output));
+    if report.exhausted {
+        eprintln!(
+            "warning: {} candidates in a row were refused: the settings give no more openings",
+            gomoku_cli::opengen::REFUSED_RUN_MAX
+        );
     }
     Ok(Outcome::Done)
 }
