@@ -335,6 +335,50 @@ mod tests {
     }
 
     #[test]
+    fn two_shards_journals_give_one_trajectory_without_double_counting() {
+        use crate::report::model::tests::{entry, header};
+        use crate::report::{ReportBuilder, RunState};
+        let headers: Vec<_> = [1, 2]
+            .map(|index| {
+                let mut h = header(&["t+", "t-"], true, false, 0);
+                h.settings.tune = Some(settings());
+                h.settings.shard = Some(crate::shard::Shard { index, count: 2 });
+                h
+            })
+            .into();
+        // Shard 1 played iteration 1 (games 1-2), shard 2 iteration 2 (games 3-4); shard 2's
+        // journal also holds game 2 again, as it read it: one game, one step.
+        let game = |n: u64, step| {
+            let mut e = entry(n, (n as usize + 1) % 2, "1-0", "five");
+            e.tune = Some(tune_entry(n.div_ceil(2), step));
+            e
+        };
+        let (one, two) = (Some((2, [1, 1])), Some((-2, [-1, 1])));
+        let entries = [
+            game(1, None),
+            game(2, one),
+            game(3, None),
+            game(2, one),
+            game(4, two),
+        ];
+        let mut b = ReportBuilder::new(&headers).unwrap();
+        for e in &entries {
+            b.add(e).unwrap();
+        }
+        let merged = b.finish(RunState::Ended).tune.unwrap();
+        assert_eq!((merged.completed, merged.games), (2, 4));
+        let mut alone = TuneBuilder::new(&settings());
+        for t in [tune_entry(1, one), tune_entry(2, two)] {
+            alone.add(Some(&t)).unwrap();
+        }
+        assert_eq!(merged.params, alone.finish().params);
+        // A match's model has no tune part.
+        let h = header(&["a", "b"], true, false, 0);
+        let b = ReportBuilder::new(std::slice::from_ref(&h)).unwrap();
+        assert_eq!(b.finish(RunState::Ended).tune, None);
+    }
+
+    #[test]
     fn the_section_has_a_chart_per_parameter_and_nothing_without_a_tuning() {
         assert_eq!(section(None), "");
         let mut b = TuneBuilder::new(&settings());
