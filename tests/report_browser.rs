@@ -342,3 +342,46 @@ fn a_report_larger_than_the_page_list_pages_through_every_game() {
         "the viewer opened the last game"
     );
 }
+
+#[test]
+fn the_report_of_a_tuning_draws_its_charts_in_chromium() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let params = dir.path().join("p.txt");
+    std::fs::write(
+        &params,
+        "eval_four, int, 150, 0, 400, 20, 0.002\neval_open_three, float, 80.0, 0.0, 400.0, 20.0, 0.002\n",
+    )
+    .unwrap();
+    Match::command(&["tune"])
+        .engine("pbrain-scout", &["depth=1", "tc=0/60"])
+        .opt("-params", params.display())
+        .opt("-iterations", 3)
+        .openings_file(
+            common::repo_root().join("openings/freestyle15.txt"),
+            &["type=pos"],
+        )
+        .rule(0)
+        .boardsize(15)
+        .journal("t.jsonl")
+        .report("t.html")
+        .noprogress()
+        .run_in(dir.path())
+        .assert_success();
+    let page = dir.path().join("t.html");
+    let (dom, stderr) = headless(&browser, &url(&page, ""), "--dump-dom");
+    assert!(
+        script_errors(&stderr).is_empty(),
+        "{:?}",
+        script_errors(&stderr)
+    );
+    let tune = between(&dom, "<section id=\"tune\">", "</section>");
+    assert_eq!(
+        attrs(tune, "<figure", "data-points"),
+        ["3", "3"],
+        "a chart per parameter, a point per iteration"
+    );
+    // Each chart has its band (a polygon) and its line.
+    assert_eq!(tune.matches("<polygon").count(), 2, "{tune}");
+    assert!(tune.matches("<polyline").count() >= 4, "{tune}");
+}

@@ -11,6 +11,7 @@ use super::model::{
     termination_label, thin, Distribution, EloSeries, EngineTerminations, EngineTimes, LlrSeries,
     TERMINATIONS,
 };
+use super::tune::TuneParam;
 
 const WIDTH: u32 = 760;
 const FONT: &str = "sans-serif";
@@ -218,11 +219,7 @@ pub fn elo(series: &[EloSeries], names: &[String]) -> String {
         for (i, pts) in &shown {
             let colour = PALETTE[*i % PALETTE.len()];
             let clamp = |v: f64| v.clamp(y0, y1);
-            let band: Vec<(f64, f64)> = pts
-                .iter()
-                .map(|p| (p.0, clamp(p.3)))
-                .chain(pts.iter().rev().map(|p| (p.0, clamp(p.2))))
-                .collect();
+            let band = band_outline(pts.iter().map(|p| (p.0, clamp(p.2), clamp(p.3))));
             if band.len() > 2 {
                 c.draw_series([Polygon::new(band, colour.mix(0.15))])?;
             }
@@ -235,6 +232,63 @@ pub fn elo(series: &[EloSeries], names: &[String]) -> String {
             .label(label)
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], colour));
         }
+        legend(&mut c, SeriesLabelPosition::UpperRight)?;
+        Ok(())
+    })
+}
+
+/// The outline of a band of `(x, lower, upper)` points: along the upper edge, back along the lower.
+fn band_outline(pts: impl DoubleEndedIterator<Item = (f64, f64, f64)> + Clone) -> Vec<(f64, f64)> {
+    (pts.clone().map(|p| (p.0, p.2)))
+        .chain(pts.rev().map(|p| (p.0, p.1)))
+        .collect()
+}
+
+/// One tuned parameter's θ after each completed iteration, shaded θ ± c_k (inside its
+/// [min, max]), from its start value at 0 iterations; the start as a dashed line.
+pub fn tune(p: &TuneParam) -> String {
+    let (min, max) = (p.param.min, p.param.max);
+    let start = p.param.start;
+    let pts: Vec<(f64, f64, f64, f64)> = (p.points.iter())
+        .map(|q| {
+            let (lo, hi) = (q.value - q.c_k, q.value + q.c_k);
+            (q.completed as f64, q.value, lo.max(min), hi.min(max))
+        })
+        .collect();
+    let x_max = pts.last().map_or(1.0, |q| q.0.max(1.0));
+    let seen = pts.iter().flat_map(|q| [q.2, q.3]).chain([start]);
+    let (y0, y1) = span(seen, None);
+    let colour = PALETTE[0];
+    svg(|root| {
+        let mut c = plane(
+            root,
+            0.0..x_max,
+            y0..y1,
+            ("iterations completed", &p.param.name),
+        )?;
+        let band = band_outline(pts.iter().map(|q| (q.0, q.2, q.3)));
+        if band.len() > 2 {
+            c.draw_series([Polygon::new(band, colour.mix(0.2))])?
+                .label("θ ± c_k")
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.mix(0.2).filled())
+                });
+        }
+        let grey = BLACK.mix(0.5);
+        c.draw_series(DashedLineSeries::new(
+            [(0.0, start), (x_max, start)],
+            4,
+            4,
+            grey.stroke_width(1),
+        ))?
+        .label(format!("start {start}"))
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], grey));
+        let line = [(0.0, start)]
+            .into_iter()
+            .chain(pts.iter().map(|q| (q.0, q.1)));
+        c.draw_series(LineSeries::new(line, colour.stroke_width(2)))?
+            .label("θ")
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], colour));
         legend(&mut c, SeriesLabelPosition::UpperRight)?;
         Ok(())
     })

@@ -10,6 +10,7 @@ pub mod charts;
 pub mod model;
 pub mod openings;
 pub mod page;
+pub mod tune;
 
 pub use model::{Report, ReportBuilder, ReportError, RunState};
 pub use page::PageOptions;

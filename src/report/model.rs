@@ -278,6 +278,9 @@ pub struct Report {
     /// Per opening (`openings audit`'s figures; the page's table, not the model's JSON).
     #[serde(skip)]
     pub openings: crate::openings_audit::Audit,
+    /// A `tune` run's trajectory (absent for a match, whose model stays as it was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tune: Option<super::tune::TuneReport>,
 }
 
 /// Builds a [`Report`] from journal entries fed in the order the games finished.
@@ -308,6 +311,8 @@ pub struct ReportBuilder {
     started: Option<String>,
     ended: Option<String>,
     openings: crate::openings_audit::Auditor,
+    /// A `tune` run's θ, replayed from its steps.
+    tune: Option<super::tune::TuneBuilder>,
 }
 
 impl ReportBuilder {
@@ -366,6 +371,7 @@ impl ReportBuilder {
             started: None,
             ended: None,
             openings: Default::default(),
+            tune: (header.settings.tune.as_ref()).map(super::tune::TuneBuilder::new),
             header,
         })
     }
@@ -411,6 +417,11 @@ impl ReportBuilder {
         let result = e.result;
         self.tracker.record(scored_game);
         self.series_after(e.pair);
+        if let Some(t) = &mut self.tune {
+            let iteration = e.tune.as_ref().map_or(0, |t| t.iteration);
+            t.add(e.tune.as_ref())
+                .map_err(|why| bad("tune", &iteration.to_string(), why))?;
+        }
         let termination = termination_code(&e.termination);
         self.count_times(e, opening.len());
         if let Some(u) = &e.usage {
@@ -606,6 +617,7 @@ impl ReportBuilder {
             size: s.size,
             rule: s.rule,
             openings: self.openings.finish(),
+            tune: self.tune.map(super::tune::TuneBuilder::finish),
         }
     }
 }

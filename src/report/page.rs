@@ -477,6 +477,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         css => Value::from_safe_string(CSS.to_string()),
         rows => Value::from_safe_string(game_rows(r)),
         openings => Value::from_safe_string(super::openings::section(&r.openings)),
+        tune => Value::from_safe_string(super::tune::section(r.tune.as_ref())),
         listed => r.games.len().min(LIST_LIMIT),
         games_total => r.games.len(),
         data => Value::from_safe_string(data),
