@@ -11,6 +11,8 @@ use rand_chacha::ChaCha8Rng;
 struct Entry {
     key: u64,
     best: u32,
+    /// The table's generation when stored: entries of an older one are empty.
+    generation: u32,
 }
 
 /// The table takes `max_memory / SHARE`: enough to be real work at start-up (filling it takes
@@ -24,6 +26,8 @@ pub struct HashTable {
     /// Zobrist keys, `[cell][colour]`.
     keys: Vec<[u64; 2]>,
     table: Vec<Entry>,
+    /// Bumped by [`clear`](Self::clear): emptying the table without touching its memory.
+    generation: u32,
 }
 
 impl HashTable {
@@ -45,9 +49,14 @@ impl HashTable {
             Entry {
                 key: u64::MAX,
                 best: 0,
+                generation: 0,
             },
         );
-        HashTable { keys, table }
+        HashTable {
+            keys,
+            table,
+            generation: 0,
+        }
     }
 
     /// The key change of a stone of colour index `c` on padded cell `q`.
@@ -62,7 +71,12 @@ impl HashTable {
     /// The best move stored for `key`.
     pub fn probe(&self, key: u64) -> Option<usize> {
         let e = self.table[self.slot(key)];
-        (e.key == key).then_some(e.best as usize)
+        (e.key == key && e.generation == self.generation).then_some(e.best as usize)
+    }
+
+    /// Forget every entry (a new game).
+    pub fn clear(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
     }
 
     pub fn store(&mut self, key: u64, best: usize) {
@@ -70,6 +84,7 @@ impl HashTable {
         self.table[i] = Entry {
             key,
             best: best as u32,
+            generation: self.generation,
         };
     }
 
@@ -92,5 +107,10 @@ mod tests {
         t.store(k, 77);
         assert_eq!(t.probe(k), Some(77));
         assert_eq!(HashTable::new(0).bytes(), 16);
+        // A new game: nothing of the last one is found, and the table works on.
+        t.clear();
+        assert_eq!(t.probe(k), None);
+        t.store(k, 5);
+        assert_eq!(t.probe(k), Some(5));
     }
 }

@@ -4,7 +4,8 @@
 //! `--depth N` and `--nodes N` set the default limits; `INFO max_depth` / `INFO max_node` override
 //! them. `--time-ms N` is the per-move budget when the manager announces no time limit;
 //! `--verbose` prints a `DEBUG best .. score .. depth .. nodes ..` line before each move.
-//! `INFO max_memory N` allocates (and fills) a hash table of N/16 bytes for move ordering.
+//! `INFO max_memory N` allocates (and fills) a hash table of N/16 bytes for move ordering; the
+//! same line again (managers send it before every game) empties it, in O(1).
 //! `--strict` reads `SWAP2BOARD` as Rapfi does (pbrain-kit's strict mode).
 //!
 //! It reports its real search as Rapfi does once the manager sends `INFO show_detail 2` (or 3;
@@ -129,13 +130,19 @@ impl Brain for ScoutBrain {
             Ok(b) => b,
             Err(_) => return,
         };
-        if self.hash.as_ref().is_none_or(|(b, _)| *b != bytes) {
-            self.hash = None; // free the old table before taking the new one
-            let table = HashTable::new(bytes);
-            if self.verbose {
-                println!("DEBUG hash {} bytes", table.bytes());
+        match &mut self.hash {
+            // Managers send max_memory before every game: a new game starts from an empty
+            // table, so a position's search never depends on the games before it (fixed-depth
+            // results are the same in any order, on any shard, after any resume).
+            Some((b, table)) if *b == bytes => table.clear(),
+            _ => {
+                self.hash = None; // free the old table before taking the new one
+                let table = HashTable::new(bytes);
+                if self.verbose {
+                    println!("DEBUG hash {} bytes", table.bytes());
+                }
+                self.hash = Some((bytes, table));
             }
-            self.hash = Some((bytes, table));
         }
     }
 }
