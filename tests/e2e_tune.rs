@@ -227,6 +227,13 @@ fn bad_tunings_are_refused_with_the_file_and_line() {
         .run_in(dir.path());
     none.assert_exit(2)
         .assert_stderr_has("-iterations N is required");
+    let huge = Match::command(&["tune"])
+        .engine("pbrain-scout", &[])
+        .opt("-params", params_file(dir.path()).display())
+        .opt("-iterations", 3)
+        .opt("-pairs", u64::MAX)
+        .run_in(dir.path());
+    huge.assert_exit(2).assert_stderr_has("too many games");
 }
 
 #[test]

@@ -26,7 +26,8 @@ P game pairs (default 1), θ+ against θ−, colours swapped on one opening. A p
 `{name}` appears in the engine's cmd= is put there (the engine is started again when its value
 changes); the others are sent as `INFO name value` before every game. θ is shown every N
 iterations (default: a tenth of the run) and written as CSV, in FILE's format and as INFO lines
-beside the journal (X.tune.csv, X.tuned.txt, X.tuned.info) unless csv=/params=/info= say where. The last lines printed are `name, value` per parameter.";
+beside the journal (X.tune.csv, X.tuned.txt, X.tuned.info) unless csv=/params=/info= say where.
+The last lines printed are `name, value` per parameter.";
 
 /// The tuning's own options, as given.
 #[derive(Debug, Default)]
@@ -167,11 +168,14 @@ fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, Command
         .ok_or_else(|| usage("-params FILE is required".into()))?;
     let params = Params::load(std::path::Path::new(file))
         .map_err(|e| CommandError::Failed(e.to_string()))?;
-    let games = iterations.checked_mul(2 * pairs).ok_or_else(|| {
-        usage(format!(
-            "-iterations {iterations} × -pairs {pairs}: too many games"
-        ))
-    })?;
+    let per_iteration = pairs.checked_mul(2);
+    let games = per_iteration
+        .and_then(|g| iterations.checked_mul(g))
+        .ok_or_else(|| {
+            usage(format!(
+                "-iterations {iterations} × -pairs {pairs}: too many games"
+            ))
+        })?;
     raw.engines.push(raw.engines[0].clone());
     raw.values.push((Opt::Games, games.to_string()));
     raw.flags.push(Opt::Repeat);
