@@ -112,11 +112,17 @@ fn spsa_of(items: &[String], iterations: u64) -> Result<SpsaSettings, String> {
         ..SpsaSettings::default()
     };
     for (k, v) in pairs_of("-spsa", items, &["alpha", "gamma", "A"])? {
+        // SPSA converges for 0 < γ < α ≤ 1 (Spall); A is any size.
+        let (range, ok): (&str, fn(f64) -> bool) = match k {
+            "alpha" => ("0 < alpha <= 1", |x| x > 0.0 && x <= 1.0),
+            "gamma" => ("0 <= gamma < 1", |x| (0.0..1.0).contains(&x)),
+            _ => ("A >= 0", |x| x >= 0.0),
+        };
         let x: f64 = v
             .parse()
             .ok()
-            .filter(|x: &f64| x.is_finite() && *x >= 0.0)
-            .ok_or_else(|| format!("-spsa {k}={v}: not a number of at least 0"))?;
+            .filter(|x: &f64| x.is_finite() && ok(*x))
+            .ok_or_else(|| format!("-spsa {k}={v}: expected a number with {range}"))?;
         match k {
             "alpha" => s.alpha = x,
             "gamma" => s.gamma = x,
@@ -279,7 +285,15 @@ mod tests {
         );
         let s = spsa_of(&[], 100).unwrap();
         assert_eq!((s.alpha, s.gamma, s.a_big), (0.602, 0.101, None));
-        for bad in ["alpha=x", "beta=1", "gamma=-1", "A"] {
+        for bad in [
+            "alpha=x",
+            "beta=1",
+            "gamma=-1",
+            "A",
+            "alpha=1e308",
+            "gamma=1",
+            "A=inf",
+        ] {
             assert!(spsa_of(&args(bad), 10).is_err(), "{bad}");
         }
     }
