@@ -194,7 +194,7 @@ fn console_of(config: &Config, total: u64) -> Console {
     Console::new(verbosity, config.console.progress, total)
 }
 
-/// The link to the other shards, for a sharded run with an SPRT and a journal.
+/// The link to the other shards, for a sharded run with a journal and an SPRT or a tuning.
 fn shard_sync(config: &Config, d: &Dispatcher) -> Option<ShardSync> {
     let shard = config.cluster.shard?;
     // Games of the other shards count for an SPRT, and step a tuning's θ.
@@ -221,7 +221,8 @@ struct Shell {
     /// A write to the journal or a record file failed: nothing more is written (a game the
     /// journal lacks is played again on resume).
     write_failed: bool,
-    /// `tune`: where the trajectory CSV and θ in the parameter file's format go.
+    /// `tune`: where the trajectory CSV, θ in the parameter file's format and θ as `INFO` lines
+    /// go (`Action::TuneSnapshot`'s texts, in that order).
     tune_files: [Option<PathBuf>; 3],
 }
 
@@ -478,8 +479,9 @@ fn check_cpus(slot_cpus: &[Vec<usize>], allowed: Option<Vec<usize>>) -> Result<(
     })
 }
 
-/// `tune`: where the trajectory CSV and θ in the parameter file's format go: as given, else
-/// beside the journal (`X.journal.jsonl` → `X.tune.csv`, `X.tuned.txt`, `X.tuned.info`).
+/// `tune`: where the trajectory CSV, θ in the parameter file's format and θ as `INFO` lines go:
+/// as given, else beside the journal (`X.journal.jsonl` → `X.tune.csv`, `X.tuned.txt`,
+/// `X.tuned.info`).
 fn tune_files(config: &Config, journal: Option<&std::path::Path>) -> [Option<PathBuf>; 3] {
     let Some(t) = &config.tune else {
         return [None, None, None];
