@@ -246,7 +246,7 @@ impl Tuner {
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
 
-    /// One line: `name=value` per parameter (integers as sent, floats to 4 significant places).
+    /// One line: `name=value` per parameter, each value as the engine would be sent it.
     pub fn theta_line(&self) -> String {
         self.setup
             .named_values(&self.theta)
