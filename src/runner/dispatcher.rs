@@ -63,7 +63,7 @@ pub enum Action {
 #[derive(Debug, Clone)]
 pub struct Assignment {
     pub pairing: Pairing,
-    pub tune: Option<crate::journal::TuneEntry>,
+    pub tune: Option<TuneEntry>,
 }
 
 /// The settings the dispatcher decides by.
@@ -228,9 +228,8 @@ impl Dispatcher {
         self.tuner.as_ref()
     }
 
-    /// `tune`: a game of `iteration` scored from θ+'s view; when it completed the iteration,
-    /// the step (for the game's journal line), and every `every` iterations θ on the console
-    /// and in the files.
+    /// `tune`: game `game` scored from θ+'s view; when it completed its iteration, the step (for
+    /// the game's journal line), and every `every` iterations θ on the console and in the files.
     fn tune_scored(&mut self, game: u64, plus: Score, out: &mut Vec<Action>) -> Option<TuneStep> {
         let t = self.tuner.as_mut()?;
         let step = t.scored(game, plus)?;

@@ -106,6 +106,8 @@ pub struct Point {
     /// not the order of k).
     pub completed: u64,
     pub theta: Vec<f64>,
+    /// The iteration's perturbation per parameter.
+    pub c_k: Vec<f64>,
 }
 
 /// One tuning run's state.
@@ -208,6 +210,7 @@ impl Tuner {
             iteration: k,
             completed: self.trajectory.len() as u64 + 1,
             theta: self.theta.clone(),
+            c_k: step.c_k,
         });
         Some(TuneStep {
             flips: step.flips,
@@ -237,10 +240,9 @@ impl Tuner {
         head.extend(names.iter().map(|n| format!("c_k:{n}")));
         let _ = w.write_record(&head);
         for p in &self.trajectory {
-            let c_k = self.step(p.iteration).c_k;
             let mut row = vec![p.completed.to_string(), p.iteration.to_string()];
             row.extend(p.theta.iter().map(|x| x.to_string()));
-            row.extend(c_k.iter().map(|x| x.to_string()));
+            row.extend(p.c_k.iter().map(|x| x.to_string()));
             let _ = w.write_record(&row);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
