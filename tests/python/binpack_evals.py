@@ -102,12 +102,17 @@ def expected(game):
 
 def main(samples, journal):
     games = [json.loads(line) for line in open(journal) if line.endswith("\n")]
+    # Sorted by their text: two games of a pair share the opening and may share a first move,
+    # where one eval is a number and the other None, which Python cannot order.
     want = sorted(
-        expected(g)
-        for g in games
-        if g.get("type") != "header" and g["termination"] not in CUT and g["moves"]
+        (
+            expected(g)
+            for g in games
+            if g.get("type") != "header" and g["termination"] not in CUT and g["moves"]
+        ),
+        key=repr,
     )
-    got = sorted(entries(stream(samples)))
+    got = sorted(entries(stream(samples)), key=repr)
     if len(got) != len(want):
         sys.exit(f"{len(got)} entries, the journal has {len(want)} games with samples")
     for (start, groups), (w_start, w_groups) in zip(got, want):
