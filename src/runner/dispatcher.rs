@@ -233,8 +233,7 @@ impl Dispatcher {
     fn tune_scored(&mut self, game: u64, plus: Score, out: &mut Vec<Action>) -> Option<TuneStep> {
         let t = self.tuner.as_mut()?;
         let step = t.scored(game, plus)?;
-        let every = t.setup().every;
-        if every > 0 && t.completed() % every == 0 {
+        if t.snapshot_due() {
             out.extend(self.tune_snapshot());
         }
         Some(step)
@@ -555,11 +554,7 @@ impl Dispatcher {
     pub fn final_report(&mut self) -> Vec<Action> {
         let mut out: Vec<Action> = self.final_results().into_iter().collect();
         // A tuning's θ at the end, unless it was just shown.
-        let shown = self.tuner.as_ref().is_some_and(|t| {
-            let every = t.setup().every;
-            t.completed() > 0 && every > 0 && t.completed() % every == 0
-        });
-        if !shown {
+        if !self.tuner.as_ref().is_some_and(Tuner::snapshot_due) {
             out.extend(self.tune_snapshot());
         }
         out

@@ -39,13 +39,6 @@ impl TuneSetup {
         (game.max(1) - 1) / self.games_per_iteration() + 1
     }
 
-    /// SPSA's A as used: the one given, or 0.1·N.
-    pub fn a_big(&self) -> f64 {
-        self.settings
-            .a_big
-            .unwrap_or(0.1 * self.settings.iterations as f64)
-    }
-
     /// The journal header's `tune` object, for the run's seed (the run's, not the setup's: a
     /// resumed run adopts its journal's).
     pub fn settings(&self, seed: u64) -> TuneSettings {
@@ -53,7 +46,8 @@ impl TuneSetup {
             params: self.params.list.clone(),
             alpha: self.settings.alpha,
             gamma: self.settings.gamma,
-            a_big: self.a_big(),
+            // A as the SPSA rule resolves it (the one given, or 0.1·N).
+            a_big: Spsa::new(&self.params, self.settings).a_big(),
             iterations: self.settings.iterations,
             pairs: self.pairs,
             seed,
@@ -89,7 +83,7 @@ impl TuneSetup {
 }
 
 /// An iteration some of whose games are in.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct Open {
     /// The values handed out (`None` for an iteration known only from its results: another
     /// shard's, or one cut by a stop that resumes elsewhere).
@@ -156,13 +150,15 @@ impl Tuner {
     /// game is handed out (or was, before a resume: the journal's values are kept).
     pub fn assign(&mut self, game: u64) -> TuneEntry {
         let k = self.setup.iteration_of(game);
-        let fresh = self.step(k);
-        let open = self.open.entry(k).or_insert(Open {
-            values: None,
-            games: 0,
-            score: 0,
-        });
-        let (plus, minus) = open.values.get_or_insert((fresh.plus, fresh.minus)).clone();
+        let (spsa, theta, seed) = (&self.spsa, &self.theta, self.seed);
+        let open = self.open.entry(k).or_default();
+        let (plus, minus) = open
+            .values
+            .get_or_insert_with(|| {
+                let fresh = spsa.step(k, theta, seed);
+                (fresh.plus, fresh.minus)
+            })
+            .clone();
         TuneEntry {
             iteration: k,
             plus,
@@ -174,11 +170,10 @@ impl Tuner {
     /// A game's values as a journal recorded them (`-resume`): the iteration's remaining games
     /// get the same.
     pub fn known(&mut self, entry: &TuneEntry) {
-        let open = self.open.entry(entry.iteration).or_insert(Open {
-            values: None,
-            games: 0,
-            score: 0,
-        });
+        // Only an iteration the journal's results left unfinished is still to be played.
+        let Some(open) = self.open.get_mut(&entry.iteration) else {
+            return;
+        };
         open.values
             .get_or_insert((entry.plus.clone(), entry.minus.clone()));
     }
@@ -188,11 +183,7 @@ impl Tuner {
     pub fn scored(&mut self, game: u64, plus_score: Score) -> Option<TuneStep> {
         let k = self.setup.iteration_of(game);
         let per = self.setup.games_per_iteration();
-        let open = self.open.entry(k).or_insert(Open {
-            values: None,
-            games: 0,
-            score: 0,
-        });
+        let open = self.open.entry(k).or_default();
         open.games += 1;
         open.score += match plus_score {
             Score::Win => 1,
@@ -222,6 +213,12 @@ impl Tuner {
     /// Iterations completed.
     pub fn completed(&self) -> u64 {
         self.trajectory.len() as u64
+    }
+
+    /// Whether θ is shown now: some iterations completed, a multiple of `every`.
+    pub fn snapshot_due(&self) -> bool {
+        let (done, every) = (self.completed(), self.setup.every);
+        done > 0 && every > 0 && done % every == 0
     }
 
     /// The trajectory as CSV: one row per completed iteration, θ after it, with each
