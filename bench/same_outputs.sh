@@ -2,8 +2,9 @@
 # same_outputs.sh OLD_CLI NEW_CLI: do two builds of gomoku-cli write the same records for the
 # same run? Plays two deterministic matches (depth-limited scout, seeded random, one slot, fixed
 # srand) with each build and the same engine binaries, then compares: PGN, messages, samples
-# (csv, bin) and the RenLib library byte for byte; journal, SGF, .psq and console output with
-# the figures that vary between any two runs (think times, CPU, memory, timestamps) left out.
+# (csv, bin) and the RenLib library byte for byte; journal (its keys in order), PGN and messages
+# with search reports, SGF, .psq and console output with the figures that vary between any two runs (think
+# times, CPU, memory, timestamps) left out.
 # Used for refactors that must not change behaviour (issue 18). Engines from BIN_DIR
 # (default target/debug).
 set -euo pipefail
@@ -35,15 +36,21 @@ def same(name, a, b):
     bad += not ok
     print(("same     " if ok else "DIFFERS  ") + name)
 read = lambda side, f: open(os.path.join(w, side, f), "rb").read()
-for f in ["g.pgn", "g2.pgn", "g.msg", "s.csv", "s2.bin", "g.lib"]:
+for f in ["g2.pgn", "s.csv", "s2.bin", "g.lib"]:
     same(f + " (bytes)", read("old", f), read("new", f))
+# Scout's moves carry search reports, so g.pgn's move comments hold think times.
+same("g.msg (without times)", *(re.sub(rb"time [0-9]+ms", b"time Nms", read(s, "g.msg")) for s in ["old", "new"]))
+same("g.pgn (without times)", *(re.sub(rb"[0-9.]+s\}", b"Ns}", read(s, "g.pgn")) for s in ["old", "new"]))
 def journal(side, f):
     lines = []
     for l in read(side, f).decode().splitlines():
         d = json.loads(l)
         for k in ["times_ms", "started", "ended", "usage", "command_line", "outputs"]:
             d.pop(k, None)
-        lines.append(json.dumps(d, sort_keys=True))
+        for report in d.get("search") or []:
+            if report:
+                report.pop("ms", None)  # the engine's own think time
+        lines.append(json.dumps(d))  # keys in the order the line has them
     return lines
 for f in ["j.jsonl", "j2.jsonl"]:
     same(f + " (without times)", journal("old", f), journal("new", f))

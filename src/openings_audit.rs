@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::board::{to_pos_sequence, BoardSize, Color, Pos, Symmetry};
 use crate::game::GameResult;
-use crate::journal::{Conflict, JournalEntry, RebuildError, Repeats, Seen};
+use crate::journal::{Conflict, JournalEntry, JournalGame, RebuildError, Repeats, Seen};
 use crate::opening::Opening;
 use crate::stats::{Pentanomial, Score};
 
@@ -68,18 +68,12 @@ pub struct AuditGame {
 impl AuditGame {
     /// The fields of a journal line the audit needs, its stones read as points.
     pub fn from_entry(e: &JournalEntry) -> Result<AuditGame, RebuildError> {
-        let size = BoardSize::new(u32::from(e.size)).map_err(|err| RebuildError::Field {
-            game: e.game,
-            field: "size",
-            value: e.size.to_string(),
-            why: err.to_string(),
-        })?;
-        let points = e.points(size)?;
-        Ok(AuditGame::of(e, size, points.opening, points.moves.len()))
+        Ok(AuditGame::of(&JournalGame::try_from(e)?))
     }
 
-    /// A journal line whose stones a reader has already read (`opening`, and `moves` played).
-    pub fn of(e: &JournalEntry, size: BoardSize, opening: Vec<Pos>, moves: usize) -> AuditGame {
+    /// A journal line already read.
+    pub fn of(g: &JournalGame) -> AuditGame {
+        let e = g.entry;
         AuditGame {
             run: e.fingerprint.clone(),
             game: e.game,
@@ -87,9 +81,9 @@ impl AuditGame {
             pair_game: e.pair_game,
             black_engine: e.black_engine,
             white_engine: e.white_engine,
-            size,
-            opening,
-            moves,
+            size: g.size,
+            opening: g.opening.clone(),
+            moves: g.moves.len(),
             result: e.result,
             termination: e.termination.clone(),
         }

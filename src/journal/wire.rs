@@ -4,30 +4,68 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::board::{BoardSize, Color, Symmetry};
+use crate::board::{BoardSize, Color, Pos, Symmetry};
 use crate::game::{GameOutcome, GameResult, PlayedMove, Termination};
 use crate::record::{moves_text, GameRecord};
 use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId};
 use crate::swap::{Role, Step, Swap2Form, SwapRecord, SwapRule};
 
+/// Declares the game line once: `JournalEntry` with every field in the order the line writes
+/// them, and `GameSummary` with the fields marked `summary`, with the same types, names and
+/// serde attributes, and the `From<&JournalEntry>` that copies them, so the two cannot drift.
+macro_rules! game_line {
+    (
+        $(#[$entry_attr:meta])* pub struct JournalEntry { $($fields:tt)* }
+        $(#[$summary_attr:meta])* pub struct GameSummary;
+    ) => {
+        game_line!(@field [$(#[$entry_attr])*] [] [$(#[$summary_attr])*] [] [] $($fields)*);
+    };
+    // Every field looked at: the two structs and the conversion.
+    (@field [$($entry_attr:tt)*] [$($entry:tt)*] [$($summary_attr:tt)*] [$($summary:tt)*]
+        [$($name:ident)*]) => {
+        $($entry_attr)* pub struct JournalEntry { $($entry)* }
+
+        $($summary_attr)* pub struct GameSummary { $($summary)* }
+
+        impl From<&JournalEntry> for GameSummary {
+            fn from(e: &JournalEntry) -> Self {
+                GameSummary { $($name: Clone::clone(&e.$name)),* }
+            }
+        }
+    };
+    // A field marked `summary`: in both.
+    (@field [$($entry_attr:tt)*] [$($entry:tt)*] [$($summary_attr:tt)*] [$($summary:tt)*]
+        [$($name:ident)*] $(#[$m:meta])* summary pub $f:ident : $t:ty, $($rest:tt)*) => {
+        game_line!(@field [$($entry_attr)*] [$($entry)* $(#[$m])* pub $f: $t,]
+            [$($summary_attr)*] [$($summary)* $(#[$m])* pub $f: $t,] [$($name)* $f] $($rest)*);
+    };
+    // Any other field: the line's alone.
+    (@field [$($entry_attr:tt)*] [$($entry:tt)*] [$($summary_attr:tt)*] [$($summary:tt)*]
+        [$($name:ident)*] $(#[$m:meta])* pub $f:ident : $t:ty, $($rest:tt)*) => {
+        game_line!(@field [$($entry_attr)*] [$($entry)* $(#[$m])* pub $f: $t,]
+            [$($summary_attr)*] [$($summary)*] [$($name)*] $($rest)*);
+    };
+}
+
+game_line! {
 /// One journal line. Field names are a public contract (documented in README.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JournalEntry {
     /// 1-based game number in the schedule.
-    pub game: u64,
+    summary pub game: u64,
     /// 1-based round.
     pub round: u64,
     /// Index of the engine pair (0-based).
-    pub pair: usize,
+    summary pub pair: usize,
     /// Index of the game within its pair, across rounds (`2m`, `2m+1` share an opening with -repeat).
-    pub pair_game: u64,
+    summary pub pair_game: u64,
     /// Engine names.
-    pub black: String,
-    pub white: String,
+    summary pub black: String,
+    summary pub white: String,
     /// Engine indices (order of `-engine` options, 0-based).
-    pub black_engine: usize,
-    pub white_engine: usize,
+    summary pub black_engine: usize,
+    summary pub white_engine: usize,
     /// The engines' commands as given with `cmd=`.
     #[serde(default)]
     pub black_cmd: String,
@@ -36,7 +74,7 @@ pub struct JournalEntry {
     pub size: u8,
     pub rule: u8,
     /// Opening stones in pos notation (after the transform).
-    pub opening: String,
+    summary pub opening: String,
     /// 1-based line of the openings file.
     pub opening_line: Option<usize>,
     /// Symmetry applied to the opening (`identity`, `rotate90`, ...).
@@ -49,15 +87,15 @@ pub struct JournalEntry {
     pub forbidden_move: Option<String>,
     /// `"1-0"` black won, `"0-1"` white won, `"1/2-1/2"`.
     #[serde(with = "result_text")]
-    pub result: GameResult,
+    summary pub result: GameResult,
     /// `Termination` variant in snake case.
     pub termination: String,
     pub reason: String,
     /// RFC 3339 timestamps.
     pub started: String,
-    pub ended: String,
+    summary pub ended: String,
     /// Identity of the run's configuration: games from different configurations must not be mixed.
-    pub fingerprint: String,
+    summary pub fingerprint: String,
     /// How the game ended, in full: with `messages`, what `export` and `-resume` rebuild the other
     /// records from (absent in journals of earlier versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -85,6 +123,13 @@ pub struct JournalEntry {
     /// `tune`: the game's iteration, the values sent, and the step it completed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tune: Option<super::TuneEntry>,
+}
+
+/// The fields of a game line that statistics need (those marked `summary` above): what `sprt`,
+/// `merge` and the shards' sync read (everything else in the line is skipped unparsed, which
+/// makes reading large journals several times faster).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct GameSummary;
 }
 
 /// A game's swap opening as the journal writes it.
@@ -188,43 +233,6 @@ impl SwapEntry {
             steps,
             unsupported: self.unsupported.as_ref().map(|u| (u.by, u.answer.clone())),
         })
-    }
-}
-
-/// The fields of a game line that statistics need: what `sprt`, `merge` and the shards' sync
-/// read (everything else in the line is skipped unparsed, which makes reading large journals
-/// several times faster).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct GameSummary {
-    pub game: u64,
-    pub pair: usize,
-    pub pair_game: u64,
-    pub black: String,
-    pub white: String,
-    pub black_engine: usize,
-    pub white_engine: usize,
-    pub opening: String,
-    #[serde(with = "result_text")]
-    pub result: GameResult,
-    pub ended: String,
-    pub fingerprint: String,
-}
-
-impl From<&JournalEntry> for GameSummary {
-    fn from(e: &JournalEntry) -> Self {
-        GameSummary {
-            game: e.game,
-            pair: e.pair,
-            pair_game: e.pair_game,
-            black: e.black.clone(),
-            white: e.white.clone(),
-            black_engine: e.black_engine,
-            white_engine: e.white_engine,
-            opening: e.opening.clone(),
-            result: e.result,
-            ended: e.ended.clone(),
-            fingerprint: e.fingerprint.clone(),
-        }
     }
 }
 
@@ -348,25 +356,52 @@ impl JournalEntry {
         }
     }
 
-    /// The opening, the moves and the forbidden point as points of a `size` board, with one time
-    /// per move.
-    pub fn points(&self, size: BoardSize) -> Result<Points, RebuildError> {
-        let bad = |field: &'static str, value: &str, why: String| RebuildError::Field {
-            game: self.game,
-            field,
-            value: value.to_string(),
-            why,
-        };
+    /// The game record this entry was written from: everything the renderers use, exactly.
+    pub fn to_record(&self) -> Result<GameRecord, RebuildError> {
+        // Said first: a line of an older version is that, whatever else it holds.
+        self.end
+            .as_ref()
+            .ok_or(RebuildError::NoEnd { game: self.game })?;
+        JournalGame::try_from(self)?.to_record()
+    }
+}
+
+/// A game line read once into checked values: its board, rule, stones, times and termination.
+/// The report, the openings audit, RenLib, `export` and `-resume` take games in this form; the
+/// line's other fields (names, numbers, messages) are read from `entry` as written.
+#[derive(Debug, Clone)]
+pub struct JournalGame<'a> {
+    pub entry: &'a JournalEntry,
+    pub size: BoardSize,
+    pub rule: Rule,
+    pub opening: Vec<Pos>,
+    /// The moves played after the opening; `entry.times_ms` holds one time for each.
+    pub moves: Vec<Pos>,
+    /// The forbidden point a renju game was lost on.
+    pub forbidden: Option<Pos>,
+    /// The termination's code in [`super::TERMINATIONS`], or [`super::OTHER_TERMINATION`].
+    pub termination: &'static str,
+}
+
+impl<'a> TryFrom<&'a JournalEntry> for JournalGame<'a> {
+    type Error = RebuildError;
+
+    fn try_from(e: &'a JournalEntry) -> Result<Self, RebuildError> {
+        let bad = |field, value: &str, why: String| e.bad(field, value, why);
+        let size = BoardSize::new(u32::from(e.size))
+            .map_err(|err| bad("size", &e.size.to_string(), err.to_string()))?;
+        let rule = Rule::from_code(i64::from(e.rule))
+            .map_err(|err| bad("rule", &e.rule.to_string(), err.to_string()))?;
         let stones = |field, text: &str| {
-            parse_moves_text(text, size).map_err(|e| bad(field, text, e.to_string()))
+            parse_moves_text(text, size).map_err(|err| bad(field, text, err.to_string()))
         };
-        let opening = stones("opening", &self.opening)?;
-        let moves = stones("moves", &self.moves)?;
-        if moves.len() != self.times_ms.len() {
-            let why = format!("{} moves but {} times", moves.len(), self.times_ms.len());
-            return Err(bad("times_ms", &self.moves, why));
+        let opening = stones("opening", &e.opening)?;
+        let moves = stones("moves", &e.moves)?;
+        if moves.len() != e.times_ms.len() {
+            let why = format!("{} moves but {} times", moves.len(), e.times_ms.len());
+            return Err(bad("times_ms", &e.moves, why));
         }
-        let forbidden = match &self.forbidden_move {
+        let forbidden = match &e.forbidden_move {
             Some(m) => Some(
                 stones("forbidden_move", m)?
                     .first()
@@ -375,99 +410,92 @@ impl JournalEntry {
             ),
             None => None,
         };
-        Ok(Points {
+        Ok(JournalGame {
+            entry: e,
+            size,
+            rule,
             opening,
             moves,
             forbidden,
+            termination: super::termination_code(&e.termination),
         })
     }
+}
 
-    /// The game record this entry was written from: everything the renderers use, exactly.
-    pub fn to_record(&self) -> Result<GameRecord, RebuildError> {
-        let game = self.game;
-        let bad = |field: &'static str, value: &str, why: String| RebuildError::Field {
-            game,
+impl JournalEntry {
+    /// A field of this line that does not hold what its name says.
+    fn bad(&self, field: &'static str, value: &str, why: String) -> RebuildError {
+        RebuildError::Field {
+            game: self.game,
             field,
             value: value.to_string(),
             why,
-        };
-        let termination = self.end.clone().ok_or(RebuildError::NoEnd { game })?;
-        let size = BoardSize::new(u32::from(self.size))
-            .map_err(|e| bad("size", &self.size.to_string(), e.to_string()))?;
-        let rule = Rule::from_code(i64::from(self.rule))
-            .map_err(|e| bad("rule", &self.rule.to_string(), e.to_string()))?;
-        let Points {
-            opening,
-            moves: played,
-            ..
-        } = self.points(size)?;
-        let searches = super::reports_of(&self.search, played.len(), size)
+        }
+    }
+}
+
+impl JournalGame<'_> {
+    /// The game record the line was written from: everything the renderers use, exactly.
+    pub fn to_record(&self) -> Result<GameRecord, RebuildError> {
+        let e = self.entry;
+        let bad = |field, value: &str, why: String| e.bad(field, value, why);
+        let termination = e.end.clone().ok_or(RebuildError::NoEnd { game: e.game })?;
+        let searches = super::reports_of(&e.search, self.moves.len(), self.size)
             .map_err(|(value, why)| bad("search", &value, why))?;
         let time = |field, text: &str| {
             chrono::DateTime::parse_from_rfc3339(text)
                 .map(|t| t.with_timezone(&chrono::Utc))
-                .map_err(|e| bad(field, text, e.to_string()))
+                .map_err(|err| bad(field, text, err.to_string()))
         };
         Ok(GameRecord {
-            game: GameId(game),
-            round: self.round,
-            pair: self.pair,
-            pair_game: self.pair_game,
-            black: EngineId(self.black_engine),
-            white: EngineId(self.white_engine),
-            black_name: self.black.clone(),
-            white_name: self.white.clone(),
-            black_cmd: self.black_cmd.clone(),
-            white_cmd: self.white_cmd.clone(),
-            size,
-            rule,
-            opening,
-            opening_line: self.opening_line,
-            transform: Symmetry::from_name(&self.transform)
-                .ok_or_else(|| bad("transform", &self.transform, "unknown symmetry".into()))?,
+            game: GameId(e.game),
+            round: e.round,
+            pair: e.pair,
+            pair_game: e.pair_game,
+            black: EngineId(e.black_engine),
+            white: EngineId(e.white_engine),
+            black_name: e.black.clone(),
+            white_name: e.white.clone(),
+            black_cmd: e.black_cmd.clone(),
+            white_cmd: e.white_cmd.clone(),
+            size: self.size,
+            rule: self.rule,
+            opening: self.opening.clone(),
+            opening_line: e.opening_line,
+            transform: Symmetry::from_name(&e.transform)
+                .ok_or_else(|| bad("transform", &e.transform, "unknown symmetry".into()))?,
             outcome: GameOutcome {
                 termination,
-                moves: played
-                    .into_iter()
-                    .zip(&self.times_ms)
+                moves: self
+                    .moves
+                    .iter()
+                    .zip(&e.times_ms)
                     .zip(searches)
-                    .map(|((pos, &ms), search)| PlayedMove {
+                    .map(|((&pos, &ms), search)| PlayedMove {
                         pos,
                         time: std::time::Duration::from_millis(ms),
                         search,
                     })
                     .collect(),
-                messages: self.messages.clone(),
+                messages: e.messages.clone(),
             },
-            started: time("started", &self.started)?,
-            ended: time("ended", &self.ended)?,
-            usage: self.usage,
-            swap: match &self.swap {
-                Some(s) => Some(s.to_record(size, bad)?),
+            started: time("started", &e.started)?,
+            ended: time("ended", &e.ended)?,
+            usage: e.usage,
+            swap: match &e.swap {
+                Some(s) => Some(s.to_record(self.size, bad)?),
                 None => None,
             },
-            tune: self.tune.clone(),
+            tune: e.tune.clone(),
         })
     }
 }
 
-/// The stones of a game line, read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Points {
-    pub opening: Vec<crate::board::Pos>,
-    pub moves: Vec<crate::board::Pos>,
-    /// The forbidden point a renju game was lost on.
-    pub forbidden: Option<crate::board::Pos>,
-}
-
 /// The inverse of [`moves_text`]: pos notation, or `x,y` pairs separated by spaces.
-pub fn parse_moves_text(
-    text: &str,
-    size: BoardSize,
-) -> Result<Vec<crate::board::Pos>, crate::board::BoardError> {
+pub fn parse_moves_text(text: &str, size: BoardSize) -> Result<Vec<Pos>, crate::board::BoardError> {
     if text.contains(',') {
         text.split_whitespace()
-            .map(|p| crate::board::Pos::parse_gomocup(p, size))
+            .map(|p| Pos::parse_gomocup(p, size))
             .collect()
     } else {
         crate::board::parse_pos_sequence(text, size)
@@ -758,5 +786,37 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn a_line_is_read_once_into_checked_values_and_a_bad_field_is_named() {
+        let e = JournalEntry::from_record(&sample_record(), "f");
+        let g = JournalGame::try_from(&e).unwrap();
+        let r = sample_record();
+        assert_eq!((g.size, g.rule), (r.size, r.rule));
+        assert_eq!(g.opening, r.opening);
+        let played: Vec<Pos> = r.outcome.moves.iter().map(|m| m.pos).collect();
+        assert_eq!(g.moves, played);
+        assert_eq!(g.termination, r.outcome.termination.code());
+        // A code this version does not know is filed as `other`, not guessed.
+        let mut later = e.clone();
+        later.termination = "resigned".into();
+        assert_eq!(JournalGame::try_from(&later).unwrap().termination, "other");
+        let field_of = |e: &JournalEntry| match JournalGame::try_from(e) {
+            Err(RebuildError::Field { game, field, .. }) => (game, field),
+            other => panic!("{other:?}"),
+        };
+        let mut bad = e.clone();
+        bad.times_ms.push(5);
+        assert_eq!(field_of(&bad), (7, "times_ms"));
+        let mut bad = e.clone();
+        bad.moves = "h8z99".into();
+        assert_eq!(field_of(&bad), (7, "moves"));
+        let mut bad = e.clone();
+        bad.size = 99;
+        assert_eq!(field_of(&bad), (7, "size"));
+        let mut bad = e;
+        bad.rule = 3;
+        assert_eq!(field_of(&bad), (7, "rule"));
     }
 }

@@ -6,7 +6,7 @@ use thiserror::Error;
 
 use crate::board::{parse_pos_sequence, BoardSize, Color, Pos};
 use crate::game::GameResult;
-use crate::journal::JournalEntry;
+use crate::journal::{JournalEntry, JournalGame};
 use crate::record::psq::PsqGame;
 use crate::record::GameRecord;
 
@@ -122,15 +122,12 @@ impl LibGame {
     /// A game line of a journal.
     pub fn from_journal(e: &JournalEntry) -> Result<LibGame, NotMergeable> {
         standard_board(e.size.into())?;
-        let stones = format!("{}{}", e.opening, e.moves);
-        let moves = parse_pos_sequence(&stones, BoardSize::STANDARD).map_err(|err| {
-            NotMergeable::BadMoves {
-                why: err.to_string(),
-            }
+        let g = JournalGame::try_from(e).map_err(|err| NotMergeable::BadMoves {
+            why: err.to_string(),
         })?;
         LibGame::new(
             GameKey::of_run(&e.fingerprint, e.game),
-            cells(&moves)?,
+            cells(&[g.opening, g.moves].concat())?,
             Some(e.result),
             (&e.black, &e.white),
             &e.termination,

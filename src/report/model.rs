@@ -10,8 +10,8 @@ use thiserror::Error;
 use crate::board::{Board, BoardSize, Color, Pos};
 use crate::game::GameResult;
 use crate::journal::{
-    Conflict, GameSummary, JournalEntry, JournalHeader, Points, RebuildError, Repeats, SearchEntry,
-    Seen,
+    Conflict, GameSummary, JournalEntry, JournalGame, JournalHeader, RebuildError, Repeats,
+    SearchEntry, Seen,
 };
 use crate::rules::{forbidden_points, Rule};
 use crate::stats::{
@@ -401,14 +401,16 @@ impl ReportBuilder {
                 ));
             }
         }
-        let Points {
+        let g = JournalGame::try_from(e)?;
+        self.openings
+            .add(&crate::openings_audit::AuditGame::of(&g))?;
+        let JournalGame {
             opening,
             moves,
             forbidden: forbidden_move,
-        } = e.points(self.size)?;
-        let audited =
-            crate::openings_audit::AuditGame::of(e, self.size, opening.clone(), moves.len());
-        self.openings.add(&audited)?;
+            termination,
+            ..
+        } = g;
         if e.pair >= self.pairs.len() {
             let why = format!("the run has {} engine pairs", self.pairs.len());
             return Err(bad("pair", &e.pair.to_string(), why));
@@ -422,7 +424,6 @@ impl ReportBuilder {
             t.add(e.tune.as_ref())
                 .map_err(|why| bad("tune", &iteration.to_string(), why))?;
         }
-        let termination = termination_code(&e.termination);
         self.count_times(e, opening.len());
         if let Some(u) = &e.usage {
             self.count_usage(e, opening.len(), u);
