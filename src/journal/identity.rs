@@ -1,5 +1,6 @@
-//! A run's journal header and its identity: what decides its games, so a journal tells whether
-//! two runs may be mixed (shards, `-resume`, `merge`) and readers never guess.
+//! A run's journal header and its identity: [`RunSettings`] is what "the same run" means, read
+//! from the configuration in one place; the identity hashes the part of it that decides the games,
+//! so a journal tells whether two runs may be mixed (shards, `-resume`, `merge`).
 
 use std::path::Path;
 
@@ -11,42 +12,62 @@ use crate::schedule::TournamentKind;
 
 use super::{EngineSettings, JournalHeader, OpeningSettings, RunSettings, SprtSettings};
 
-/// The SHA-256 of a file's bytes in hex (empty when it cannot be read: loading it reports that).
-fn file_sha256(path: &Path) -> String {
-    use sha2::Digest;
-    std::fs::read(path)
-        .map(|bytes| {
-            sha2::Sha256::digest(&bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect()
-        })
-        .unwrap_or_default()
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The journal header of a run: what decides its games, so readers never guess.
+/// The SHA-256 of a file's bytes in hex (empty when it cannot be read: loading it reports that).
+fn file_sha256(path: &Path) -> String {
+    std::fs::read(path).map_or_else(|_| String::new(), |b| hex(&sha2::Sha256::digest(b)))
+}
+
+/// The journal header of a run: its settings and its identity, so readers never guess.
 pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHeader {
-    let engines = config
-        .tournament
-        .engines
-        .iter()
-        .zip(names)
-        .map(|(e, name)| EngineSettings {
-            name: name.clone(),
-            cmd: e.cmd.clone(),
-            tc: e.tc.to_string(),
-            depth: e.depth,
-            nodes: e.nodes,
-            max_memory: e.max_memory,
-            threads: e.threads,
-            options: e.options.clone(),
-        })
-        .collect();
-    let openings = config
-        .tournament
-        .openings
-        .as_ref()
-        .map(|o| OpeningSettings {
+    let settings = settings(config, names, total_games);
+    JournalHeader {
+        kind: super::HEADER_KIND.into(),
+        format: super::FORMAT,
+        program: format!("gomoku-cli {}", env!("CARGO_PKG_VERSION")),
+        fingerprint: config
+            .run_identity
+            .clone()
+            .unwrap_or_else(|| settings.identity()),
+        started: chrono::Utc::now().to_rfc3339(),
+        command_line: std::env::args().skip(1).collect(),
+        settings,
+    }
+}
+
+/// The run a configuration describes, the one reading of [`Config`] for "which run"; engines past
+/// the end of `names` get an empty one (names come from the engines and are compared on their own).
+pub fn settings(config: &Config, names: &[String], total_games: u64) -> RunSettings {
+    let (t, g, seed) = (&config.tournament, &config.game, config.seed.get());
+    RunSettings {
+        engines: (t.engines.iter().enumerate())
+            .map(|(i, e)| EngineSettings {
+                name: names.get(i).cloned().unwrap_or_default(),
+                cmd: e.cmd.clone(),
+                tc: e.tc.to_string(),
+                depth: e.depth,
+                nodes: e.nodes,
+                max_memory: e.max_memory,
+                threads: e.threads,
+                options: e.options.clone(),
+            })
+            .collect(),
+        rule: g.rule.code(),
+        size: g.size.get(),
+        tournament: match t.kind {
+            TournamentKind::RoundRobin => "round_robin".into(),
+            TournamentKind::Gauntlet => "gauntlet".into(),
+        },
+        games: t.games,
+        rounds: t.rounds,
+        repeat: t.repeat == crate::schedule::Repeat::Twice,
+        total_games,
+        draw_after: g.draw_after,
+        send_by_board: g.send_by_board,
+        openings: t.openings.as_ref().map(|o| OpeningSettings {
             file: o.file.display().to_string(),
             format: o.format.to_string(),
             order: match o.order {
@@ -55,56 +76,24 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
             },
             transform: o.transform,
             sha256: file_sha256(&o.file),
-        });
-    JournalHeader {
-        kind: super::HEADER_KIND.into(),
-        format: super::FORMAT,
-        program: format!("gomoku-cli {}", env!("CARGO_PKG_VERSION")),
-        fingerprint: fingerprint(config),
-        started: chrono::Utc::now().to_rfc3339(),
-        command_line: std::env::args().skip(1).collect(),
-        settings: RunSettings {
-            engines,
-            rule: config.game.rule.code(),
-            size: config.game.size.get(),
-            tournament: match config.tournament.kind {
-                TournamentKind::RoundRobin => "round_robin".into(),
-                TournamentKind::Gauntlet => "gauntlet".into(),
-            },
-            games: config.tournament.games,
-            rounds: config.tournament.rounds,
-            repeat: config.tournament.repeat == crate::schedule::Repeat::Twice,
-            total_games,
-            draw_after: config.game.draw_after,
-            send_by_board: config.game.send_by_board,
-            openings,
-            seed: config.seed.get(),
-            shard: config.cluster.shard,
-            swap: config.tournament.swap.map(|s| s.name().to_string()),
-            colours: match config.tournament.colours {
-                crate::config::ColourRule::FirstToMove => Some("first_to_move".into()),
-                crate::config::ColourRule::FirstBlack => None,
-            },
-            adjudication: adjudication_text(config),
-            tune: config
-                .tune
-                .as_ref()
-                .map(|t| t.setup.settings(config.seed.get())),
-            sprt: config.tournament.sprt.map(|s| SprtSettings {
-                elo0: s.elo0,
-                elo1: s.elo1,
-                alpha: s.alpha,
-                beta: s.beta,
-                model: s.model.to_string(),
-            }),
+        }),
+        seed,
+        shard: config.cluster.shard,
+        swap: t.swap.map(|s| s.name().to_string()),
+        colours: match t.colours {
+            crate::config::ColourRule::FirstToMove => Some("first_to_move".into()),
+            crate::config::ColourRule::FirstBlack => None,
         },
+        adjudication: g.adjudication.is_on().then(|| g.adjudication.to_string()),
+        tune: config.tune.as_ref().map(|tune| tune.setup.settings(seed)),
+        sprt: t.sprt.map(|s| SprtSettings {
+            elo0: s.elo0,
+            elo1: s.elo1,
+            alpha: s.alpha,
+            beta: s.beta,
+            model: s.model.to_string(),
+        }),
     }
-}
-
-/// The run's `-draw`/`-resign` rules as the header and the identity keep them, none when off.
-fn adjudication_text(config: &Config) -> Option<String> {
-    let a = config.game.adjudication;
-    a.is_on().then(|| a.to_string())
 }
 
 /// The identity of a run: what decides its games (not where its outputs go), so a journal can
@@ -114,109 +103,91 @@ pub fn fingerprint(config: &Config) -> String {
     config
         .run_identity
         .clone()
-        .unwrap_or_else(|| identity(config))
+        .unwrap_or_else(|| settings(config, &[], 0).identity())
 }
 
-/// The settings that make a run's identity, one canonical JSON object (fields in declaration
-/// order, the time control in its `tc=` form), hashed with SHA-256: the same value from every
-/// build on every machine, so shards of a cluster running different builds, or a run resumed
-/// after an upgrade, still find each other. Left out: engine names (resolved from the engines),
-/// the shard, and the seed where it decides nothing (a sequential opening order), so shards of
-/// one run, each with its own seed, share it.
+/// The part of [`RunSettings`] that makes a run's identity, one canonical JSON object (fields in
+/// declaration order), hashed with SHA-256: the same value from every build on every machine,
+/// so shards on different builds, or a run resumed after an upgrade, find each other. Left out,
+/// as each shard has its own or as it decides no game: engine names (from the engines), the
+/// shard, `total_games` (follows from the rest), the seed unless openings are drawn at random,
+/// the openings' format unless psq and their bytes, `max_memory`, `threads`, `send_by_board`
+/// (what engines are told, not what they play), `colours` (follows from `swap`; older journals
+/// lack it) and `sprt` (when the run stops).
 #[derive(Serialize)]
 struct Identity<'a> {
     engines: Vec<EngineIdentity<'a>>,
     rule: u8,
     size: u8,
-    tournament: &'static str,
+    tournament: &'a str,
     games: u64,
     rounds: u64,
     repeat: bool,
     draw_after: usize,
-    swap: Option<&'static str>,
-    openings: Option<OpeningIdentity>,
-    /// `-draw`/`-resign` in their command-line form; left out when off, so the identity of a run
-    /// without them is the one earlier builds computed.
+    swap: Option<&'a str>,
+    openings: Option<OpeningIdentity<'a>>,
+    /// `-draw`/`-resign` as typed; left out when off, so earlier runs keep their identity.
     #[serde(skip_serializing_if = "Option::is_none")]
-    adjudication: Option<String>,
+    adjudication: Option<&'a str>,
     /// `tune`: its parameters, SPSA settings and seed; left out for a match.
     #[serde(skip_serializing_if = "Option::is_none")]
-    tune: Option<super::TuneSettings>,
+    tune: Option<&'a super::TuneSettings>,
 }
 
 #[derive(Serialize)]
 struct EngineIdentity<'a> {
     cmd: &'a str,
-    tc: String,
+    tc: &'a str,
     depth: Option<u64>,
     nodes: Option<u64>,
     options: &'a [(String, String)],
 }
 
 #[derive(Serialize)]
-struct OpeningIdentity {
-    file: String,
+struct OpeningIdentity<'a> {
+    file: &'a str,
     /// Only for a random order.
     seed: Option<u64>,
     transform: bool,
-    order: &'static str,
-    /// `psq` or `psq moves=N` (how many stones of each record make the opening); other
-    /// formats, which do not change the games, none.
-    psq: Option<String>,
+    order: &'a str,
+    /// `psq` or `psq moves=N` (the stones of each record that make the opening); else none.
+    psq: Option<&'a str>,
 }
 
-/// The identity computed from the settings (see [`Identity`]): 32 hex digits.
-pub fn identity(config: &Config) -> String {
-    use crate::opening::OpeningFormat;
-    let id = Identity {
-        engines: config
-            .tournament
-            .engines
-            .iter()
-            .map(|e| EngineIdentity {
-                cmd: &e.cmd,
-                tc: e.tc.to_string(),
-                depth: e.depth,
-                nodes: e.nodes,
-                options: &e.options,
-            })
-            .collect(),
-        rule: config.game.rule.code(),
-        size: config.game.size.get(),
-        tournament: match config.tournament.kind {
-            TournamentKind::RoundRobin => "round_robin",
-            TournamentKind::Gauntlet => "gauntlet",
-        },
-        games: config.tournament.games,
-        rounds: config.tournament.rounds,
-        repeat: config.tournament.repeat == crate::schedule::Repeat::Twice,
-        draw_after: config.game.draw_after,
-        swap: config.tournament.swap.map(|s| s.name()),
-        openings: config
-            .tournament
-            .openings
-            .as_ref()
-            .map(|o| OpeningIdentity {
-                file: o.file.display().to_string(),
-                seed: (o.order == DrawOrder::Random).then_some(config.seed.get()),
+impl RunSettings {
+    /// The run's identity (see [`Identity`]): 32 hex digits.
+    pub fn identity(&self) -> String {
+        let id = Identity {
+            engines: (self.engines.iter())
+                .map(|e| EngineIdentity {
+                    cmd: &e.cmd,
+                    tc: &e.tc,
+                    depth: e.depth,
+                    nodes: e.nodes,
+                    options: &e.options,
+                })
+                .collect(),
+            rule: self.rule,
+            size: self.size,
+            tournament: &self.tournament,
+            games: self.games,
+            rounds: self.rounds,
+            repeat: self.repeat,
+            draw_after: self.draw_after,
+            swap: self.swap.as_deref(),
+            openings: self.openings.as_ref().map(|o| OpeningIdentity {
+                file: &o.file,
+                seed: (o.order == "random").then_some(self.seed),
                 transform: o.transform,
-                order: match o.order {
-                    DrawOrder::Sequential => "sequential",
-                    DrawOrder::Random => "random",
-                },
-                psq: matches!(o.format, OpeningFormat::Psq { .. }).then(|| o.format.to_string()),
+                order: &o.order,
+                psq: (o.format.split(' ').next() == Some("psq")).then_some(o.format.as_str()),
             }),
-        adjudication: adjudication_text(config),
-        tune: config
-            .tune
-            .as_ref()
-            .map(|t| t.setup.settings(config.seed.get())),
-    };
-    let text = serde_json::to_string(&id).unwrap_or_default();
-    sha2::Sha256::digest(text.as_bytes())[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+            adjudication: self.adjudication.as_deref(),
+            tune: self.tune.as_ref(),
+        };
+        let text = serde_json::to_string(&id).unwrap_or_default();
+        hex(&sha2::Sha256::digest(text.as_bytes())[..16])
+    }
 }
 
 /// The identity as builds before the SHA-256 one computed it (std's `DefaultHasher` over
@@ -275,14 +246,14 @@ mod tests {
         // {"cmd":"sh","tc":"5+0.1","depth":null,"nodes":null,"options":[["K","3"]]}],"rule":4,
         // "size":15,"tournament":"round_robin","games":8,"rounds":2,"repeat":true,
         // "draw_after":200,"swap":null,"openings":null} with Python's hashlib.
-        let id = identity(&config(RUN));
+        let id = settings(&config(RUN), &[], 0).identity();
         assert_eq!(id, "b58f62b8bd058058157426421ca3892c");
         assert_eq!(fingerprint(&config(RUN)), id);
     }
 
     #[test]
     fn the_identity_follows_what_decides_the_games_only() {
-        let base = identity(&config(RUN));
+        let base = fingerprint(&config(RUN));
         for other in [
             RUN.replace("-games 8", "-games 9"),
             RUN.replace("-rule 4", "-rule 0"),
@@ -290,13 +261,13 @@ mod tests {
             RUN.replace("tc=10/0.5", "tc=10/0.6"),
             RUN.replace(" -repeat", ""),
         ] {
-            assert_ne!(identity(&config(&other)), base, "{other}");
+            assert_ne!(fingerprint(&config(&other)), base, "{other}");
         }
         for same in [
             format!("{RUN} -concurrency 4 -pgn x.pgn -quiet"),
             format!("{RUN} -journal j.jsonl -shard 2/4"),
         ] {
-            assert_eq!(identity(&config(&same)), base, "{same}");
+            assert_eq!(fingerprint(&config(&same)), base, "{same}");
         }
     }
 
@@ -310,5 +281,37 @@ mod tests {
             "0123456789abcdef"
         );
         assert_eq!(header(&c, &[], 8).fingerprint, "0123456789abcdef");
+    }
+
+    #[test]
+    fn the_identity_of_a_header_read_back_is_the_fingerprint_it_carries() {
+        let mut c = config(
+            "-engine cmd=cat depth=3 -engine cmd=sh nodes=9 -each tc=5+0.1 -games 2 \
+             -openings file=g.psq type=psq moves=3 order=random srand=7 -draw 8 20 -resign 3 400 -swap2",
+        );
+        let params = "a, int, 50, 0, 100, 5, 0.002\nb, float, 0.35, 0, 1, 0.05, 0.0025\n";
+        let params = crate::tune::params::Params::parse(params, Path::new("p")).unwrap();
+        let setup = crate::tune::TuneSetup {
+            params,
+            settings: Default::default(),
+            pairs: 3,
+            every: 0,
+        };
+        c.tune = Some(crate::config::TuneConfig {
+            setup,
+            csv: None,
+            params_out: None,
+            info_out: None,
+        });
+        let h = header(&c, &["x".into(), "y".into()], 6);
+        let read: JournalHeader = serde_json::from_str(&crate::journal::render_header(&h)).unwrap();
+        assert_eq!(read.settings.identity(), h.fingerprint);
+        assert_eq!(h.fingerprint, fingerprint(&c));
+        // The seed orders the openings; the tuning is part of the run.
+        let mut reseeded = read.settings;
+        reseeded.seed = 8;
+        assert_ne!(reseeded.identity(), h.fingerprint);
+        c.tune = None;
+        assert_ne!(fingerprint(&c), h.fingerprint);
     }
 }

@@ -1,7 +1,8 @@
-//! `-resume`: find the run's journal, check that it records this very run (every setting that
-//! decides a game the same; output options may change), repair what a kill left behind (a torn
-//! last journal line, the last game missing from or cut in the other records) and tell the
-//! dispatcher which games are done.
+//! `-resume`: find the run's journal, check that it records this very run, repair what a kill
+//! left behind (a torn last journal line, the last game missing from or cut in the other records)
+//! and tell the dispatcher which games are done. The run is its header's `RunSettings`: the journal
+//! is found by its fingerprint (`RunSettings::identity`, what decides the games, shared by every
+//! shard), and continuing it needs the whole `RunSettings` equal (names compared once resolved).
 
 use std::path::PathBuf;
 
@@ -9,7 +10,7 @@ use crate::config::{Config, JournalTarget};
 use crate::journal::{self, JournalEntry, JournalHeader, RunSettings};
 
 use super::RunError;
-use crate::journal::{fingerprint, identity, legacy_identity};
+use crate::journal::{fingerprint, legacy_identity, settings};
 use crate::outputs::records::complete_last;
 use crate::outputs::{record_targets, OutputError};
 
@@ -99,7 +100,7 @@ fn same_run(h: &JournalHeader, config: &Config, want: &str) -> bool {
     let mut adopted = config.clone();
     adopted.seed.adopt(h.settings.seed);
     [
-        identity(&adopted),
+        settings(&adopted, &[], 0).identity(),
         legacy_identity(config),
         legacy_identity(&adopted),
     ]
@@ -162,15 +163,17 @@ pub fn prepare(
         source,
     };
     let text = std::fs::read(&path).map_err(io)?;
+    let cut = |len| {
+        std::fs::File::options()
+            .write(true)
+            .open(&path)?
+            .set_len(len)
+    };
     let read = journal::parse(&text, &path.display().to_string())
         .map_err(|e| RunError::BadJournal(e.to_string()))?;
     if read.header.is_none() && read.entries.is_empty() {
         // Killed before its first line was complete: nothing was played; start over in it.
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .map_err(io)?;
-        f.set_len(0).map_err(io)?;
+        cut(0).map_err(io)?;
         return Ok(Resumed {
             notes: vec![format!(
                 "{}: no complete line (stopped before its first game): the run starts from its beginning",
@@ -198,9 +201,7 @@ pub fn prepare(
     if header.settings.colours.is_none() {
         config.tournament.colours = crate::config::ColourRule::FirstBlack;
     }
-    let unnamed = vec![String::new(); config.tournament.engines.len()];
-    let now = crate::journal::header(config, &unnamed, total);
-    let diffs = differences(&header.settings, &now.settings);
+    let diffs = differences(&header.settings, &settings(config, &[], total));
     if !diffs.is_empty() {
         return Err(RunError::ResumeMismatch {
             path,
@@ -211,11 +212,7 @@ pub fn prepare(
     // A torn last line (a kill mid-write) is cut off, so new lines start on a line of their own.
     if !text.is_empty() && !text.ends_with(b"\n") {
         let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) as u64;
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .map_err(io)?;
-        f.set_len(keep).map_err(io)?;
+        cut(keep).map_err(io)?;
         notes.push(format!(
             "{}: cut the torn last line off ({} bytes)",
             path.display(),
@@ -250,7 +247,7 @@ mod tests {
     #[test]
     fn journals_of_this_build_and_of_builds_before_the_sha256_identity_are_this_run() {
         let c = config("-engine cmd=cat -engine cmd=sh -games 4 -boardsize 9");
-        let want = identity(&c);
+        let want = settings(&c, &[], 4).identity();
         let mut h = crate::journal::header(&c, &[], 4);
         assert!(same_run(&h, &c, &want));
         h.fingerprint = legacy_identity(&c);
