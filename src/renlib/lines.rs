@@ -43,12 +43,8 @@ pub fn parse_game_line(line: &[u8]) -> Option<GameLine<'_>> {
     let key = &rest[..end];
     let after = rest[end + 1..].strip_prefix(b" ").unwrap_or(&[]);
     let token = after.split(|&b| b == b' ').next().unwrap_or(&[]);
-    let result = match token {
-        b"1-0" => Some(GameResult::BlackWins),
-        b"0-1" => Some(GameResult::WhiteWins),
-        b"1/2-1/2" => Some(GameResult::Draw),
-        _ => None,
-    };
+    // The result as `GameResult::as_str` wrote it, read by its one reading.
+    let result = std::str::from_utf8(token).ok().and_then(|t| t.parse().ok());
     Some(GameLine { key, result })
 }
 
