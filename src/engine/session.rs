@@ -1391,6 +1391,15 @@ mod tests {
         BoardSize::new(n).unwrap()
     }
 
+    fn turn(x: u8, y: u8) -> MoveRequest {
+        MoveRequest::Turn(Pos::new(x, y))
+    }
+
+    /// Starts a game on a 15x15 freestyle board with a second to start.
+    async fn new_game15(s: &mut EngineSession) -> Result<(), EngineError> {
+        s.new_game(size(15), Rule::Freestyle, SEC).await
+    }
+
     #[tokio::test(start_paused = true)]
     async fn about_skips_banner_and_parses_name() {
         let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
@@ -1506,7 +1515,7 @@ mod tests {
             e.send("MESSAGE hmm\r\nERROR unsupported size\r\n").await;
             e
         });
-        match s.new_game(size(15), Rule::Freestyle, SEC).await {
+        match new_game15(&mut s).await {
             Err(EngineError::StartFailed { text }) => assert_eq!(text, "ERROR unsupported size"),
             other => panic!("{other:?}"),
         }
@@ -1534,8 +1543,8 @@ mod tests {
                 }
             }
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         s.new_game(size(20), Rule::Freestyle, SEC).await.unwrap();
         let seen = engine.await.unwrap();
         let commands: Vec<&str> = seen
@@ -1585,11 +1594,8 @@ mod tests {
             e.send("UNKNOWN RESTART\n").await;
             e
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
-        let err = s
-            .new_game(size(15), Rule::Freestyle, SEC)
-            .await
-            .unwrap_err();
+        new_game15(&mut s).await.unwrap();
+        let err = new_game15(&mut s).await.unwrap_err();
         assert!(
             matches!(&err, EngineError::Protocol { text } if text.contains("UNKNOWN RESTART")),
             "{err}"
@@ -1687,11 +1693,7 @@ mod tests {
         assert_eq!(s.take_messages(), vec!["I will win"]);
         assert!(s.take_messages().is_empty());
         let r = s
-            .request_move(
-                MoveRequest::Turn(Pos::new(8, 9)),
-                Some(Duration::from_micros(9_876_999)),
-                SEC,
-            )
+            .request_move(turn(8, 9), Some(Duration::from_micros(9_876_999)), SEC)
             .await
             .unwrap();
         assert_eq!(r.coords, Some((7, 8)));
@@ -1760,7 +1762,7 @@ mod tests {
             e.info_block().await;
             e
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         (s, engine.await.unwrap(), rx)
     }
 
@@ -1781,7 +1783,6 @@ mod tests {
             e.send("3,3\r\n").await;
             e
         });
-        let turn = |x, y| MoveRequest::Turn(Pos::new(x, y));
         let r = s.request_move(turn(8, 9), None, SEC).await.unwrap();
         let report = r.search.expect("a report");
         assert_eq!(report.depth, Some(7));
@@ -1834,7 +1835,7 @@ mod tests {
             e.send("4,4\r\n").await;
             e
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         let board = |stones: &[(u8, u8)]| {
             MoveRequest::Board(
                 stones
@@ -1907,10 +1908,7 @@ mod tests {
         });
         // As `suspend` leaves it (an in-process transport has no process group to stop).
         s.suspended = true;
-        let r = s
-            .request_move(MoveRequest::Turn(Pos::new(1, 2)), None, SEC)
-            .await
-            .unwrap();
+        let r = s.request_move(turn(1, 2), None, SEC).await.unwrap();
         assert_eq!(r.coords, Some((3, 4)));
         engine.await.unwrap();
     }
@@ -2023,7 +2021,7 @@ mod tests {
         });
         let r = s.swap2_request(&[Pos::new(7, 7)], None, SEC).await.unwrap();
         assert_eq!(r.answer, Answer::Unsupported);
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         engine.await.unwrap();
         let notes = notes(&mut rx);
         let late: Vec<&String> = notes
@@ -2050,10 +2048,7 @@ mod tests {
         let r = s.swap2_request(&[], None, SEC).await.unwrap();
         assert_eq!(r.answer, Answer::Unsupported);
         let _e = engine.await.unwrap();
-        let err = s
-            .new_game(size(15), Rule::Freestyle, SEC)
-            .await
-            .unwrap_err();
+        let err = new_game15(&mut s).await.unwrap_err();
         assert!(matches!(err, EngineError::Protocol { .. }), "{err}");
         assert!(!s.is_alive());
     }
@@ -2073,7 +2068,7 @@ mod tests {
             e.send("7,7\r\n").await;
             e
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         let r = s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
         assert_eq!(r.coords, Some((7, 7)));
         engine.await.unwrap();
@@ -2097,15 +2092,11 @@ mod tests {
             e.send("name=\"not a move\"\r\n").await;
             e
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         let r = s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
         assert_eq!(r.coords, Some((7, 7)));
         // Only the first move's answer may be preceded by it: later, such a line is the answer.
-        let p = Pos::new(8, 8);
-        let r = s
-            .request_move(MoveRequest::Turn(p), None, SEC)
-            .await
-            .unwrap();
+        let r = s.request_move(turn(8, 8), None, SEC).await.unwrap();
         assert_eq!((r.coords, r.raw.as_str()), (None, "name=\"not a move\""));
         engine.await.unwrap();
     }
@@ -2170,7 +2161,7 @@ mod tests {
         let name = s.about(SEC).await.unwrap();
         assert_eq!(name, format!("{}…", "n".repeat(ABOUT_NAME_CHARS)));
         assert_eq!(s.name(), name);
-        match s.new_game(size(15), Rule::Freestyle, SEC).await {
+        match new_game15(&mut s).await {
             Err(EngineError::StartFailed { text }) => {
                 assert_eq!(text.chars().count(), QUOTED_ANSWER_CHARS + 1);
                 assert!(
@@ -2196,10 +2187,7 @@ mod tests {
             e.send("3,4\r\n").await;
             e
         });
-        let r = s
-            .request_move(MoveRequest::Turn(Pos::new(1, 2)), None, SEC)
-            .await
-            .unwrap();
+        let r = s.request_move(turn(1, 2), None, SEC).await.unwrap();
         assert_eq!(r.coords, Some((3, 4)));
         engine.await.unwrap();
     }
