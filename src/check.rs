@@ -287,6 +287,21 @@ impl Checker {
         }
     }
 
+    /// Starts a session of `spec` with the judge's END grace; `None` (and a failed `item`)
+    /// when it cannot start.
+    async fn spawn(&mut self, spec: &EngineSpec, item: &str) -> Option<EngineSession> {
+        match EngineSession::spawn(spec, 0, self.log.clone()).await {
+            Ok(mut session) => {
+                session.set_end_grace(self.opts.end_grace);
+                Some(session)
+            }
+            Err(e) => {
+                self.push(item, Status::Fail, e.to_string());
+                None
+            }
+        }
+    }
+
     fn spec_with(&self, tc: TimeControl) -> EngineSpec {
         let mut spec = self.opts.spec.clone();
         spec.tc = tc;
@@ -314,14 +329,9 @@ impl Checker {
             );
         }
         let _ = std::fs::create_dir_all(&self.opts.folder);
-        let mut session = match EngineSession::spawn(&spec, 0, self.log.clone()).await {
-            Ok(s) => s,
-            Err(e) => {
-                self.push("spawn", Status::Fail, e.to_string());
-                return;
-            }
+        let Some(mut session) = self.spawn(&spec, "spawn").await else {
+            return;
         };
-        session.set_end_grace(self.opts.end_grace);
         self.check_about(&mut session).await;
         let Some(size) = self.check_starts(&mut session).await else {
             self.finish(session).await;
@@ -487,19 +497,13 @@ impl Checker {
     async fn replace_session(&mut self, session: &mut EngineSession) -> bool {
         session.kill("out of step after answering INFO");
         let spec = self.spec_with(self.opts.fast);
-        match EngineSession::spawn(&spec, 0, self.log.clone()).await {
-            Ok(mut fresh) => {
-                fresh.set_end_grace(self.opts.end_grace);
-                let fresh_pid = fresh.process().and_then(|p| p.pid());
-                let old = std::mem::replace(session, fresh);
-                self.end_sparing(old, fresh_pid).await;
-                true
-            }
-            Err(e) => {
-                self.push("spawn", Status::Fail, e.to_string());
-                false
-            }
-        }
+        let Some(fresh) = self.spawn(&spec, "spawn").await else {
+            return false;
+        };
+        let fresh_pid = fresh.process().and_then(|p| p.pid());
+        let old = std::mem::replace(session, fresh);
+        self.end_sparing(old, fresh_pid).await;
+        true
     }
 
     /// BEGIN, TURN, BOARD, RESTART and SWAP2BOARD, each in a short game of its own.
@@ -788,14 +792,9 @@ impl Checker {
     /// part of the spec).
     async fn check_short(&mut self, size: BoardSize) {
         let spec = self.spec_with(self.opts.short);
-        let mut session = match EngineSession::spawn(&spec, 0, self.log.clone()).await {
-            Ok(s) => s,
-            Err(e) => {
-                self.push("short session", Status::Fail, e.to_string());
-                return;
-            }
+        let Some(mut session) = self.spawn(&spec, "short session").await else {
+            return;
         };
-        session.set_end_grace(self.opts.end_grace);
         let label = short_label(&self.opts.short);
         if let Err(e) = session
             .new_game(size, Rule::Freestyle, self.opts.startup)

@@ -240,41 +240,20 @@ mod tests {
         s.iter().map(|x| x.to_string()).collect()
     }
 
+    /// The words of a command line without quoting.
+    fn words(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
     #[test]
     fn predecessor_example_parses() {
-        let a = args(&[
-            "-each",
-            "tc=180/30",
-            "-engine",
-            "name=Wine",
-            "cmd=./example-engine/pbrain-wine",
-            "-engine",
-            "name=Rapfi",
-            "cmd=./example-engine/pbrain-rapfi1",
-            "-rule",
-            "0",
-            "-boardsize",
-            "20",
-            "-rounds",
-            "2",
-            "-games",
-            "4000",
-            "-debug",
-            "-repeat",
-            "-concurrency",
-            "8",
-            "-drawafter",
-            "200",
-            "-pgn",
-            "my_games.pgn",
-            "-sgf",
-            "my_games.sgf",
-            "-msg",
-            "my_games.txt",
-            "-openings",
-            "file=opening_examples/offset_freestyle_20x20.txt",
-            "order=random",
-        ]);
+        let a = words(
+            "-each tc=180/30 -engine name=Wine cmd=./example-engine/pbrain-wine -engine \
+             name=Rapfi cmd=./example-engine/pbrain-rapfi1 -rule 0 -boardsize 20 -rounds 2 \
+             -games 4000 -debug -repeat -concurrency 8 -drawafter 200 -pgn my_games.pgn -sgf \
+             my_games.sgf -msg my_games.txt -openings \
+             file=opening_examples/offset_freestyle_20x20.txt order=random",
+        );
         let raw = parse_legacy(&a).unwrap();
         assert_eq!(raw.engines.len(), 2);
         assert_eq!(raw.engines[0][0], ("name".into(), "Wine".into()));
@@ -357,15 +336,8 @@ mod tests {
             raw.resign,
             Some(kv(&[("movecount", "3"), ("score", "-400")]))
         );
-        let a = [
-            "-resign",
-            "movecount=3",
-            "score=400",
-            "twosided=true",
-            "-draw",
-            "score=5",
-        ];
-        let raw = parse_legacy(&args(&a)).unwrap();
+        let a = words("-resign movecount=3 score=400 twosided=true -draw score=5");
+        let raw = parse_legacy(&a).unwrap();
         let resign = [("movecount", "3"), ("score", "400"), ("twosided", "true")];
         assert_eq!(raw.resign, Some(kv(&resign)));
         assert_eq!(raw.draw, Some(kv(&[("score", "5")])));

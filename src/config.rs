@@ -1152,6 +1152,11 @@ mod tests {
         config_in(args, &[])
     }
 
+    /// The configuration of two `/bin/sh` engines and the options `extra`.
+    fn two_engines(extra: &str) -> Result<Config, ConfigError> {
+        config(&format!("-engine cmd=/bin/sh -engine cmd=/bin/sh {extra}"))
+    }
+
     #[test]
     fn cpus_are_split_among_the_slots() {
         assert_eq!(parse_cpus("0-3", 2), Ok(vec![vec![0, 1], vec![2, 3]]));
@@ -1215,36 +1220,28 @@ mod tests {
 
     #[test]
     fn bad_values_are_named() {
-        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -games x").unwrap_err();
+        let e = two_engines("-games x").unwrap_err();
         assert!(
             e.to_string().contains("-games") && e.to_string().contains("\"x\""),
             "{e}"
         );
-        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -sprt elo0=5").unwrap_err();
+        let e = two_engines("-sprt elo0=5").unwrap_err();
         assert!(e.to_string().contains("elo1"), "{e}");
-        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -sprt elo0=5 elo1=1").unwrap_err();
+        let e = two_engines("-sprt elo0=5 elo1=1").unwrap_err();
         assert!(e.to_string().contains("elo0"), "{e}");
-        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -engine cmd=/bin/sh -sprt elo1=5")
-            .unwrap_err();
+        let e = two_engines("-engine cmd=/bin/sh -sprt elo1=5").unwrap_err();
         assert!(matches!(e, ConfigError::SprtNeedsTwoEngines(3)));
-        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -rule 8 -sample format=bin")
-            .unwrap_err();
+        let e = two_engines("-rule 8 -sample format=bin").unwrap_err();
         assert!(e.to_string().contains("-sample"), "{e}");
-        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -engine foo=1").unwrap_err();
+        let e = two_engines("-engine foo=1").unwrap_err();
         assert!(matches!(e, ConfigError::UnknownKey { .. }));
-        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings type=pos").unwrap_err();
+        let e = two_engines("-openings type=pos").unwrap_err();
         assert!(matches!(e, ConfigError::OpeningsWithoutFile));
     }
 
     #[test]
     fn draw_and_resign_read_both_syntaxes_into_rules() {
-        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
-        let rules = |extra: &str| {
-            config(&format!("{base} {extra}"))
-                .unwrap()
-                .game
-                .adjudication
-        };
+        let rules = |extra: &str| two_engines(extra).unwrap().game.adjudication;
         let n = |k| NonZeroU32::new(k).unwrap();
         assert!(!rules("").is_on());
         let old = rules("-draw 8 20 -resign 3 400");
@@ -1278,8 +1275,7 @@ mod tests {
 
     #[test]
     fn bad_draw_and_resign_values_are_refused_naming_option_and_value() {
-        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
-        let e = |extra: &str| config(&format!("{base} {extra}")).unwrap_err().to_string();
+        let e = |extra: &str| two_engines(extra).unwrap_err().to_string();
         assert_eq!(
             e("-draw 0 20"),
             "-draw: \"0\" is not valid: movecount= must be a whole number, at least 1"
@@ -1303,8 +1299,7 @@ mod tests {
 
     #[test]
     fn values_that_would_spoil_every_game_are_refused_naming_what_is_wrong() {
-        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
-        let e = |extra: &str| config(&format!("{base} {extra}")).unwrap_err().to_string();
+        let e = |extra: &str| two_engines(extra).unwrap_err().to_string();
         assert_eq!(
             e("-each maxmemory=-1"),
             "-each: \"maxmemory=-1\" is not valid: expected a whole number"
@@ -1320,66 +1315,49 @@ mod tests {
             "-renlib: a RenLib library holds 15x15 games only, and this run plays on 20x20"
         ));
         // What stays accepted: 0 is the predecessor's "off", a tiny start-up time, 15x15 archives.
-        assert_eq!(
-            config(&format!("{base} -drawafter 0"))
-                .unwrap()
-                .game
-                .draw_after,
-            0
-        );
-        assert!(config(&format!("{base} -startuptimeout 0.001")).is_ok());
-        assert!(config(&format!("{base} -renlib a.lib")).is_ok());
+        assert_eq!(two_engines("-drawafter 0").unwrap().game.draw_after, 0);
+        assert!(two_engines("-startuptimeout 0.001").is_ok());
+        assert!(two_engines("-renlib a.lib").is_ok());
     }
 
     #[test]
     fn psq_openings_take_moves() {
-        let c =
-            config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings moves=4 file=g.psq type=psq")
-                .unwrap();
+        let c = two_engines("-openings moves=4 file=g.psq type=psq").unwrap();
         let o = c.tournament.openings.unwrap();
         assert_eq!(o.format, OpeningFormat::Psq { moves: Some(4) });
-        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings file=g.psq type=psq")
-            .unwrap();
+        let c = two_engines("-openings file=g.psq type=psq").unwrap();
         assert_eq!(
             c.tournament.openings.unwrap().format,
             OpeningFormat::Psq { moves: None }
         );
-        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings file=o.txt moves=4")
-            .unwrap_err();
+        let e = two_engines("-openings file=o.txt moves=4").unwrap_err();
         assert!(e.to_string().contains("type=psq"), "{e}");
-        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -openings file=g type=psq moves=0")
-            .unwrap_err();
+        let e = two_engines("-openings file=g type=psq moves=0").unwrap_err();
         assert!(e.to_string().contains("at least 1"), "{e}");
-        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -psq games").unwrap();
+        let c = two_engines("-psq games").unwrap();
         assert_eq!(c.outputs.psq, Some(PathBuf::from("games")));
     }
 
     #[test]
     fn swap_flags() {
-        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -swap2").unwrap();
+        let c = two_engines("-swap2").unwrap();
         assert_eq!(c.tournament.swap, Some(SwapRule::Swap2));
-        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh --swap1").unwrap();
+        let c = two_engines("--swap1").unwrap();
         assert_eq!(c.tournament.swap, Some(SwapRule::Swap1));
-        assert_eq!(
-            config("-engine cmd=/bin/sh -engine cmd=/bin/sh")
-                .unwrap()
-                .tournament
-                .swap,
-            None
-        );
-        let e = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -swap1 -swap2").unwrap_err();
+        assert_eq!(two_engines("").unwrap().tournament.swap, None);
+        let e = two_engines("-swap1 -swap2").unwrap_err();
         assert!(matches!(e, ConfigError::TwoSwapRules), "{e}");
     }
 
     #[test]
     fn journal_is_on_by_default_next_to_other_outputs() {
-        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -pgn out/games.pgn").unwrap();
+        let c = two_engines("-pgn out/games.pgn").unwrap();
         let j = c.outputs.journal.unwrap();
         assert!(matches!(j, JournalTarget::Timestamped(_)));
         let j = j.path();
         assert_eq!(j.parent().unwrap(), std::path::Path::new("out"));
         assert!(j.to_string_lossy().ends_with(".journal.jsonl"));
-        let c = config("-engine cmd=/bin/sh -engine cmd=/bin/sh -journal off").unwrap();
+        let c = two_engines("-journal off").unwrap();
         assert!(c.outputs.journal.is_none());
     }
 
@@ -1419,13 +1397,12 @@ mod tests {
 
     #[test]
     fn options_that_need_the_journal_are_refused_without_it() {
-        let base = "-engine cmd=/bin/sh -engine cmd=/bin/sh";
-        let e = |extra: &str| config(&format!("{base} -journal off {extra}")).unwrap_err();
+        let e = |extra: &str| two_engines(&format!("-journal off {extra}")).unwrap_err();
         let report = "-report is built from the journal: it cannot be used with -journal off";
         assert_eq!(e("-report r.html").to_string(), report);
         let resume = "-resume needs the journal: it cannot be used with -journal off";
         assert_eq!(e("-resume -report r.html").to_string(), resume);
-        assert!(config(&format!("{base} -resume -report r.html")).is_ok());
+        assert!(two_engines("-resume -report r.html").is_ok());
     }
 
     #[test]

@@ -1014,6 +1014,15 @@ pub(crate) mod tests {
         play_game(s, b, w, &CancellationToken::new()).await.unwrap()
     }
 
+    /// The game between two scripts whose requests are not looked at afterwards.
+    async fn play(
+        s: &GameSetup,
+        black: Vec<Result<Reply, Failure>>,
+        white: Vec<Result<Reply, Failure>>,
+    ) -> GameOutcome {
+        run(s, &mut Scripted::new(black), &mut Scripted::new(white)).await
+    }
+
     #[tokio::test]
     async fn an_error_instead_of_a_move_loses_at_once_as_the_engines_fault() {
         let s = setup(Rule::Freestyle, "");
@@ -1084,9 +1093,7 @@ pub(crate) mod tests {
     #[tokio::test]
     async fn illegal_and_offboard_moves_lose() {
         let s = setup(Rule::Freestyle, "h8");
-        let mut b = Scripted::new(vec![]);
-        let mut w = Scripted::new(vec![mv(7, 7, 1)]);
-        let o = run(&s, &mut b, &mut w).await;
+        let o = play(&s, vec![], vec![mv(7, 7, 1)]).await;
         assert_eq!(o.result(), GameResult::BlackWins);
         assert!(matches!(
             o.termination,
@@ -1095,9 +1102,7 @@ pub(crate) mod tests {
                 ..
             }
         ));
-        let mut b = Scripted::new(vec![]);
-        let mut w = Scripted::new(vec![mv(15, 15, 1)]);
-        let o = run(&s, &mut b, &mut w).await;
+        let o = play(&s, vec![], vec![mv(15, 15, 1)]).await;
         assert!(matches!(
             o.termination,
             Termination::IllegalMove {
@@ -1148,10 +1153,10 @@ pub(crate) mod tests {
         assert!(matches!(o.termination, Termination::TimeForfeit { .. }));
         assert_eq!(o.termination.faulty(), Some(Color::Black));
         // A reported timeout from the session is a forfeit too.
-        let mut b = Scripted::new(vec![Err(Failure::Timeout {
+        let timeout = Err(Failure::Timeout {
             elapsed: Duration::from_secs(7),
-        })]);
-        let o = run(&s, &mut b, &mut Scripted::new(vec![])).await;
+        });
+        let o = play(&s, vec![timeout], vec![]).await;
         assert!(matches!(o.termination, Termination::TimeForfeit { .. }));
     }
 
@@ -1178,17 +1183,15 @@ pub(crate) mod tests {
     #[tokio::test]
     async fn crash_loses_and_drawafter_counts_opening_stones() {
         let s = setup(Rule::Freestyle, "h8");
-        let mut w = Scripted::new(vec![Err(Failure::Crashed {
+        let crashed = Err(Failure::Crashed {
             status: "exit status 3".into(),
-        })]);
-        let o = run(&s, &mut Scripted::new(vec![]), &mut w).await;
+        });
+        let o = play(&s, vec![], vec![crashed]).await;
         assert_eq!(o.result(), GameResult::BlackWins);
         assert_eq!(o.termination.faulty(), Some(Color::White));
         let mut s = setup(Rule::Freestyle, "h8i9");
         s.draw_after = 4;
-        let mut b = Scripted::new(vec![mv(0, 0, 1)]);
-        let mut w = Scripted::new(vec![mv(14, 14, 1)]);
-        let o = run(&s, &mut b, &mut w).await;
+        let o = play(&s, vec![mv(0, 0, 1)], vec![mv(14, 14, 1)]).await;
         assert_eq!(o.result(), GameResult::Draw);
         assert_eq!(o.termination, Termination::DrawAfter { stones: 4 });
         assert_eq!(o.moves.len(), 2);
@@ -1214,12 +1217,7 @@ pub(crate) mod tests {
         // White answers on black's opening stone h8 (Gomocup 7,7): the reason says h8, as the
         // journal, PGN and SGF do, not the protocol's 7,7.
         let s = setup(Rule::Freestyle, "h8");
-        let o = run(
-            &s,
-            &mut Scripted::new(vec![]),
-            &mut Scripted::new(vec![mv(7, 7, 1)]),
-        )
-        .await;
+        let o = play(&s, vec![], vec![mv(7, 7, 1)]).await;
         assert_eq!(
             o.termination.reason(s.size),
             "white played an illegal move h8 (occupied point)"
@@ -1233,12 +1231,7 @@ pub(crate) mod tests {
             "black played a forbidden move (double-three) at j10"
         );
         // Off the board there is no pos notation: the engine's own text is shown.
-        let o = run(
-            &s,
-            &mut Scripted::new(vec![]),
-            &mut Scripted::new(vec![mv(15, 3, 1)]),
-        )
-        .await;
+        let o = play(&s, vec![], vec![mv(15, 3, 1)]).await;
         assert_eq!(
             o.termination.reason(s.size),
             "white played an illegal move 15,3 (off the board)"

@@ -874,6 +874,11 @@ mod tests {
         }
     }
 
+    /// [`line_err`] on a 15x15 freestyle board.
+    fn line_err15(text: &str, format: OpeningFormat) -> (usize, LineProblem, String) {
+        line_err(text, format, 15, Rule::Freestyle)
+    }
+
     #[test]
     fn offset_lines_with_and_without_spaces() {
         let b = parse(
@@ -941,24 +946,19 @@ mod tests {
         assert!(msg.starts_with("test.txt:3:"), "{msg}");
         assert!(msg.contains("\"0,0, 1;1\""), "{msg}");
 
-        let (line, problem, _) = line_err("0,0, 1", OpeningFormat::Offset, 15, Rule::Freestyle);
+        let (line, problem, _) = line_err15("0,0, 1", OpeningFormat::Offset);
         assert_eq!(
             (line, problem),
             (1, LineProblem::OddValueCount { count: 3 })
         );
 
-        let (_, problem, _) = line_err("0,0,, 1,1", OpeningFormat::Offset, 15, Rule::Freestyle);
+        let (_, problem, _) = line_err15("0,0,, 1,1", OpeningFormat::Offset);
         assert_eq!(problem, LineProblem::EmptyValue { index: 3 });
 
-        let (_, problem, _) = line_err("0,0, 1-,1", OpeningFormat::Offset, 15, Rule::Freestyle);
+        let (_, problem, _) = line_err15("0,0, 1-,1", OpeningFormat::Offset);
         assert_eq!(problem, LineProblem::BadNumber { token: "1-".into() });
 
-        let (line, problem, msg) = line_err(
-            "0,0\n0,0, -8,-6",
-            OpeningFormat::Offset,
-            15,
-            Rule::Freestyle,
-        );
+        let (line, problem, msg) = line_err15("0,0\n0,0, -8,-6", OpeningFormat::Offset);
         assert_eq!(line, 2);
         assert_eq!(
             problem,
@@ -972,7 +972,7 @@ mod tests {
         // The same stone is fine on 20x20.
         assert!(parse("0,0, -8,-6", OpeningFormat::Offset, 20, Rule::Freestyle).is_ok());
 
-        let (_, problem, _) = line_err("h8p1", OpeningFormat::Pos, 15, Rule::Freestyle);
+        let (_, problem, _) = line_err15("h8p1", OpeningFormat::Pos);
         assert_eq!(
             problem,
             LineProblem::OffBoard {
@@ -981,21 +981,16 @@ mod tests {
                 size: 15
             }
         );
-        let (_, problem, _) = line_err("h8i0", OpeningFormat::Pos, 15, Rule::Freestyle);
+        let (_, problem, _) = line_err15("h8i0", OpeningFormat::Pos);
         assert!(matches!(problem, LineProblem::OffBoard { stone: 2, .. }));
-        let (_, problem, _) = line_err("h8i", OpeningFormat::Pos, 15, Rule::Freestyle);
+        let (_, problem, _) = line_err15("h8i", OpeningFormat::Pos);
         assert_eq!(problem, LineProblem::MissingRow { letter: 'i' });
-        let (_, problem, _) = line_err("h8,i9", OpeningFormat::Pos, 15, Rule::Freestyle);
+        let (_, problem, _) = line_err15("h8,i9", OpeningFormat::Pos);
         assert_eq!(problem, LineProblem::UnexpectedChar { ch: ',', column: 3 });
-        let (_, problem, _) = line_err(
-            "h8i99999999999999999999",
-            OpeningFormat::Pos,
-            15,
-            Rule::Freestyle,
-        );
+        let (_, problem, _) = line_err15("h8i99999999999999999999", OpeningFormat::Pos);
         assert!(matches!(problem, LineProblem::OffBoard { stone: 2, .. }));
         // An offset file read as pos fails on the first line with a clear character complaint.
-        let (_, problem, msg) = line_err("0,0, 1,1", OpeningFormat::Pos, 15, Rule::Freestyle);
+        let (_, problem, msg) = line_err15("0,0, 1,1", OpeningFormat::Pos);
         assert_eq!(problem, LineProblem::UnexpectedChar { ch: '0', column: 1 });
         assert!(
             msg.ends_with(
@@ -1004,7 +999,7 @@ mod tests {
             "{msg}"
         );
         // And the other way round; on boards over 26 pos notation is no candidate.
-        let (_, _, msg) = line_err("h8i9", OpeningFormat::Offset, 15, Rule::Freestyle);
+        let (_, _, msg) = line_err15("h8i9", OpeningFormat::Offset);
         assert!(
             msg.ends_with("(this looks like pos notation: add type=pos to -openings)"),
             "{msg}"
@@ -1015,8 +1010,7 @@ mod tests {
 
     #[test]
     fn duplicate_stones_are_rejected() {
-        let (line, problem, msg) =
-            line_err("h8i9\nh8i9j10i9", OpeningFormat::Pos, 15, Rule::Freestyle);
+        let (line, problem, msg) = line_err15("h8i9\nh8i9j10i9", OpeningFormat::Pos);
         assert_eq!(line, 2);
         assert_eq!(
             problem,
@@ -1033,7 +1027,7 @@ mod tests {
     fn fives_are_rejected_under_the_rule() {
         // Black h8..l8 is a five in row 8; white plays on row 1 in between.
         let five = "h8a1i8b1j8c1k8d1l8";
-        let (line, problem, _) = line_err(five, OpeningFormat::Pos, 15, Rule::Freestyle);
+        let (line, problem, _) = line_err15(five, OpeningFormat::Pos);
         assert_eq!(line, 1);
         assert_eq!(
             problem,
@@ -1049,7 +1043,7 @@ mod tests {
         // A black six is a win in freestyle but not under exact-five.
         let six = "c8a1d8b1e8c1g8d1h8a3f8";
         assert!(matches!(
-            line_err(six, OpeningFormat::Pos, 15, Rule::Freestyle).1,
+            line_err15(six, OpeningFormat::Pos).1,
             LineProblem::Five { stone: 11, .. }
         ));
         assert!(parse(six, OpeningFormat::Pos, 15, Rule::ExactFive).is_ok());
@@ -1204,7 +1198,7 @@ mod tests {
         let psq8 = OpeningFormat::Psq { moves: Some(8) };
         assert!(parse(&five, psq8, 15, Rule::Freestyle).is_ok());
         // The same file read as offsets suggests type=psq.
-        let (line, _, msg) = line_err(&five, OpeningFormat::Offset, 15, Rule::Freestyle);
+        let (line, _, msg) = line_err15(&five, OpeningFormat::Offset);
         assert_eq!(line, 1);
         assert!(msg.contains("use type=psq"), "{msg}");
     }

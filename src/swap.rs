@@ -539,49 +539,31 @@ mod tests {
 
     /// A phase whose board holds `stones` (not reachable through answers: three stones make
     /// neither a five nor a foul), to check the reasons of `place_all`.
-    fn on_board(rule: Rule, stones: &[(u8, u8)]) -> SwapPhase {
+    fn on_board(rule: Rule, stones: &str) -> SwapPhase {
         let mut p = SwapPhase::new(SwapRule::Swap2, rule, size(), &[]).unwrap();
-        for &(x, y) in stones {
-            assert_eq!(p.referee.play(Pos::new(x, y)), MoveOutcome::Continue);
+        for pos in parse_pos_sequence(stones, size()).unwrap() {
+            assert_eq!(p.referee.play(pos), MoveOutcome::Continue);
         }
         p
     }
 
     #[test]
     fn a_five_or_a_forbidden_point_among_the_stones_is_refused() {
-        let four = [
-            (0, 0),
-            (0, 1),
-            (1, 0),
-            (1, 1),
-            (2, 0),
-            (2, 1),
-            (3, 0),
-            (3, 1),
-        ];
-        let mut p = on_board(Rule::Freestyle, &four);
+        let four = "a1a2b1b2c1c2d1d2";
+        let mut p = on_board(Rule::Freestyle, four);
         assert_eq!(
             p.place_all(&[(4, 0)]).unwrap_err(),
             "e1 makes five for black"
         );
         assert_eq!(p.stones().len(), 8);
         // Black f8 g8 and h6 h7: h8 makes two open threes.
-        let corners = [
-            (5, 7),
-            (0, 0),
-            (6, 7),
-            (14, 0),
-            (7, 5),
-            (0, 14),
-            (7, 6),
-            (14, 14),
-        ];
-        let mut p = on_board(Rule::Renju, &corners);
+        let corners = "f8a1g8o1h6a15h7o15";
+        let mut p = on_board(Rule::Renju, corners);
         assert_eq!(
             p.place_all(&[(7, 7)]).unwrap_err(),
             "h8 is a forbidden point for black (double-three)"
         );
-        let mut p = on_board(Rule::Freestyle, &corners);
+        let mut p = on_board(Rule::Freestyle, corners);
         assert_eq!(p.place_all(&[(7, 7)]), Ok(vec![Pos::new(7, 7)]));
     }
 

@@ -397,37 +397,32 @@ mod tests {
     use super::*;
     use crate::stats::{Pentanomial, SprtModel};
 
+    /// A tracker of engines `a` and `b` in one pair.
+    fn two(paired: bool, sprt: Option<Sprt>) -> Tracker {
+        Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], paired, sprt)
+    }
+
+    /// Game `game` of the first pair, `pair_game` within it, `first` from the first engine's view.
+    fn scored(game: u64, pair_game: u64, first: Score) -> ScoredGame {
+        ScoredGame {
+            game,
+            pair: 0,
+            pair_game,
+            first,
+        }
+    }
+
     #[test]
     fn pairs_complete_out_of_order() {
-        let mut t = Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], true, None);
-        t.record(ScoredGame {
-            game: 0,
-            pair: 0,
-            pair_game: 1,
-            first: Score::Win,
-        });
+        let mut t = two(true, None);
+        t.record(scored(0, 1, Score::Win));
         assert_eq!(t.pair_tally(0).unwrap().pairs(), 0);
-        t.record(ScoredGame {
-            game: 0,
-            pair: 0,
-            pair_game: 3,
-            first: Score::Draw,
-        });
-        t.record(ScoredGame {
-            game: 0,
-            pair: 0,
-            pair_game: 0,
-            first: Score::Win,
-        });
+        t.record(scored(0, 3, Score::Draw));
+        t.record(scored(0, 0, Score::Win));
         let p = t.pair_tally(0).unwrap();
         assert_eq!(p.pentanomial(), Pentanomial([0, 0, 0, 0, 1]));
         assert_eq!(t.wld(0), Wld::new(2, 0, 1));
-        t.record(ScoredGame {
-            game: 0,
-            pair: 0,
-            pair_game: 2,
-            first: Score::Loss,
-        });
+        t.record(scored(0, 2, Score::Loss));
         // Loss + draw = half a point over the pair: LD.
         assert_eq!(
             t.pair_tally(0).unwrap().pentanomial(),
@@ -438,20 +433,10 @@ mod tests {
     #[test]
     fn llr_uses_pentanomial_when_paired() {
         let sprt = Sprt::new(0.0, 10.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
-        let mut paired = Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], true, Some(sprt));
-        let mut single = Tracker::new(
-            vec!["a".into(), "b".into()],
-            vec![(0, 1)],
-            false,
-            Some(sprt),
-        );
+        let mut paired = two(true, Some(sprt));
+        let mut single = two(false, Some(sprt));
         for i in 0..40 {
-            let g = ScoredGame {
-                game: 0,
-                pair: 0,
-                pair_game: i,
-                first: if i % 4 == 3 { Score::Loss } else { Score::Win },
-            };
+            let g = scored(0, i, if i % 4 == 3 { Score::Loss } else { Score::Win });
             paired.record(g);
             single.record(g);
         }
@@ -463,10 +448,6 @@ mod tests {
         assert!(!single.results_block(0, "").contains("Ptnml(0-2)"));
     }
 
-    fn two(paired: bool, sprt: Option<Sprt>) -> Tracker {
-        Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], paired, sprt)
-    }
-
     #[test]
     fn the_first_crossing_is_kept_whatever_comes_after() {
         let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
@@ -476,12 +457,7 @@ mod tests {
         while crossed.is_none() {
             n += 1;
             let first = if n % 5 == 0 { Score::Loss } else { Score::Win };
-            crossed = t.record(ScoredGame {
-                game: 100 + n,
-                pair: 0,
-                pair_game: n,
-                first,
-            });
+            crossed = t.record(scored(100 + n, n, first));
             assert!(n < 1000, "no crossing");
         }
         let c = crossed.unwrap();
@@ -490,12 +466,7 @@ mod tests {
         assert!(c.llr > sprt.bounds().1);
         // Losses in flight pull the LLR back inside the bounds: the verdict stays the crossing.
         for k in 1..=20 {
-            let again = t.record(ScoredGame {
-                game: 5000 + k,
-                pair: 0,
-                pair_game: n + k,
-                first: Score::Loss,
-            });
+            let again = t.record(scored(5000 + k, n + k, Score::Loss));
             assert_eq!(again, None);
         }
         assert!(t.llr(0, &sprt) < sprt.bounds().1);
@@ -560,12 +531,7 @@ mod tests {
             } else {
                 first.flipped()
             };
-            let c = live.record(ScoredGame {
-                game: e.game,
-                pair: 0,
-                pair_game: e.pair_game,
-                first,
-            });
+            let c = live.record(scored(e.game, e.pair_game, first));
             live_crossing = live_crossing.or(c);
         }
         let reversed: Vec<GameSummary> = entries.iter().rev().cloned().collect();

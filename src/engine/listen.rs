@@ -334,8 +334,11 @@ mod tests {
     use super::*;
     use crate::search::Outlook;
 
-    fn size() -> BoardSize {
-        BoardSize::new(15).unwrap()
+    /// A listener on a 15x15 board whose request has begun.
+    fn listening() -> Listener {
+        let mut l = Listener::new(BoardSize::new(15).unwrap());
+        l.begin();
+        l
     }
 
     fn p(x: u8, y: u8) -> Pos {
@@ -370,8 +373,7 @@ mod tests {
 
     #[test]
     fn a_detail_block_is_a_report() {
-        let mut l = Listener::new(size());
-        l.begin();
+        let mut l = listening();
         hear(&mut l, RAPFI_BLOCK, 600);
         let r = l.finish().expect("a report");
         assert_eq!(r.eval, Some(Eval::Score(35)));
@@ -387,8 +389,7 @@ mod tests {
 
     #[test]
     fn the_last_complete_report_wins_and_a_cut_block_is_not_one() {
-        let mut l = Listener::new(size());
-        l.begin();
+        let mut l = listening();
         hear(&mut l, RAPFI_BLOCK, 600);
         hear(
             &mut l,
@@ -410,8 +411,7 @@ mod tests {
 
     #[test]
     fn several_pvs_join_the_report_of_their_iteration() {
-        let mut l = Listener::new(size());
-        l.begin();
+        let mut l = listening();
         for (k, ev, mv) in [(0, "40", "7,7"), (1, "12", "8,7"), (2, "-M3", "0,0")] {
             let block = format!(
                 "INFO PV {k}\nINFO NUMPV 3\nINFO DEPTH 9\nINFO EVAL {ev}\nINFO BESTLINE {mv} 1,1\nINFO PV DONE"
@@ -430,8 +430,7 @@ mod tests {
         let block = |k, depth, ev, mv| {
             format!("INFO PV {k}\nINFO NUMPV 2\nINFO DEPTH {depth}\nINFO EVAL {ev}\nINFO BESTLINE {mv}\nINFO PV DONE")
         };
-        let mut l = Listener::new(size());
-        l.begin();
+        let mut l = listening();
         hear(&mut l, &block(0, 5, 40, "7,7"), 10);
         hear(&mut l, &block(1, 5, 10, "8,8"), 10);
         hear(&mut l, &block(0, 6, 45, "6,6"), 10);
@@ -452,8 +451,7 @@ mod tests {
 
     #[test]
     fn rapfis_one_line_messages_are_reports() {
-        let mut l = Listener::new(size());
-        l.begin();
+        let mut l = listening();
         assert!(l.message("depth 8-14 ev 27 n 3152 n/ms 315 tm 10 pv H8I9J10", || 50));
         assert!(l.message("depth 9-17 ev +M5 n 12K n/ms 400 tm 30 pv H8I9", || 50));
         assert!(
@@ -489,8 +487,7 @@ mod tests {
 
     #[test]
     fn garbage_is_counted_never_kept() {
-        let mut l = Listener::new(size());
-        l.begin();
+        let mut l = listening();
         let garbage = "
             INFO PV x
             INFO PV DONE
@@ -512,8 +509,7 @@ mod tests {
 
     #[test]
     fn a_pv_is_capped_and_an_old_report_is_out_of_its_window() {
-        let mut l = Listener::new(size());
-        l.begin();
+        let mut l = listening();
         let long: Vec<String> = (0..10_000)
             .map(|i| format!("{},{}", i % 15, (i / 15) % 15))
             .collect();
@@ -537,8 +533,7 @@ mod tests {
 
     #[test]
     fn other_info_keys_and_messages_pass_untouched() {
-        let mut l = Listener::new(size());
-        l.begin();
+        let mut l = listening();
         hear(
             &mut l,
             "INFO REALTIME BEST 7,7\nMESSAGE REALTIME REFRESH\nMESSAGE hello",

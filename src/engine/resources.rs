@@ -57,24 +57,23 @@ pub fn parse_children(text: &str) -> impl Iterator<Item = u32> + '_ {
     text.split_whitespace().filter_map(|p| p.parse().ok())
 }
 
-fn clock_ticks_per_second() -> u64 {
+/// The system setting `name` (`sysconf`), or `fallback` where it is not known.
+fn sysconf_or(name: libc::c_int, fallback: u64) -> u64 {
     // SAFETY: sysconf has no memory-safety requirements.
-    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if t > 0 {
-        t as u64
+    let v = unsafe { libc::sysconf(name) };
+    if v > 0 {
+        v as u64
     } else {
-        100
+        fallback
     }
 }
 
+fn clock_ticks_per_second() -> u64 {
+    sysconf_or(libc::_SC_CLK_TCK, 100)
+}
+
 fn page_size() -> u64 {
-    // SAFETY: as above.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 {
-        p as u64
-    } else {
-        4096
-    }
+    sysconf_or(libc::_SC_PAGESIZE, 4096)
 }
 
 /// The usage of process `pid` and all its descendants; zero for a process that is gone (or

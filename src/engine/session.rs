@@ -1293,6 +1293,20 @@ mod tests {
                 .to_string()
         }
 
+        /// The next manager lines, each asserted in turn.
+        async fn expect(&mut self, lines: &[&str]) {
+            for line in lines {
+                assert_eq!(self.recv().await, *line);
+            }
+        }
+
+        /// Reads the next `n` manager lines without looking at them.
+        async fn skip(&mut self, n: usize) {
+            for _ in 0..n {
+                self.recv().await;
+            }
+        }
+
         async fn send(&mut self, raw: &str) {
             self.out.write_all(raw.as_bytes()).await.unwrap();
         }
@@ -1319,13 +1333,14 @@ mod tests {
         }
     }
 
-    fn session_with(
-        spec: EngineSpec,
-    ) -> (
+    /// A session, the engine's end of its transport, and its log.
+    type Harness = (
         EngineSession,
         FakeEngine,
         tokio::sync::mpsc::UnboundedReceiver<LogEvent>,
-    ) {
+    );
+
+    fn session_with(spec: EngineSpec) -> Harness {
         let (manager, engine) = tokio::io::duplex(1 << 16);
         let (m_read, m_write) = tokio::io::split(manager);
         let (e_read, e_write) = tokio::io::split(engine);
@@ -1338,24 +1353,56 @@ mod tests {
         (session, fake, rx)
     }
 
-    fn session() -> (
+    /// `harness` with its engine's side run by `script`, in a task of its own.
+    fn with_engine<T: Send + 'static, F: std::future::Future<Output = T> + Send + 'static>(
+        (session, engine, log): Harness,
+        script: impl FnOnce(FakeEngine) -> F,
+    ) -> (
         EngineSession,
-        FakeEngine,
+        tokio::task::JoinHandle<T>,
         tokio::sync::mpsc::UnboundedReceiver<LogEvent>,
     ) {
+        (session, tokio::spawn(script(engine)), log)
+    }
+
+    fn session() -> Harness {
         session_with(EngineSpec::new("fake"))
     }
 
     const SEC: Duration = Duration::from_secs(1);
 
+    /// What a request that timed out waited for, and how long; panics on any other result.
+    fn timeout_of<T: std::fmt::Debug>(result: Result<T, EngineError>) -> (String, Duration) {
+        match result {
+            Err(EngineError::Timeout { what, elapsed }) => (what, elapsed),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The texts of the notes (not the engine lines) logged so far.
+    fn notes(rx: &mut tokio::sync::mpsc::UnboundedReceiver<LogEvent>) -> Vec<String> {
+        std::iter::from_fn(|| rx.try_recv().ok())
+            .filter(|ev| ev.direction == Direction::Note)
+            .map(|ev| ev.text)
+            .collect()
+    }
+
     fn size(n: u32) -> BoardSize {
         BoardSize::new(n).unwrap()
     }
 
+    fn turn(x: u8, y: u8) -> MoveRequest {
+        MoveRequest::Turn(Pos::new(x, y))
+    }
+
+    /// Starts a game on a 15x15 freestyle board with a second to start.
+    async fn new_game15(s: &mut EngineSession) -> Result<(), EngineError> {
+        s.new_game(size(15), Rule::Freestyle, SEC).await
+    }
+
     #[tokio::test(start_paused = true)]
     async fn about_skips_banner_and_parses_name() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             assert_eq!(e.recv().await, "ABOUT");
             e.send("MESSAGE Welcome to Foo\r\nDEBUG build 42\n\r\nname=\"Foo\", version=\"2\"\r\n")
                 .await;
@@ -1372,8 +1419,7 @@ mod tests {
     async fn about_user_name_wins_for_logs_and_unknown_falls_back() {
         let mut spec = EngineSpec::new("./dir/pbrain-x");
         spec.name = Some("Mine".into());
-        let (mut s, mut e, _rx) = session_with(spec);
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session_with(spec), |mut e| async move {
             assert_eq!(e.recv().await, "ABOUT");
             e.send("UNKNOWN ABOUT\n").await;
             e
@@ -1392,8 +1438,7 @@ mod tests {
         spec.threads = Some(2);
         spec.max_memory = 1000;
         spec.options = vec![("caution_factor".into(), "2".into())];
-        let (mut s, mut e, _rx) = session_with(spec);
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session_with(spec), |mut e| async move {
             assert_eq!(e.recv().await, "START 20");
             e.send("OK\r\n").await;
             let got = e.info_block().await;
@@ -1465,13 +1510,12 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn error_at_start_is_start_failed_with_the_text() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             assert_eq!(e.recv().await, "START 15");
             e.send("MESSAGE hmm\r\nERROR unsupported size\r\n").await;
             e
         });
-        match s.new_game(size(15), Rule::Freestyle, SEC).await {
+        match new_game15(&mut s).await {
             Err(EngineError::StartFailed { text }) => assert_eq!(text, "ERROR unsupported size"),
             other => panic!("{other:?}"),
         }
@@ -1481,8 +1525,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn second_game_restarts_and_size_change_starts() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             let mut seen = Vec::new();
             loop {
                 let line = e.recv().await;
@@ -1500,8 +1543,8 @@ mod tests {
                 }
             }
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         s.new_game(size(20), Rule::Freestyle, SEC).await.unwrap();
         let seen = engine.await.unwrap();
         let commands: Vec<&str> = seen
@@ -1517,8 +1560,7 @@ mod tests {
         // RESTART, the INFO block and ABOUT come in one write: the engine reads them all before
         // it answers OK (a runner that waited for OK first would leave it waiting here, and the
         // paused clock would run the timeout out).
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             e.first_game_then_restart().await;
             let mut ahead = Vec::new();
             while ahead.last().map(String::as_str) != Some("ABOUT") {
@@ -1547,17 +1589,13 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn restart_refused_without_process_is_a_protocol_error() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             e.first_game_then_restart().await;
             e.send("UNKNOWN RESTART\n").await;
             e
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
-        let err = s
-            .new_game(size(15), Rule::Freestyle, SEC)
-            .await
-            .unwrap_err();
+        new_game15(&mut s).await.unwrap();
+        let err = new_game15(&mut s).await.unwrap_err();
         assert!(
             matches!(&err, EngineError::Protocol { text } if text.contains("UNKNOWN RESTART")),
             "{err}"
@@ -1569,8 +1607,7 @@ mod tests {
     async fn the_game_starts_only_once_the_engine_has_taken_in_the_info_block() {
         // An engine that allocates its hash on `INFO max_memory` for 4 s: new_game returns after
         // that work (the first move's clock has not started), within a 5 s start-up deadline.
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             assert_eq!(e.recv().await, "START 15");
             e.send("OK\n").await;
             loop {
@@ -1592,27 +1629,20 @@ mod tests {
         assert_eq!(s.take_messages(), vec!["hash ready"]);
         let _e = engine.await.unwrap();
         // Past the deadline, it is a start-up timeout.
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             assert_eq!(e.recv().await, "START 15");
             e.send("OK\n").await;
             tokio::time::sleep(Duration::from_secs(60)).await;
             e
         });
-        match s
-            .new_game(size(15), Rule::Freestyle, Duration::from_secs(5))
-            .await
-        {
-            Err(EngineError::Timeout { what, .. }) => assert_eq!(what, "INFO and ABOUT"),
-            other => panic!("{other:?}"),
-        }
+        let started = s.new_game(size(15), Rule::Freestyle, Duration::from_secs(5));
+        assert_eq!(timeout_of(started.await).0, "INFO and ABOUT");
         drop(engine);
     }
 
     #[tokio::test(start_paused = true)]
     async fn start_timeout_uses_the_startup_deadline() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             assert_eq!(e.recv().await, "START 15");
             // Slow hash allocation: 4 s, within a 5 s startup deadline.
             tokio::time::sleep(Duration::from_secs(4)).await;
@@ -1625,44 +1655,31 @@ mod tests {
             .unwrap();
         let _e = engine.await.unwrap();
 
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             assert_eq!(e.recv().await, "START 15");
             tokio::time::sleep(Duration::from_secs(60)).await;
             e
         });
-        let err = s
-            .new_game(size(15), Rule::Freestyle, Duration::from_secs(5))
-            .await
-            .unwrap_err();
-        match err {
-            EngineError::Timeout { what, elapsed } => {
-                assert_eq!(what, "START 15");
-                assert_eq!(elapsed, Duration::from_secs(5));
-            }
-            other => panic!("{other:?}"),
-        }
+        let started = s.new_game(size(15), Rule::Freestyle, Duration::from_secs(5));
+        assert_eq!(
+            timeout_of(started.await),
+            ("START 15".to_string(), Duration::from_secs(5))
+        );
         assert!(!s.is_alive());
         engine.abort();
     }
 
     #[tokio::test(start_paused = true)]
     async fn move_request_sends_time_left_and_measures_elapsed() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
-            assert_eq!(e.recv().await, "INFO time_left 2147483647");
-            assert_eq!(e.recv().await, "BEGIN");
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
+            e.expect(&["INFO time_left 2147483647", "BEGIN"]).await;
             tokio::time::sleep(Duration::from_millis(1234)).await;
             e.send("DEBUG thinking\r\nMESSAGE I will win\r\nUNKNOWN x\nOK\n 7 , 7 \r\n")
                 .await;
-            assert_eq!(e.recv().await, "INFO time_left 9876");
-            assert_eq!(e.recv().await, "TURN 8,9");
+            e.expect(&["INFO time_left 9876", "TURN 8,9"]).await;
             e.send("7,8\r").await;
-            assert_eq!(e.recv().await, "INFO time_left 0");
-            assert_eq!(e.recv().await, "BOARD");
-            assert_eq!(e.recv().await, "7,7,1");
-            assert_eq!(e.recv().await, "8,9,2");
-            assert_eq!(e.recv().await, "DONE");
+            e.expect(&["INFO time_left 0", "BOARD", "7,7,1", "8,9,2", "DONE"])
+                .await;
             e.send("6,6\n").await;
             e
         });
@@ -1676,11 +1693,7 @@ mod tests {
         assert_eq!(s.take_messages(), vec!["I will win"]);
         assert!(s.take_messages().is_empty());
         let r = s
-            .request_move(
-                MoveRequest::Turn(Pos::new(8, 9)),
-                Some(Duration::from_micros(9_876_999)),
-                SEC,
-            )
+            .request_move(turn(8, 9), Some(Duration::from_micros(9_876_999)), SEC)
             .await
             .unwrap();
         assert_eq!(r.coords, Some((7, 8)));
@@ -1703,23 +1716,18 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn swap2_request_sends_time_left_and_the_stones_and_reads_every_answer_shape() {
         use crate::swap::Answer;
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
-            assert_eq!(e.recv().await, "INFO time_left 5000");
-            assert_eq!(e.recv().await, "SWAP2BOARD");
-            assert_eq!(e.recv().await, "DONE");
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
+            e.expect(&["INFO time_left 5000", "SWAP2BOARD", "DONE"])
+                .await;
             tokio::time::sleep(Duration::from_millis(300)).await;
             e.send("DEBUG x\r\nMESSAGE three stones\r\nOK\r\n7,7 8,7 9,9\r\n")
                 .await;
             assert_eq!(e.recv().await, "INFO time_left 2147483647");
-            for line in ["SWAP2BOARD", "7,7", "8,7", "9,9", "DONE"] {
-                assert_eq!(e.recv().await, line);
-            }
+            e.expect(&["SWAP2BOARD", "7,7", "8,7", "9,9", "DONE"]).await;
             e.send("SWAP\r\n").await;
             for answer in ["UNKNOWN SWAP2BOARD", "SUGGEST 1,2", "8,8 8,6"] {
-                assert_eq!(e.recv().await, "INFO time_left 2147483647");
-                assert_eq!(e.recv().await, "SWAP2BOARD");
-                assert_eq!(e.recv().await, "DONE");
+                e.expect(&["INFO time_left 2147483647", "SWAP2BOARD", "DONE"])
+                    .await;
                 e.send(&format!("{answer}\r\n")).await;
             }
             e
@@ -1747,26 +1755,20 @@ mod tests {
     }
 
     /// A session whose engine started a game (so its ABOUT answer, `name="fake"`, is known).
-    async fn started() -> (
-        EngineSession,
-        FakeEngine,
-        tokio::sync::mpsc::UnboundedReceiver<LogEvent>,
-    ) {
-        let (mut s, mut e, rx) = session();
-        let engine = tokio::spawn(async move {
+    async fn started() -> Harness {
+        let (mut s, engine, rx) = with_engine(session(), |mut e| async move {
             assert_eq!(e.recv().await, "START 15");
             e.send("OK\r\n").await;
             e.info_block().await;
             e
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         (s, engine.await.unwrap(), rx)
     }
 
     #[tokio::test(start_paused = true)]
     async fn search_output_before_a_move_is_its_report_and_never_its_answer() {
-        let (mut s, mut e, _rx) = started().await;
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(started().await, |mut e| async move {
             recv_until(&mut e, "TURN 8,9").await;
             e.send(
                 "INFO PV 0\r\nINFO DEPTH 7\r\nINFO EVAL +M3\r\nINFO BESTLINE 7,8 9,9\r\nINFO PV DONE\r\n\
@@ -1781,7 +1783,6 @@ mod tests {
             e.send("3,3\r\n").await;
             e
         });
-        let turn = |x, y| MoveRequest::Turn(Pos::new(x, y));
         let r = s.request_move(turn(8, 9), None, SEC).await.unwrap();
         let report = r.search.expect("a report");
         assert_eq!(report.depth, Some(7));
@@ -1808,8 +1809,7 @@ mod tests {
     async fn nbest_asks_yxnbest_on_the_board_and_falls_back_to_board_when_refused() {
         let mut spec = EngineSpec::new("fake");
         spec.nbest = Some(3);
-        let (mut s, mut e, _rx) = session_with(spec);
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session_with(spec), |mut e| async move {
             assert_eq!(e.recv().await, "START 15");
             e.send("OK\r\n").await;
             e.info_block().await;
@@ -1835,7 +1835,7 @@ mod tests {
             e.send("4,4\r\n").await;
             e
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         let board = |stones: &[(u8, u8)]| {
             MoveRequest::Board(
                 stones
@@ -1874,8 +1874,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn an_error_instead_of_a_move_is_a_refusal_at_once_not_a_wait_for_the_clock() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             e.recv().await;
             assert_eq!(e.recv().await, "BEGIN");
             e.send("MESSAGE hm\r\nERROR Board is not empty.\r\n").await;
@@ -1899,8 +1898,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn an_error_from_an_engine_woken_from_suspend_is_noise_before_its_move() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             e.recv().await;
             assert_eq!(e.recv().await, "TURN 1,2");
             // Rapfi stopped before it marked itself idle: it drops INFO and refuses the rest.
@@ -1910,10 +1908,7 @@ mod tests {
         });
         // As `suspend` leaves it (an in-process transport has no process group to stop).
         s.suspended = true;
-        let r = s
-            .request_move(MoveRequest::Turn(Pos::new(1, 2)), None, SEC)
-            .await
-            .unwrap();
+        let r = s.request_move(turn(1, 2), None, SEC).await.unwrap();
         assert_eq!(r.coords, Some((3, 4)));
         engine.await.unwrap();
     }
@@ -1961,12 +1956,7 @@ mod tests {
         assert_eq!(r.answer, Answer::Stones(vec![(8, 8)]));
         assert_eq!(r.form, Swap2Form::Board);
         engine.await.unwrap();
-        let mut notes = Vec::new();
-        while let Ok(ev) = rx.try_recv() {
-            if ev.direction == Direction::Note {
-                notes.push(ev.text);
-            }
-        }
+        let notes = notes(&mut rx);
         assert!(
             notes
                 .iter()
@@ -1995,8 +1985,7 @@ mod tests {
         assert_eq!(r.answer, Answer::Unsupported);
         assert_eq!(r.form, Swap2Form::Points);
         drop(engine.await.unwrap());
-        let (mut s, mut e, _rx) = started().await;
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(started().await, |mut e| async move {
             recv_until(&mut e, "DONE").await;
             e.send("SWAP\r\n").await;
             let again = recv_until(&mut e, "DONE").await;
@@ -2017,8 +2006,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn late_lines_after_a_refused_swap2board_are_drained_before_restart() {
-        let (mut s, mut e, mut rx) = started().await;
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, mut rx) = with_engine(started().await, |mut e| async move {
             recv_until(&mut e, "DONE").await;
             // As old engines: UNKNOWN to the command and to each of its lines.
             e.send("UNKNOWN SWAP2BOARD\r\n").await;
@@ -2033,11 +2021,11 @@ mod tests {
         });
         let r = s.swap2_request(&[Pos::new(7, 7)], None, SEC).await.unwrap();
         assert_eq!(r.answer, Answer::Unsupported);
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         engine.await.unwrap();
-        let late: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok())
-            .filter(|ev| ev.direction == Direction::Note)
-            .map(|ev| ev.text)
+        let notes = notes(&mut rx);
+        let late: Vec<&String> = notes
+            .iter()
             .filter(|t| t.starts_with("late line"))
             .collect();
         assert_eq!(
@@ -2052,8 +2040,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn without_a_known_about_answer_a_refusing_engine_is_started_afresh() {
         // An in-process transport cannot be respawned: the kill shows as a dead session.
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             recv_until(&mut e, "DONE").await;
             e.send("UNKNOWN SWAP2BOARD\r\n").await;
             e
@@ -2061,18 +2048,14 @@ mod tests {
         let r = s.swap2_request(&[], None, SEC).await.unwrap();
         assert_eq!(r.answer, Answer::Unsupported);
         let _e = engine.await.unwrap();
-        let err = s
-            .new_game(size(15), Rule::Freestyle, SEC)
-            .await
-            .unwrap_err();
+        let err = new_game15(&mut s).await.unwrap_err();
         assert!(matches!(err, EngineError::Protocol { .. }), "{err}");
         assert!(!s.is_alive());
     }
 
     #[tokio::test(start_paused = true)]
     async fn an_error_about_an_info_line_is_not_taken_for_the_about_answer() {
-        let (mut s, mut e, _rx) = started().await;
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(started().await, |mut e| async move {
             assert_eq!(e.recv().await, "RESTART");
             e.send("OK\r\n").await;
             recv_until(&mut e, "INFO max_memory 367001600").await;
@@ -2081,12 +2064,11 @@ mod tests {
                 .await;
             recv_until(&mut e, "ABOUT").await;
             e.send("name=\"fake\"\r\n").await;
-            assert_eq!(e.recv().await, "INFO time_left 2147483647");
-            assert_eq!(e.recv().await, "BEGIN");
+            e.expect(&["INFO time_left 2147483647", "BEGIN"]).await;
             e.send("7,7\r\n").await;
             e
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         let r = s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
         assert_eq!(r.coords, Some((7, 7)));
         engine.await.unwrap();
@@ -2096,63 +2078,48 @@ mod tests {
     async fn on_a_fresh_start_an_error_to_an_info_line_leaves_the_about_answer_for_later() {
         // No ABOUT answer known yet (the first game of a named engine): the ERROR is taken for
         // the answer, and the real one, arriving when the first move is asked, is not the move.
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             assert_eq!(e.recv().await, "START 15");
             e.send("OK\r\n").await;
             recv_until(&mut e, "INFO max_memory 367001600").await;
             e.send("ERROR Max memory too small, might exceeds memory limits\r\n")
                 .await;
             recv_until(&mut e, "ABOUT").await;
-            assert_eq!(e.recv().await, "INFO time_left 2147483647");
-            assert_eq!(e.recv().await, "BEGIN");
+            e.expect(&["INFO time_left 2147483647", "BEGIN"]).await;
             e.send("name=\"fake\", version=\"1\"\r\n").await;
             e.send("7,7\r\n").await;
-            assert_eq!(e.recv().await, "INFO time_left 2147483647");
-            assert_eq!(e.recv().await, "TURN 8,8");
+            e.expect(&["INFO time_left 2147483647", "TURN 8,8"]).await;
             e.send("name=\"not a move\"\r\n").await;
             e
         });
-        s.new_game(size(15), Rule::Freestyle, SEC).await.unwrap();
+        new_game15(&mut s).await.unwrap();
         let r = s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
         assert_eq!(r.coords, Some((7, 7)));
         // Only the first move's answer may be preceded by it: later, such a line is the answer.
-        let p = Pos::new(8, 8);
-        let r = s
-            .request_move(MoveRequest::Turn(p), None, SEC)
-            .await
-            .unwrap();
+        let r = s.request_move(turn(8, 8), None, SEC).await.unwrap();
         assert_eq!((r.coords, r.raw.as_str()), (None, "name=\"not a move\""));
         engine.await.unwrap();
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_silent_swap2_answer_times_out_and_kills() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
-            for _ in 0..3 {
-                e.recv().await;
-            }
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
+            e.skip(3).await;
             tokio::time::sleep(Duration::from_secs(3600)).await;
             e
         });
-        match s.swap2_request(&[], None, Duration::from_secs(2)).await {
-            Err(EngineError::Timeout { what, elapsed }) => {
-                assert_eq!(what, "SWAP2BOARD (0 stones)");
-                assert_eq!(elapsed, Duration::from_secs(2));
-            }
-            other => panic!("{other:?}"),
-        }
+        assert_eq!(
+            timeout_of(s.swap2_request(&[], None, Duration::from_secs(2)).await),
+            ("SWAP2BOARD (0 stones)".to_string(), Duration::from_secs(2))
+        );
         assert!(!s.is_alive());
         engine.abort();
     }
 
     #[tokio::test(start_paused = true)]
     async fn unlimited_deadline_waits_as_long_as_it_takes() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
-            e.recv().await;
-            e.recv().await;
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
+            e.skip(2).await;
             tokio::time::sleep(Duration::from_secs(10 * 86_400)).await;
             e.send("1,2\n").await;
             e
@@ -2168,10 +2135,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn garbage_answer_is_an_unparsable_move() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
-            e.recv().await;
-            e.recv().await;
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
+            e.skip(2).await;
             e.send("hello world  \r\n").await;
             e
         });
@@ -2184,21 +2149,19 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn huge_answers_are_cut_where_the_records_quote_them() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             assert_eq!(e.recv().await, "ABOUT");
             e.send(&format!("{}\r\n", "n".repeat(100_000))).await;
             assert_eq!(e.recv().await, "START 15");
             e.send(&format!("ERROR {}\r\n", "e".repeat(100_000))).await;
-            e.recv().await;
-            e.recv().await;
+            e.skip(2).await;
             e.send(&format!("{}\r\n", "g".repeat(100_000))).await;
             e
         });
         let name = s.about(SEC).await.unwrap();
         assert_eq!(name, format!("{}…", "n".repeat(ABOUT_NAME_CHARS)));
         assert_eq!(s.name(), name);
-        match s.new_game(size(15), Rule::Freestyle, SEC).await {
+        match new_game15(&mut s).await {
             Err(EngineError::StartFailed { text }) => {
                 assert_eq!(text.chars().count(), QUOTED_ANSWER_CHARS + 1);
                 assert!(
@@ -2216,8 +2179,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn suggest_is_answered_with_play() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             e.recv().await;
             assert_eq!(e.recv().await, "TURN 1,2");
             e.send("SUGGEST 3,4\r\n").await;
@@ -2225,35 +2187,24 @@ mod tests {
             e.send("3,4\r\n").await;
             e
         });
-        let r = s
-            .request_move(MoveRequest::Turn(Pos::new(1, 2)), None, SEC)
-            .await
-            .unwrap();
+        let r = s.request_move(turn(1, 2), None, SEC).await.unwrap();
         assert_eq!(r.coords, Some((3, 4)));
         engine.await.unwrap();
     }
 
     #[tokio::test(start_paused = true)]
     async fn silent_engine_times_out_at_the_deadline() {
-        let (mut s, mut e, mut rx) = session();
-        let engine = tokio::spawn(async move {
-            e.recv().await;
-            e.recv().await;
+        let (mut s, engine, mut rx) = with_engine(session(), |mut e| async move {
+            e.skip(2).await;
             e.send("MESSAGE still thinking\n").await;
             tokio::time::sleep(Duration::from_secs(3600)).await;
             e
         });
-        let err = s
-            .request_move(MoveRequest::Begin, Some(SEC), Duration::from_millis(2500))
-            .await
-            .unwrap_err();
-        match err {
-            EngineError::Timeout { what, elapsed } => {
-                assert_eq!(what, "BEGIN");
-                assert_eq!(elapsed, Duration::from_millis(2500));
-            }
-            other => panic!("{other:?}"),
-        }
+        let asked = s.request_move(MoveRequest::Begin, Some(SEC), Duration::from_millis(2500));
+        assert_eq!(
+            timeout_of(asked.await),
+            ("BEGIN".to_string(), Duration::from_millis(2500))
+        );
         assert!(!s.is_alive());
         assert!(matches!(
             s.request_move(MoveRequest::Begin, None, SEC).await,
@@ -2275,10 +2226,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn closed_output_is_a_crash() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
-            e.recv().await;
-            e.recv().await;
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
+            e.skip(2).await;
             e.send("MESSAGE bye\n").await;
             drop(e);
         });
@@ -2307,10 +2256,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn log_records_both_directions_without_line_ends() {
-        let (mut s, mut e, mut rx) = session();
-        let engine = tokio::spawn(async move {
-            e.recv().await;
-            e.recv().await;
+        let (mut s, engine, mut rx) = with_engine(session(), |mut e| async move {
+            e.skip(2).await;
             e.send("5,5\r\n").await;
             e
         });
@@ -2337,8 +2284,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn takeback_reads_ok_a_refusal_or_reports_another_answer() {
-        let (mut s, mut e, _rx) = started().await;
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(started().await, |mut e| async move {
             assert_eq!(e.recv().await, "TAKEBACK 9,10");
             e.send("DEBUG undo\r\nMESSAGE gone\r\nOK\r\n").await;
             assert_eq!(e.recv().await, "TAKEBACK 1,2");
@@ -2372,22 +2318,20 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_silent_or_closed_engine_at_takeback_times_out_or_crashes() {
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             assert_eq!(e.recv().await, "TAKEBACK 0,0");
             tokio::time::sleep(Duration::from_secs(3600)).await;
             e
         });
         let t = Instant::now();
-        match s.takeback(Pos::new(0, 0), SEC).await {
-            Err(EngineError::Timeout { what, .. }) => assert_eq!(what, "TAKEBACK 0,0"),
-            other => panic!("{other:?}"),
-        }
+        assert_eq!(
+            timeout_of(s.takeback(Pos::new(0, 0), SEC).await).0,
+            "TAKEBACK 0,0"
+        );
         assert_eq!(t.elapsed(), SEC);
         assert!(!s.is_alive());
         engine.abort();
-        let (mut s, mut e, _rx) = session();
-        let engine = tokio::spawn(async move {
+        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             e.recv().await;
             drop(e);
         });

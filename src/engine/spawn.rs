@@ -760,9 +760,6 @@ mod tests {
         out
     }
 
-    /// Whether a child that failed before its exec is left unreaped. Such a child still has the
-    /// launcher thread's name (an exec would have changed it). Other tests' children run in this
-    /// process too (`cargo test` shares it), so nothing here waits for children.
     /// No child of ours that failed its exec is left unreaped: a zombie still named after the
     /// launcher (a child that exec'd is named after its program). Other tests of this process
     /// start children meanwhile: one between its clone and its exec is not a zombie, and one that

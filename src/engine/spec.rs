@@ -281,6 +281,10 @@ pub fn split_command_line(cmd: &str) -> Result<Vec<String>, SpecError> {
     // Whether a word has started: `""` is an empty word, not nothing.
     let mut in_word = false;
     let mut chars = cmd.chars();
+    let unterminated = |quote| SpecError::UnterminatedQuote {
+        cmd: cmd.to_string(),
+        quote,
+    };
     while let Some(c) = chars.next() {
         match c {
             c if c.is_whitespace() => {
@@ -295,12 +299,7 @@ pub fn split_command_line(cmd: &str) -> Result<Vec<String>, SpecError> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(c) => word.push(c),
-                        None => {
-                            return Err(SpecError::UnterminatedQuote {
-                                cmd: cmd.to_string(),
-                                quote: '\'',
-                            })
-                        }
+                        None => return Err(unterminated('\'')),
                     }
                 }
             }
@@ -316,20 +315,10 @@ pub fn split_command_line(cmd: &str) -> Result<Vec<String>, SpecError> {
                                 word.push('\\');
                                 word.push(other);
                             }
-                            None => {
-                                return Err(SpecError::UnterminatedQuote {
-                                    cmd: cmd.to_string(),
-                                    quote: '"',
-                                })
-                            }
+                            None => return Err(unterminated('"')),
                         },
                         Some(c) => word.push(c),
-                        None => {
-                            return Err(SpecError::UnterminatedQuote {
-                                cmd: cmd.to_string(),
-                                quote: '"',
-                            })
-                        }
+                        None => return Err(unterminated('"')),
                     }
                 }
             }

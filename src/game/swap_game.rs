@@ -264,8 +264,17 @@ mod tests {
     const THREE: [(i64, i64); 3] = [(7, 7), (8, 7), (9, 9)];
 
     async fn play(rule: SwapRule, p: &mut Scripted, c: &mut Scripted) -> SwapGame {
-        let s = setup(Rule::Freestyle, "");
-        play_swap_game(&s, rule, p, c, &CancellationToken::new())
+        play_on(&setup(Rule::Freestyle, ""), rule, p, c).await
+    }
+
+    /// The swap game of setup `s`, not cancelled.
+    async fn play_on(
+        s: &GameSetup,
+        rule: SwapRule,
+        p: &mut Scripted,
+        c: &mut Scripted,
+    ) -> SwapGame {
+        play_swap_game(s, rule, p, c, &CancellationToken::new())
             .await
             .unwrap()
     }
@@ -403,10 +412,7 @@ mod tests {
         let s = setup(Rule::Freestyle, "h8i8j10");
         let mut p = player(vec![], vec![garbage()]);
         let mut c = player(vec![answer("ERROR no", Answer::Unsupported, 1)], vec![]);
-        let cancel = CancellationToken::new();
-        let g = play_swap_game(&s, SwapRule::Swap2, &mut p, &mut c, &cancel)
-            .await
-            .unwrap();
+        let g = play_on(&s, SwapRule::Swap2, &mut p, &mut c).await;
         assert_eq!((p.starts, c.starts), (1, 2));
         assert_eq!(g.opening.len(), 3);
         // White (the chooser) moves on the opening and has nothing more to say.
@@ -417,9 +423,7 @@ mod tests {
         c.restart = Err(Failure::StartFailed {
             text: "ERROR no".into(),
         });
-        let g = play_swap_game(&s, SwapRule::Swap2, &mut p, &mut c, &cancel)
-            .await
-            .unwrap();
+        let g = play_on(&s, SwapRule::Swap2, &mut p, &mut c).await;
         assert!(matches!(
             &g.outcome.termination,
             Termination::FailedStart { by: Color::White, text } if text == "ERROR no"
@@ -454,10 +458,7 @@ mod tests {
         let slow = answer("7,7 8,7 9,9", Answer::Stones(THREE.to_vec()), 4000);
         let mut p = player(vec![slow], vec![garbage()]);
         let mut c = player(vec![stones(&[(8, 8)])], vec![]);
-        let cancel = CancellationToken::new();
-        let g = play_swap_game(&s, SwapRule::Swap2, &mut p, &mut c, &cancel)
-            .await
-            .unwrap();
+        let g = play_on(&s, SwapRule::Swap2, &mut p, &mut c).await;
         assert_eq!(p.swap_requests[0].1, Some(Duration::from_secs(10)));
         assert_eq!(p.swap_requests[0].2, Some(Duration::from_secs(6)));
         // The proposer's first move: 10 s − 4 s.
@@ -467,9 +468,7 @@ mod tests {
         let late = answer("SWAP", Answer::Swap, 6500);
         let mut p = player(vec![stones(&THREE)], vec![]);
         let mut c = player(vec![late], vec![]);
-        let g = play_swap_game(&s, SwapRule::Swap2, &mut p, &mut c, &cancel)
-            .await
-            .unwrap();
+        let g = play_on(&s, SwapRule::Swap2, &mut p, &mut c).await;
         assert!(matches!(
             g.outcome.termination,
             Termination::TimeForfeit {
@@ -494,15 +493,7 @@ mod tests {
         let s = setup(Rule::Freestyle, "h8i8j10");
         let mut p = player(vec![], vec![garbage()]);
         let mut c = player(vec![stones(&[(8, 8)])], vec![]);
-        let g = play_swap_game(
-            &s,
-            SwapRule::Swap1,
-            &mut p,
-            &mut c,
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+        let g = play_on(&s, SwapRule::Swap1, &mut p, &mut c).await;
         assert!(p.swap_requests.is_empty());
         assert_eq!(c.swap_requests[0].0, s.opening);
         assert_eq!(g.opening.len(), 4);

@@ -20,20 +20,20 @@ fn settings(rule: Rule, stones: (u8, u8), area: u8, seed: u64) -> CandidateSetti
     }
 }
 
-fn kept(number: u64) -> Evaluated {
+fn evaluated(number: u64, eval: Option<Eval>, verdict: Verdict) -> Evaluated {
     Evaluated {
         number,
-        eval: Some(Eval::Score(0)),
-        verdict: Verdict::Kept,
+        eval,
+        verdict,
     }
 }
 
+fn kept(number: u64) -> Evaluated {
+    evaluated(number, Some(Eval::Score(0)), Verdict::Kept)
+}
+
 fn out(number: u64) -> Evaluated {
-    Evaluated {
-        number,
-        eval: Some(Eval::Score(900)),
-        verdict: Verdict::Out,
-    }
+    evaluated(number, Some(Eval::Score(900)), Verdict::Out)
 }
 
 proptest! {
@@ -137,15 +137,7 @@ fn verdicts_keep_the_window_and_never_a_mate() {
 
 #[test]
 fn progress_lines_round_trip_and_a_torn_line_is_cut() {
-    let lines = [
-        kept(3),
-        out(4),
-        Evaluated {
-            number: 9,
-            eval: None,
-            verdict: Verdict::Error,
-        },
-    ];
+    let lines = [kept(3), out(4), evaluated(9, None, Verdict::Error)];
     let mut text = String::from("HEADER\n");
     for l in &lines {
         text.push_str(&l.line());
@@ -189,11 +181,7 @@ fn drive(
             break;
         }
         let n = flying.remove(pick(flying.len()) % flying.len());
-        let e = Evaluated {
-            number: n,
-            eval: None,
-            verdict: verdict_of(n),
-        };
+        let e = evaluated(n, None, verdict_of(n));
         g.record(&e);
         log.push(e);
     }

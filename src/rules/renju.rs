@@ -344,14 +344,19 @@ mod tests {
         forbidden_kind(&board(rows), star(rows))
     }
 
+    /// A diagram's cell: `X` and the point `*` black, `O` and the edge `|` a wall.
+    fn cell(ch: char) -> u8 {
+        match ch {
+            'X' | '*' => BLACK,
+            'O' | '|' => WALL,
+            _ => EMPTY,
+        }
+    }
+
     fn line(s: &str) -> LineInfo {
         let mut l = [WALL; LEN];
         for (i, ch) in s.chars().enumerate() {
-            l[i] = match ch {
-                'X' | '*' => BLACK,
-                'O' | '|' => WALL,
-                _ => EMPTY,
-            };
+            l[i] = cell(ch);
         }
         analyze(l)
     }
@@ -389,14 +394,7 @@ mod tests {
         // Spot-check a few codes by encoding lines the way `line_code` does.
         for s in ["...X.*X....", "..X.X*X.X..", "O.XXX*X....", "||.XX*....."] {
             let mut code = 0usize;
-            let cells: Vec<u8> = s
-                .chars()
-                .map(|ch| match ch {
-                    'X' | '*' => BLACK,
-                    'O' | '|' => WALL,
-                    _ => EMPTY,
-                })
-                .collect();
+            let cells: Vec<u8> = s.chars().map(cell).collect();
             for k in (1..=MID).rev() {
                 code = code * 3 + cells[MID + k] as usize;
             }
@@ -439,29 +437,12 @@ mod tests {
             ".........",
         ];
         assert_eq!(kind(&b44), Some(ForbiddenKind::DoubleFour));
-        let one_line_44 = [
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".X.X*X.X.",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-        ];
+        // The same on one line: a board empty but for its middle row.
+        let mut one_line_44 = ["........."; 9];
+        one_line_44[4] = ".X.X*X.X.";
         assert_eq!(kind(&one_line_44), Some(ForbiddenKind::DoubleFour));
-        let overline = [
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-            ".XXX*XX..",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-        ];
+        let mut overline = one_line_44;
+        overline[4] = ".XXX*XX..";
         assert_eq!(kind(&overline), Some(ForbiddenKind::Overline));
     }
 

@@ -614,6 +614,17 @@ mod tests {
         Dispatcher::new(s, schedule, queue, &[])
     }
 
+    /// [`dispatcher`] with [`settings`] changed by `change`.
+    fn dispatcher_with(
+        change: impl FnOnce(&mut DispatchSettings),
+        engines: usize,
+        games: u64,
+    ) -> Dispatcher {
+        let mut s = settings();
+        change(&mut s);
+        dispatcher(s, engines, games)
+    }
+
     /// Take the next game, as a slot would; `None` when told to end.
     fn take(d: &mut Dispatcher) -> Option<Pairing> {
         take_with_told(d).0
@@ -637,6 +648,15 @@ mod tests {
 
     /// A finished record of pairing `p` in which `winner` (an engine index) won, or a draw.
     fn record(p: &Pairing, winner: Option<usize>, termination: Option<Termination>) -> Event {
+        Event::Finished(game_record(p, winner, termination))
+    }
+
+    /// The record [`record`] sends.
+    fn game_record(
+        p: &Pairing,
+        winner: Option<usize>,
+        termination: Option<Termination>,
+    ) -> Box<GameRecord> {
         let mut r = sample_record();
         r.game = p.game;
         r.pair = p.pair;
@@ -654,7 +674,7 @@ mod tests {
                 line: vec![],
             },
         });
-        Event::Finished(Box::new(r))
+        Box::new(r)
     }
 
     fn told(actions: &[Action]) -> Vec<&ConsoleEvent> {
@@ -683,9 +703,7 @@ mod tests {
         let mut warnings = Vec::new();
         for _ in 0..3 {
             let p = take(&mut d).unwrap();
-            let Event::Finished(mut r) = record(&p, Some(0), None) else {
-                unreachable!()
-            };
+            let mut r = game_record(&p, Some(0), None);
             r.opening.clear();
             // The engine "second" answers UNKNOWN, whichever colour it was scheduled.
             let role = if p.white.0 == 1 {
@@ -747,14 +765,7 @@ mod tests {
     #[test]
     fn sprt_stop_with_games_in_flight_keeps_the_crossing() {
         let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
-        let mut d = dispatcher(
-            DispatchSettings {
-                sprt: Some(sprt),
-                ..settings()
-            },
-            2,
-            10_000,
-        );
+        let mut d = dispatcher_with(|s| s.sprt = Some(sprt), 2, 10_000);
         // Two slots: one game always in flight beside the one that finishes.
         let mut in_flight = take(&mut d).unwrap();
         let mut crossed_at = None;
@@ -797,14 +808,7 @@ mod tests {
 
     #[test]
     fn fatalerror_with_several_slots_stops_starting_games() {
-        let mut d = dispatcher(
-            DispatchSettings {
-                stop_on_engine_failure: true,
-                ..settings()
-            },
-            2,
-            8,
-        );
+        let mut d = dispatcher_with(|s| s.stop_on_engine_failure = true, 2, 8);
         let slots: Vec<Pairing> = (0..3).map(|_| take(&mut d).unwrap()).collect();
         let crash = Termination::Crash {
             by: Color::White,
@@ -891,15 +895,11 @@ mod tests {
 
     #[test]
     fn results_blocks_say_whether_they_follow_another() {
-        let mut d = dispatcher(
-            DispatchSettings {
-                names: vec!["first".into(), "second".into()],
-                rating_interval: 1,
-                ..settings()
-            },
-            2,
-            3,
-        );
+        let two_names = |s: &mut DispatchSettings| {
+            s.names = vec!["first".into(), "second".into()];
+            s.rating_interval = 1;
+        };
+        let mut d = dispatcher_with(two_names, 2, 3);
         let mut blocks = Vec::new();
         while let Some(p) = take(&mut d) {
             let actions = d.on_event(record(&p, Some(0), None));
@@ -970,14 +970,7 @@ mod tests {
 
     #[test]
     fn loseonly_is_ignored_outside_a_gauntlet() {
-        let mut d = dispatcher(
-            DispatchSettings {
-                lose_only: true,
-                ..settings()
-            },
-            2,
-            1,
-        );
+        let mut d = dispatcher_with(|s| s.lose_only = true, 2, 1);
         let p = take(&mut d).unwrap();
         let saved = d.on_event(record(&p, Some(0), None));
         assert!(saved
@@ -1009,14 +1002,7 @@ mod tests {
     fn rating_interval_never_prints_the_final_block_twice() {
         for (games, interval, blocks) in [(10, 5, 2), (10, 10, 1), (7, 5, 2), (4, 0, 1), (3, 1, 3)]
         {
-            let mut d = dispatcher(
-                DispatchSettings {
-                    rating_interval: interval,
-                    ..settings()
-                },
-                2,
-                games,
-            );
+            let mut d = dispatcher_with(|s| s.rating_interval = interval, 2, games);
             let events = play_all(&mut d);
             let texts: Vec<&str> = events.iter().filter_map(report_text).collect();
             assert_eq!(texts.len(), blocks, "{games} games, interval {interval}");
@@ -1035,15 +1021,11 @@ mod tests {
             (2, 6, 0, true, vec![]),
             (2, 6, 1, false, vec![]),
         ] {
-            let mut d = dispatcher(
-                DispatchSettings {
-                    rating_interval: interval,
-                    report,
-                    ..settings()
-                },
-                engines,
-                games,
-            );
+            let with = |s: &mut DispatchSettings| {
+                s.rating_interval = interval;
+                s.report = report;
+            };
+            let mut d = dispatcher_with(with, engines, games);
             let mut seen = Vec::new();
             let mut finished = 0;
             while let Some(p) = take(&mut d) {
@@ -1066,9 +1048,7 @@ mod tests {
         let mut silent = dispatcher(settings(), 2, 2);
         let mut n = 0;
         while let Some(p) = take(&mut d) {
-            let Event::Finished(mut rec) = record(&p, Some(0), None) else {
-                unreachable!()
-            };
+            let mut rec = game_record(&p, Some(0), None);
             n += 1;
             if n == 1 {
                 rec.outcome.termination = Termination::AdjudicatedResign {
@@ -1087,10 +1067,7 @@ mod tests {
             "{report}"
         );
         while let Some(p) = take(&mut silent) {
-            let Event::Finished(rec) = record(&p, Some(0), None) else {
-                unreachable!()
-            };
-            silent.on_event(Event::Finished(rec));
+            silent.on_event(record(&p, Some(0), None));
         }
         assert!(!final_text(&mut silent).unwrap().contains("Adjudicated"));
     }
@@ -1099,9 +1076,7 @@ mod tests {
     fn the_final_report_has_each_engines_cpu_over_thinking_time() {
         let mut d = dispatcher(settings(), 2, 2);
         while let Some(p) = take(&mut d) {
-            let Event::Finished(mut rec) = record(&p, Some(0), None) else {
-                unreachable!()
-            };
+            let mut rec = game_record(&p, Some(0), None);
             // sample_record's moves: 3, 13, 23, .. 63 ms after a two-stone opening, black first:
             // black thinks 3+23+43+63 = 132 ms and white 13+33+53 = 99 ms.
             rec.usage = Some(crate::record::GameUse {
@@ -1154,14 +1129,7 @@ mod tests {
 
     #[test]
     fn interrupted_run_does_not_repeat_the_last_interval_block() {
-        let mut d = dispatcher(
-            DispatchSettings {
-                rating_interval: 2,
-                ..settings()
-            },
-            2,
-            10,
-        );
+        let mut d = dispatcher_with(|s| s.rating_interval = 2, 2, 10);
         let a = take(&mut d).unwrap();
         let b = take(&mut d).unwrap();
         let c = take(&mut d).unwrap();
@@ -1176,14 +1144,7 @@ mod tests {
 
     #[test]
     fn each_game_is_told_finished_and_scored_for_its_pair() {
-        let mut d = dispatcher(
-            DispatchSettings {
-                rating_interval: 2,
-                ..settings()
-            },
-            2,
-            4,
-        );
+        let mut d = dispatcher_with(|s| s.rating_interval = 2, 2, 4);
         let p = take(&mut d).unwrap();
         let actions = d.on_event(record(&p, Some(0), None));
         let (black, white) = (sample_record().black_name, sample_record().white_name);
@@ -1220,14 +1181,7 @@ mod tests {
 
     #[test]
     fn tournaments_end_with_standings_and_crosstable() {
-        let mut d = dispatcher(
-            DispatchSettings {
-                rating_interval: 1,
-                ..settings()
-            },
-            3,
-            1,
-        );
+        let mut d = dispatcher_with(|s| s.rating_interval = 1, 3, 1);
         let events = play_all(&mut d);
         let texts: Vec<&str> = events.iter().filter_map(report_text).collect();
         let [last] = texts.as_slice() else {
@@ -1347,9 +1301,7 @@ mod tests {
 
     /// A tuned game's record: engine `winner` wins, the values as assigned.
     fn tuned_record(a: &Assignment, winner: usize) -> Event {
-        let Event::Finished(mut r) = record(&a.pairing, Some(winner), None) else {
-            unreachable!()
-        };
+        let mut r = game_record(&a.pairing, Some(winner), None);
         r.tune = a.tune.clone();
         Event::Finished(r)
     }

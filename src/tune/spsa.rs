@@ -217,6 +217,15 @@ mod tests {
         }
     }
 
+    /// SPSA over `p` with the default settings but `iterations`.
+    fn with_iterations(p: &Params, iterations: u64) -> Spsa {
+        let settings = SpsaSettings {
+            iterations,
+            ..SpsaSettings::default()
+        };
+        Spsa::new(p, settings)
+    }
+
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * b.abs().max(1.0)
     }
@@ -253,13 +262,7 @@ mod tests {
     #[test]
     fn default_settings_values() {
         let p = params(vec![param(ParamKind::Float, 0.0, -50.0, 50.0, 2.0, 0.002)]);
-        let s = Spsa::new(
-            &p,
-            SpsaSettings {
-                iterations: 100,
-                ..SpsaSettings::default()
-            },
-        );
+        let s = with_iterations(&p, 100);
         assert!(close(s.a_big(), 10.0));
         assert!(close(s.c()[0], 3.1844174541023405));
         assert!(close(s.a()[0], 0.1355215572669805));
@@ -291,13 +294,7 @@ mod tests {
     #[test]
     fn steps_depend_on_seed_and_k_only() {
         let list = (0..64).map(|i| param(ParamKind::Int, 50.0, 0.0, 100.0, 4.0 + i as f64, 0.002));
-        let s = Spsa::new(
-            &params(list.collect()),
-            SpsaSettings {
-                iterations: 1000,
-                ..Default::default()
-            },
-        );
+        let s = with_iterations(&params(list.collect()), 1000);
         let theta = vec![50.3; 64];
         assert_eq!(s.step(17, &theta, 5), s.step(17, &theta, 5));
         assert_eq!(s.clone().step(17, &theta, 5), s.step(17, &theta, 5));
@@ -316,13 +313,7 @@ mod tests {
             param(ParamKind::Float, 1.0, 0.0, 1.5, 5.0, 0.002),
             param(ParamKind::Int, 0.0, 0.0, 3.0, 5.0, 0.002),
         ]);
-        let s = Spsa::new(
-            &p,
-            SpsaSettings {
-                iterations: 10,
-                ..Default::default()
-            },
-        );
+        let s = with_iterations(&p, 10);
         let step = s.step(1, &[1.0, 0.0], 3);
         for (v, (lo, hi)) in step
             .plus
@@ -348,13 +339,7 @@ mod tests {
     #[test]
     fn integer_rounding_is_unbiased_and_integral() {
         let p = params(vec![param(ParamKind::Int, 50.0, 0.0, 100.0, 1.37, 0.002)]);
-        let s = Spsa::new(
-            &p,
-            SpsaSettings {
-                iterations: 100,
-                ..Default::default()
-            },
-        );
+        let s = with_iterations(&p, 100);
         let theta = [47.3];
         let runs = 4000;
         let mut sum = 0.0;
@@ -417,7 +402,7 @@ mod tests {
         ) {
             let theta: Vec<f64> = ps.iter().map(|(_, t)| *t).collect();
             let p = params(ps.into_iter().map(|(p, _)| p).collect());
-            let s = Spsa::new(&p, SpsaSettings { iterations: n, ..Default::default() });
+            let s = with_iterations(&p, n);
             let step = s.step(k, &theta, seed);
             let next = s.update(&theta, &step, score);
             for (i, q) in p.list.iter().enumerate() {
