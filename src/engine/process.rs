@@ -174,16 +174,6 @@ fn ignore_sigpipe() {
     });
 }
 
-/// Whether any process (zombies included) is left in process group `pgid`.
-pub fn group_exists(pgid: i32) -> bool {
-    if pgid <= 0 {
-        return false;
-    }
-    // SAFETY: signal 0 only checks for existence and permission.
-    let rc = unsafe { libc::kill(-pgid, 0) };
-    rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-}
-
 /// A running engine process (the leader of its own process group).
 #[derive(Debug)]
 pub struct EngineProcess {
