@@ -16,7 +16,7 @@ fn check(cmd: &str, extra: &[&str]) -> (Option<i32>, Vec<(String, String, String
         .engine_cmd(cmd, extra)
         .opt("-startuptimeout", 2)
         .arg("--json")
-        .run_in(&dir);
+        .run_in(dir.path());
     let json: Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("check --json output is JSON ({e}): {}", run.stdout));
     let items = json["items"]
@@ -31,10 +31,13 @@ fn check(cmd: &str, extra: &[&str]) -> (Option<i32>, Vec<(String, String, String
     (run.code(), items)
 }
 
-fn tempfile_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("gc-check-{}", unique_tag()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+/// A directory of its own for one check, removed when dropped (the copies of engines these
+/// tests make are ~90 MB each: left behind, they filled the disk).
+fn tempfile_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("gc-check-")
+        .tempdir()
+        .expect("temp dir")
 }
 
 fn with_status<'a>(items: &'a [(String, String, String)], status: &str) -> Vec<&'a str> {
@@ -171,11 +174,11 @@ fn warnings_do_not_fail_the_check() {
 fn a_program_without_the_prefix_fails_and_the_table_says_so() {
     // A copy of a bundled engine under a name the judge rejects.
     let dir = tempfile_dir();
-    let copy = dir.join("random-engine");
+    let copy = dir.path().join("random-engine");
     std::fs::copy(engine("pbrain-random"), &copy).expect("copy");
     let run = Match::command(&["check"])
         .engine_cmd(&copy.to_string_lossy(), &[])
-        .run_in(&dir);
+        .run_in(dir.path());
     run.assert_exit(1);
     let prefix = run.lines_starting("fail  prefix");
     assert_eq!(prefix.len(), 1, "{}", run.stdout);
@@ -189,15 +192,15 @@ fn bad_lists_are_refused_with_the_value() {
     let check = || Match::command(&["check"]).engine("pbrain-random", &[]);
     check()
         .rule("0,7")
-        .run_in(&dir)
+        .run_in(dir.path())
         .assert_exit(1)
         .assert_stderr_has("-rule \"7\"");
     check()
         .engine("pbrain-random", &[])
-        .run_in(&dir)
+        .run_in(dir.path())
         .assert_exit(2)
         .assert_stderr_has("exactly one -engine");
-    let run = Match::command(&["help", "check"]).run_in(&dir);
+    let run = Match::command(&["help", "check"]).run_in(dir.path());
     run.assert_success();
     assert!(
         run.stdout.starts_with("usage: gomoku-cli check"),
@@ -207,10 +210,10 @@ fn bad_lists_are_refused_with_the_value() {
 }
 
 /// A shell-script engine named `name`: OK to START/RESTART, an ABOUT line, `extra` case arms
-/// first, INFO ignored, `answer` to every move request.
-fn script_engine(name: &str, extra: &str, answer: &str) -> std::path::PathBuf {
+/// first, INFO ignored, `answer` to every move request; with the directory that holds it.
+fn script_engine(name: &str, extra: &str, answer: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile_dir();
-    let script = dir.join(name);
+    let script = dir.path().join(name);
     std::fs::write(
         &script,
         format!(
@@ -230,14 +233,14 @@ fn script_engine(name: &str, extra: &str, answer: &str) -> std::path::PathBuf {
     .expect("script");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    script
+    (dir, script)
 }
 
 /// An engine that always answers 7,7 takes the double-three point of the renju item as black:
 /// that item fails and says so.
 #[test]
 fn black_on_a_forbidden_point_fails_the_renju_item() {
-    let script = script_engine("pbrain-center", "", "7,7");
+    let (_dir, script) = script_engine("pbrain-center", "", "7,7");
     let (code, items) = check(&script.to_string_lossy(), &["-rule", "4"]);
     assert_eq!(code, Some(1));
     let item = items
@@ -253,7 +256,7 @@ fn black_on_a_forbidden_point_fails_the_renju_item() {
 /// START items pass on the fresh process).
 #[test]
 fn an_answer_to_info_fails_info_and_the_start_items_stay_in_step() {
-    let script = script_engine(
+    let (_dir, script) = script_engine(
         "pbrain-answers-info",
         "\"INFO gomoku_cli_check_unknown_key\"*) echo 'ERROR unknown key';;",
         "not a move",
@@ -299,13 +302,13 @@ fn what_an_engine_leaves_running_after_end_fails_leftover_and_is_killed() {
 /// one that plays on the winning line's points is warned about it.
 #[test]
 fn board_with_a_winning_line_is_checked() {
-    let script = script_engine("pbrain-no-field-3", "[0-9]*,[0-9]*,3*) exit 1;;", "0,0");
+    let (_dir, script) = script_engine("pbrain-no-field-3", "[0-9]*,[0-9]*,3*) exit 1;;", "0,0");
     let (code, items) = check(&script.to_string_lossy(), &[]);
     assert_eq!(code, Some(1));
     let failed = with_status(&items, "fail");
     assert_eq!(failed.first(), Some(&"board winning line"), "{items:?}");
     // 7,4 is on the winning line of a 15x15 board (five points above the centre's 5x5).
-    let script = script_engine("pbrain-on-the-line", "DONE*) echo '7,4';;", "0,0");
+    let (_dir, script) = script_engine("pbrain-on-the-line", "DONE*) echo '7,4';;", "0,0");
     let (_, items) = check(&script.to_string_lossy(), &["-boardsize", "15"]);
     let item = items
         .iter()
