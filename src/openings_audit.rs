@@ -447,21 +447,14 @@ mod tests {
         assert_eq!(a.pairs, 3);
         let canon =
             |t: &str| to_pos_sequence(&Symmetry::canonical(&stones(t), size()).1, size()).unwrap();
-        let first = a
-            .openings
-            .iter()
-            .find(|o| o.opening == canon("h8i9"))
-            .unwrap();
+        let of = |t: &str| a.openings.iter().find(|o| o.opening == canon(t)).unwrap();
+        let first = of("h8i9");
         assert_eq!(first.games, 2);
         assert_eq!(first.pentanomial, [0, 0, 1, 0, 0]);
         assert_eq!(first.decided_by, Some(Color::Black));
         assert_eq!(first.decisive_pairs, Some(0.0));
         assert_eq!(first.black_score, 1.0);
-        let g = a
-            .openings
-            .iter()
-            .find(|o| o.opening == canon("g8h9"))
-            .unwrap();
+        let g = of("g8h9");
         assert_eq!(g.pentanomial, [0, 0, 0, 0, 1]);
         assert_eq!(g.decisive_pairs, Some(1.0));
         assert_eq!(g.decided_by, None);

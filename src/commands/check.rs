@@ -5,10 +5,9 @@
 use gomoku_cli::board::BoardSize;
 use gomoku_cli::check::{run_check, CheckOptions};
 use gomoku_cli::cli;
-use gomoku_cli::config::{Config, Env};
 use gomoku_cli::rules::Rule;
 
-use super::{say, CommandError, CommandResult, Outcome};
+use super::{block_on, one_engine_config, say, CommandError, CommandResult, Outcome};
 
 pub const USAGE: &str = "\
 usage: gomoku-cli check -engine cmd=COMMAND [ENGINE OPTIONS] [-rule R,...] [-boardsize N,...]
@@ -45,18 +44,7 @@ pub fn run(args: &[String]) -> CommandResult {
         }
     }
     let raw = cli::parse_legacy(&rest).map_err(|e| usage(e.to_string()))?;
-    if raw.engines.len() != 1 {
-        return Err(usage(format!(
-            "check takes exactly one -engine (got {})",
-            raw.engines.len()
-        )));
-    }
-    // The match configuration checks the engine's keys as a run would; it wants two engines,
-    // so the one engine is given twice (no file is opened: only the run writes its outputs).
-    let mut twice = raw.clone();
-    twice.engines.push(raw.engines[0].clone());
-    let config = Config::from_raw(&twice, &Env::of_process())
-        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    let config = one_engine_config(&raw, "check", usage)?;
     let spec = config.tournament.engines[0].clone();
 
     let folder = std::env::temp_dir().join(format!("gomoku-cli-check-{}", std::process::id()));
@@ -86,13 +74,7 @@ pub fn run(args: &[String]) -> CommandResult {
         opts.startup = std::time::Duration::from_secs_f64(secs);
     }
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CommandError::Failed(format!("cannot start the async runtime: {e}")))?;
-    let report = rt.block_on(run_check(opts));
-    // Sessions are all shut down by now; nothing is left to end in the background.
-    rt.shutdown_timeout(std::time::Duration::from_secs(5));
+    let report = block_on(run_check(opts))?;
     let _ = std::fs::remove_dir_all(&folder);
     if json {
         let text = serde_json::to_string_pretty(&report)

@@ -10,7 +10,7 @@ use gomoku_cli::record::samples::SampleConfig;
 use gomoku_cli::record::{Evals, TextFormat};
 use gomoku_cli::schedule::GameId;
 
-use super::{say, CommandError, CommandResult, Outcome};
+use super::{failed, say, CommandError, CommandResult, Outcome};
 
 /// The `export` arguments. The runner's single-dash spellings (`-pgn`) are accepted too.
 #[derive(clap::Args, Debug)]
@@ -106,7 +106,6 @@ fn check_new_records(p: &PsqTarget, entries: &[JournalEntry]) -> Result<(), Comm
 fn read_journals(
     files: &[PathBuf],
 ) -> Result<(Option<JournalHeader>, Vec<JournalEntry>), CommandError> {
-    let failed = CommandError::Failed;
     let ReadAll {
         headers,
         games: entries,
@@ -227,7 +226,7 @@ pub fn write(journals: &[PathBuf], a: RecordArgs) -> Result<(u64, u64), CommandE
         renlib: None,
         fingerprint: String::new(),
     };
-    let mut files = RecordFiles::open(&targets).map_err(|e| CommandError::Failed(e.to_string()))?;
+    let mut files = RecordFiles::open(&targets).map_err(failed)?;
     let (mut written, mut journal_only) = (0, 0);
     for e in &entries {
         if e.journal_only {

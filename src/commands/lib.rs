@@ -13,7 +13,7 @@ use gomoku_cli::renlib::{
     dump, file, sgf, CodePage, GameMerge, LibGame, Library, NotMergeable, Notation, MAGIC,
 };
 
-use super::{say, CommandError, CommandResult, Outcome};
+use super::{failed, say, CommandError, CommandResult, Outcome};
 
 /// The `lib` subcommands.
 #[derive(clap::Args, Debug)]
@@ -114,10 +114,6 @@ fn code_page(label: &str) -> Result<CodePage, CommandError> {
     label
         .parse()
         .map_err(|e| CommandError::Usage(format!("--encoding: {e}")))
-}
-
-fn failed(e: impl std::fmt::Display) -> CommandError {
-    CommandError::Failed(e.to_string())
 }
 
 fn stats(path: &Path, json: bool) -> CommandResult {

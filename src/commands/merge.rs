@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{say, CommandError, CommandResult, Outcome};
+use super::{failed, say, CommandError, CommandResult, Outcome};
 use gomoku_cli::stats::{
     crosstable, sprt_calculator, standings_table, SprtCalculation, StandingRow,
 };
@@ -87,7 +87,7 @@ pub fn run(mut a: MergeArgs) -> CommandResult {
             shards,
             standings: t.tally().standings(),
         };
-        let text = merged_json(calc, merged).map_err(|e| CommandError::Failed(e.to_string()))?;
+        let text = merged_json(calc, merged).map_err(failed)?;
         say(&format!("{text}\n"));
         return Ok(Outcome::Done);
     }

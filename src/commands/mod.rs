@@ -46,8 +46,45 @@ pub enum CommandError {
     Failed(String),
 }
 
+/// A failure told by its error's text (for `map_err`).
+pub fn failed(e: impl std::fmt::Display) -> CommandError {
+    CommandError::Failed(e.to_string())
+}
+
 /// What every command returns.
 pub type CommandResult = Result<Outcome, CommandError>;
+
+/// Run `future` on a multi-threaded tokio runtime. Engines still being ended in the background
+/// must not outlive it: the runtime's shutdown drops every task, and dropping a session kills its
+/// process group.
+pub fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, CommandError> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CommandError::Failed(format!("cannot start the async runtime: {e}")))?;
+    let output = rt.block_on(future);
+    rt.shutdown_timeout(std::time::Duration::from_secs(5));
+    Ok(output)
+}
+
+/// The configuration of a command that takes exactly one engine (`what` names the command in
+/// the error): the match configuration checks the engine's keys as a run would; it wants two
+/// engines, so the one engine is given twice (no file is opened: only the run writes its
+/// outputs).
+pub fn one_engine_config(
+    raw: &gomoku_cli::cli::RawCli,
+    what: &str,
+    usage: impl Fn(String) -> CommandError,
+) -> Result<gomoku_cli::config::Config, CommandError> {
+    if raw.engines.len() != 1 {
+        let n = raw.engines.len();
+        return Err(usage(format!("{what} takes exactly one -engine (got {n})")));
+    }
+    let mut twice = raw.clone();
+    twice.engines.push(raw.engines[0].clone());
+    let env = gomoku_cli::config::Env::of_process();
+    gomoku_cli::config::Config::from_raw(&twice, &env).map_err(failed)
+}
 
 /// Write to standard output, ignoring a closed pipe (`gomoku-cli ... | head` must not panic).
 pub fn say(text: &str) {

@@ -10,7 +10,7 @@ use gomoku_cli::opening::{OpeningBook, OpeningFormat};
 use gomoku_cli::openings_audit::{canonical_openings, to_text, AuditGame, Auditor};
 use gomoku_cli::rules::Rule;
 
-use super::{say, CommandError, CommandResult, Outcome};
+use super::{block_on, failed, one_engine_config, say, CommandError, CommandResult, Outcome};
 
 /// The `openings` subcommands.
 #[derive(clap::Args, Debug)]
@@ -104,16 +104,12 @@ fn canonical(
     let format = format_of(file.get(1))?;
     let size = BoardSize::new(boardsize).map_err(|e| usage(format!("--boardsize: {e}")))?;
     let rule = Rule::from_code(rule).map_err(|e| usage(format!("--rule: {e}")))?;
-    let book = OpeningBook::load(&file[0], format, size, rule)
-        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    let book = OpeningBook::load(&file[0], format, size, rule).map_err(failed)?;
     let unique = canonical_openings(&book.openings, size);
     let mut text = String::new();
     let mut tally = String::new();
     for u in &unique {
-        let line = u
-            .opening
-            .to_line(format, size)
-            .map_err(|e| CommandError::Failed(e.to_string()))?;
+        let line = u.opening.to_line(format, size).map_err(failed)?;
         tally.push_str(&format!("{}\t{}\t{line}\n", u.count, u.opening.line));
         text.push_str(&line);
         text.push('\n');
@@ -137,7 +133,7 @@ fn canonical(
 
 /// Write `text` to `path`, replacing it atomically.
 fn write_file(path: &std::path::Path, text: &str) -> Result<(), CommandError> {
-    gomoku_cli::outputs::prepare_parent(path).map_err(|e| CommandError::Failed(e.to_string()))?;
+    gomoku_cli::outputs::prepare_parent(path).map_err(failed)?;
     gomoku_cli::atomic_file::write_atomic(path, |w| w.write_all(text.as_bytes()))
         .map_err(|e| CommandError::Failed(format!("cannot write {}: {e}", path.display())))
 }
@@ -145,7 +141,6 @@ fn write_file(path: &std::path::Path, text: &str) -> Result<(), CommandError> {
 /// `openings audit`: the journals read through `JournalSet` (directories stand for their
 /// journals), every game counted once.
 fn audit(journals: &[PathBuf], json: bool) -> CommandResult {
-    let failed = CommandError::Failed;
     let mut set = super::JournalSet::<JournalEntry>::open(journals).map_err(failed)?;
     // A game line that reads but cannot be used names the game; the files say where it is.
     let files = super::journal_files(journals).map_err(failed)?;
@@ -164,7 +159,7 @@ fn audit(journals: &[PathBuf], json: bool) -> CommandResult {
     }
     let audit = auditor.finish();
     if audit.games == 0 {
-        return Err(failed("the journals hold no games".into()));
+        return Err(failed("the journals hold no games"));
     }
     if json {
         let j = serde_json::to_string(&audit).map_err(|e| failed(e.to_string()))?;
@@ -282,7 +277,6 @@ fn number<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
 /// `openings generate`: the options checked (the engine's through `Config::from_raw`, as
 /// `check` does), then the generation on a tokio runtime.
 fn generate(args: &[String]) -> CommandResult {
-    use gomoku_cli::config::{Config, Env};
     use gomoku_cli::opengen::run::{generate, summary, GenerateOptions};
     use gomoku_cli::opengen::{shard_target, CandidateSettings, StoneRange};
 
@@ -292,17 +286,7 @@ fn generate(args: &[String]) -> CommandResult {
     };
     let usage = |why: String| CommandError::Usage(format!("{why}\n{GENERATE_USAGE}"));
     let raw = gomoku_cli::cli::parse_legacy(&g.rest).map_err(|e| usage(e.to_string()))?;
-    if raw.engines.len() != 1 {
-        let n = raw.engines.len();
-        return Err(usage(format!(
-            "generate takes exactly one -engine (got {n})"
-        )));
-    }
-    // The match configuration checks the engine as a run would; it wants two engines.
-    let mut twice = raw.clone();
-    twice.engines.push(raw.engines[0].clone());
-    let config = Config::from_raw(&twice, &Env::of_process())
-        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    let config = one_engine_config(&raw, "generate", usage)?;
     let spec = config.tournament.engines[0].clone();
     if spec.depth.is_none()
         && spec.nodes.is_none()
@@ -354,13 +338,7 @@ fn generate(args: &[String]) -> CommandResult {
         shard,
         output,
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CommandError::Failed(format!("cannot start the async runtime: {e}")))?;
-    let result = rt.block_on(generate(opts.clone()));
-    rt.shutdown_timeout(std::time::Duration::from_secs(5));
-    let report = result.map_err(|e| CommandError::Failed(e.to_string()))?;
+    let report = block_on(generate(opts.clone()))?.map_err(failed)?;
     eprintln!("{}", summary(&report, opts.count, &opts.output));
     if report.exhausted {
         eprintln!(

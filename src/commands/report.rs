@@ -1,7 +1,7 @@
 //! `gomoku-cli report`: the HTML report of a run from its journals (one file, or the shards'
 //! journals of one run), written atomically.
 
-use super::{say, CommandError, CommandResult, Outcome};
+use super::{failed, say, CommandError, CommandResult, Outcome};
 use gomoku_cli::journal::JournalEntry;
 use gomoku_cli::report::{self, PageOptions, RunState};
 
@@ -18,7 +18,6 @@ pub struct ReportArgs {
 
 /// Build the report and write it.
 pub fn run(a: ReportArgs) -> CommandResult {
-    let failed = CommandError::Failed;
     let mut set = super::JournalSet::<JournalEntry>::open(&a.journals).map_err(failed)?;
     let files = super::journal_files(&a.journals).map_err(failed)?;
     let where_ = || {
@@ -34,10 +33,9 @@ pub fn run(a: ReportArgs) -> CommandResult {
     };
     let built = report::build_from(&mut set, &where_(), crossing, RunState::Ended, &opts);
     super::warn_all(&set.warnings);
-    let (r, page) = built.map_err(CommandError::Failed)?;
+    let (r, page) = built.map_err(failed)?;
     let games = r.games.len();
-    gomoku_cli::outputs::prepare_parent(&a.output)
-        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    gomoku_cli::outputs::prepare_parent(&a.output).map_err(failed)?;
     gomoku_cli::atomic_file::write_atomic(&a.output, |w| w.write_all(page.as_bytes()))
         .map_err(|e| CommandError::Failed(format!("cannot write {}: {e}", a.output.display())))?;
     say(&format!(

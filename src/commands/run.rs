@@ -6,13 +6,12 @@ use gomoku_cli::config::{Config, Env};
 use gomoku_cli::engine::spawn;
 use gomoku_cli::runner::{self, StopReason, Stops};
 
-use super::{CommandError, CommandResult, Outcome};
+use super::{block_on, failed, CommandError, CommandResult, Outcome};
 
 /// Run a tournament from the legacy command line (without the program name).
 pub fn run(args: &[String]) -> CommandResult {
     let raw = cli::parse_legacy(args).map_err(|e| CommandError::Usage(e.to_string()))?;
-    let config = Config::from_raw(&raw, &Env::of_process())
-        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    let config = Config::from_raw(&raw, &Env::of_process()).map_err(failed)?;
     let summary = execute(config)?;
     Ok(outcome_of(summary.reason))
 }
@@ -25,12 +24,8 @@ pub fn execute(config: Config) -> Result<runner::RunSummary, CommandError> {
     // with everything written so far intact, rather than kill the runner (SIGXFSZ's default).
     // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CommandError::Failed(format!("cannot start the async runtime: {e}")))?;
     let stops = Stops::default();
-    let result = rt.block_on(async {
+    let result = block_on(async {
         // Registered before the run starts, so a Ctrl-C at any moment of it is handled (and the
         // process-wide descriptors tokio creates for signals exist before the count below).
         let signals = Signals::register();
@@ -43,12 +38,9 @@ pub fn execute(config: Config) -> Result<runner::RunSummary, CommandError> {
         let result = runner::run(config, stops.clone()).await;
         fds.report();
         result
-    });
-    // Engines still being ended in the background must not outlive us: the runtime's shutdown
-    // drops every task, and dropping a session kills its process group.
-    rt.shutdown_timeout(std::time::Duration::from_secs(5));
+    })?;
     // The runner has printed the run's last line, its summary.
-    result.map_err(|e| CommandError::Failed(e.to_string()))
+    result.map_err(failed)
 }
 
 /// How a command that ran games ended, by why the run stopped.

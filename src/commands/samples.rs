@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use gomoku_cli::record::samples::{samples_stats_command, SampleFormat};
 
-use super::{say, CommandError, CommandResult, Outcome};
+use super::{failed, say, CommandError, CommandResult, Outcome};
 
 /// The `samples` subcommands.
 #[derive(clap::Args, Debug)]
@@ -36,8 +36,7 @@ pub fn run(args: SamplesArgs) -> CommandResult {
                 .map(str::parse::<SampleFormat>)
                 .transpose()
                 .map_err(|e| CommandError::Usage(format!("--format: {e}")))?;
-            let report = samples_stats_command(&file, format)
-                .map_err(|e| CommandError::Failed(e.to_string()))?;
+            let report = samples_stats_command(&file, format).map_err(failed)?;
             // A damaged file: the statistics of its complete part and the damage on stdout, the
             // damage again as the error, exit 1.
             say(&report.text);

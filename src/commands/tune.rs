@@ -12,7 +12,7 @@ use gomoku_cli::tune::params::Params;
 use gomoku_cli::tune::spsa::SpsaSettings;
 use gomoku_cli::tune::TuneSetup;
 
-use super::{say, CommandError, CommandResult};
+use super::{failed, say, CommandError, CommandResult};
 
 pub const USAGE: &str = "\
 usage: gomoku-cli tune -engine cmd=COMMAND [ENGINE OPTIONS] [-each ...] -params FILE -iterations N
@@ -172,8 +172,7 @@ fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, Command
         .params
         .as_ref()
         .ok_or_else(|| usage("-params FILE is required".into()))?;
-    let params = Params::load(std::path::Path::new(file))
-        .map_err(|e| CommandError::Failed(e.to_string()))?;
+    let params = Params::load(std::path::Path::new(file)).map_err(failed)?;
     let per_iteration = pairs.checked_mul(2);
     let games = per_iteration
         .and_then(|g| iterations.checked_mul(g))
@@ -185,8 +184,7 @@ fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, Command
     raw.engines.push(raw.engines[0].clone());
     raw.values.push((Opt::Games, games.to_string()));
     raw.flags.push(Opt::Repeat);
-    let mut config =
-        Config::from_raw(&raw, env).map_err(|e| CommandError::Failed(e.to_string()))?;
+    let mut config = Config::from_raw(&raw, env).map_err(failed)?;
     if let Some(s) = &t.srand {
         // The flips and the rounding are drawn from it, and a random openings order.
         let seed = count("-srand", Some(s), None).map_err(usage)?;
