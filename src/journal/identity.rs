@@ -41,6 +41,22 @@ pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHea
 /// The run a configuration describes, the one reading of [`Config`] for "which run"; engines past
 /// the end of `names` get an empty one (names come from the engines and are compared on their own).
 pub fn settings(config: &Config, names: &[String], total_games: u64) -> RunSettings {
+    let mut s = undigested(config, names, total_games);
+    if let (Some(o), Some(file)) = (&mut s.openings, &config.tournament.openings) {
+        o.sha256 = file_sha256(&file.file);
+    }
+    s
+}
+
+/// The identity a configuration has (see [`RunSettings::identity`]), without reading the openings
+/// file: its bytes are not part of the identity (a run's start and `-resume`'s search through
+/// candidate journals would hash it again for each).
+pub fn identity_of(config: &Config) -> String {
+    undigested(config, &[], 0).identity()
+}
+
+/// [`settings`] with the openings file's SHA-256 left empty.
+fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSettings {
     let (t, g, seed) = (&config.tournament, &config.game, config.seed.get());
     RunSettings {
         engines: (t.engines.iter().enumerate())
@@ -75,7 +91,7 @@ pub fn settings(config: &Config, names: &[String], total_games: u64) -> RunSetti
                 DrawOrder::Random => "random".into(),
             },
             transform: o.transform,
-            sha256: file_sha256(&o.file),
+            sha256: String::new(),
         }),
         seed,
         shard: config.cluster.shard,
@@ -103,7 +119,7 @@ pub fn fingerprint(config: &Config) -> String {
     config
         .run_identity
         .clone()
-        .unwrap_or_else(|| settings(config, &[], 0).identity())
+        .unwrap_or_else(|| identity_of(config))
 }
 
 /// The part of [`RunSettings`] that makes a run's identity, one canonical JSON object (fields in

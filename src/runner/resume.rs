@@ -10,7 +10,7 @@ use crate::config::{Config, JournalTarget};
 use crate::journal::{self, JournalEntry, JournalHeader, RunSettings};
 
 use super::RunError;
-use crate::journal::{fingerprint, legacy_identity, settings};
+use crate::journal::{fingerprint, identity_of, legacy_identity, settings};
 use crate::outputs::records::complete_last;
 use crate::outputs::{record_targets, OutputError};
 
@@ -100,7 +100,7 @@ fn same_run(h: &JournalHeader, config: &Config, want: &str) -> bool {
     let mut adopted = config.clone();
     adopted.seed.adopt(h.settings.seed);
     [
-        settings(&adopted, &[], 0).identity(),
+        identity_of(&adopted),
         legacy_identity(config),
         legacy_identity(&adopted),
     ]
@@ -247,7 +247,7 @@ mod tests {
     #[test]
     fn journals_of_this_build_and_of_builds_before_the_sha256_identity_are_this_run() {
         let c = config("-engine cmd=cat -engine cmd=sh -games 4 -boardsize 9");
-        let want = settings(&c, &[], 4).identity();
+        let want = identity_of(&c);
         let mut h = crate::journal::header(&c, &[], 4);
         assert!(same_run(&h, &c, &want));
         h.fingerprint = legacy_identity(&c);
