@@ -69,8 +69,7 @@ fn gauntlet(rule: u8, openings: &str) -> Option<Vec<Value>> {
         .run_in(dir.path())
         .assert_success();
     let games = journal_games(&dir.path().join("j.jsonl"));
-    let numbers: Vec<u64> = games.iter().map(|g| g["game"].as_u64().unwrap()).collect();
-    let mut sorted = numbers.clone();
+    let mut sorted: Vec<u64> = games.iter().map(|g| g["game"].as_u64().unwrap()).collect();
     sorted.sort_unstable();
     let expected: Vec<u64> = (1..=2 * GAMES as u64).collect();
     assert_eq!(sorted, expected, "each game once in the journal");
