@@ -614,7 +614,9 @@ impl Checker {
             .await;
         match outcome {
             // Not a fault the judge can meet: field 3 exists only in Piskvork's continuous game.
-            Err(Stop::Engine(EngineError::Refused { text, .. })) => self.push(
+            Err(Stop::Engine(EngineError::Timeout {
+                said: Some(text), ..
+            })) => self.push(
                 name,
                 Status::Warn,
                 format!(
@@ -692,7 +694,10 @@ impl Checker {
                 )),
                 other => other,
             });
-        if let Err(Stop::Engine(EngineError::Refused { text, .. })) = &outcome {
+        if let Err(Stop::Engine(EngineError::Timeout {
+            said: Some(text), ..
+        })) = &outcome
+        {
             let why = format!(
                 "TURN {mine} after TAKEBACK {mine} and {theirs} answered {text}: the stone was kept"
             );

@@ -46,16 +46,18 @@ pub struct Reply {
 /// Why a player could not answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
-    /// No answer before the deadline (the caller kills the engine).
-    Timeout { elapsed: Duration },
+    /// No answer before the deadline (the caller kills the engine); `said`, the first
+    /// `ERROR`/`UNKNOWN` line it printed instead.
+    Timeout {
+        elapsed: Duration,
+        said: Option<String>,
+    },
     /// The engine process ended or its pipes broke.
     Crashed { status: String },
     /// START (or RESTART) answered with an error or not at all.
     StartFailed { text: String },
     /// The engine's processes held more memory than its limit while it thought (it was killed).
     MemoryLimit { peak: u64, limit: u64 },
-    /// The engine answered the request with an `ERROR` line (`text`) instead of a move.
-    Refused { text: String },
 }
 
 /// A participant of a game. Implemented by engine sessions and by scripted test players.
@@ -214,11 +216,14 @@ pub enum Termination {
         text: String,
         at: Option<Pos>,
     },
-    /// Over the turn or match time (beyond the tolerance); the offender loses.
+    /// Over the turn or match time (beyond the tolerance); the offender loses. `said`: the
+    /// first `ERROR`/`UNKNOWN` line it printed instead of an answer it never gave.
     TimeForfeit {
         by: Color,
         elapsed: Duration,
         limit: Duration,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        said: Option<String>,
     },
     /// The engine process died or its pipes broke; it loses.
     Crash { by: Color, status: String },
@@ -228,7 +233,9 @@ pub enum Termination {
     /// thought; it was killed and loses. Bytes.
     MemoryLimit { by: Color, peak: u64, limit: u64 },
     /// The engine answered a move request with an `ERROR` line (`text`, whole) instead of a
-    /// move; it loses at once, and is restarted before its next game.
+    /// move; it lost at once, and was restarted before its next game. Written by earlier
+    /// versions only: an `ERROR` line no longer ends the wait for a move (an engine that never
+    /// moves loses on time, the line quoted in [`TimeForfeit`](Termination::TimeForfeit)).
     EngineError { by: Color, text: String },
     /// The board filled up without a winner: a draw.
     FullBoard,
@@ -383,8 +390,20 @@ impl Termination {
                     format!("{by} played an illegal move {text} (off the board)")
                 }
             },
-            Termination::TimeForfeit { by, elapsed, limit } => {
-                format!("{by} loses on time ({} > {})", ms(*elapsed), ms(*limit))
+            Termination::TimeForfeit {
+                by,
+                elapsed,
+                limit,
+                said,
+            } => {
+                let instead = said
+                    .as_ref()
+                    .map_or(String::new(), |s| format!(", having answered only {s:?}"));
+                format!(
+                    "{by} loses on time ({} > {}{instead})",
+                    ms(*elapsed),
+                    ms(*limit)
+                )
             }
             Termination::Crash { by, status } => format!("{by} engine crashed ({status})"),
             Termination::FailedStart { by, text } => format!("{by} failed to start: {text}"),
@@ -547,6 +566,7 @@ fn over_time(
         by,
         elapsed,
         limit,
+        said: None,
     })
 }
 
@@ -567,18 +587,18 @@ impl Failure {
                 by,
                 text: format!("crashed at start ({status})"),
             },
-            (Failure::Timeout { elapsed }, true) => Termination::FailedStart {
+            (Failure::Timeout { elapsed, .. }, true) => Termination::FailedStart {
                 by,
                 text: format!("no answer to START in {}", ms(elapsed)),
             },
             (Failure::MemoryLimit { peak, limit }, _) => {
                 Termination::MemoryLimit { by, peak, limit }
             }
-            (Failure::Refused { text }, _) => Termination::EngineError { by, text },
-            (Failure::Timeout { elapsed }, false) => Termination::TimeForfeit {
+            (Failure::Timeout { elapsed, said }, false) => Termination::TimeForfeit {
                 by,
                 elapsed,
                 limit: limit.unwrap_or(Duration::ZERO),
+                said,
             },
             (Failure::Crashed { status }, false)
             | (Failure::StartFailed { text: status }, false) => Termination::Crash { by, status },
@@ -841,6 +861,7 @@ pub(crate) mod tests {
                 by,
                 elapsed: Duration::from_secs(2),
                 limit: Duration::from_secs(1),
+                said: None,
             },
             Termination::Crash {
                 by,
@@ -1024,23 +1045,36 @@ pub(crate) mod tests {
     }
 
     #[tokio::test]
-    async fn an_error_instead_of_a_move_loses_at_once_as_the_engines_fault() {
+    async fn an_engine_that_answers_only_error_loses_on_time_with_the_error_quoted() {
         let s = setup(Rule::Freestyle, "");
-        let refused = Err(Failure::Refused {
-            text: "ERROR Board is not empty.".into(),
+        let timeout = Err(Failure::Timeout {
+            elapsed: Duration::from_millis(4500),
+            said: Some("ERROR Board is not empty.".into()),
         });
-        let mut b = Scripted::new(vec![refused]);
+        let mut b = Scripted::new(vec![timeout]);
         let mut w = Scripted::new(vec![]);
         let o = run(&s, &mut b, &mut w).await;
-        assert_eq!(o.termination.code(), "engine_error");
+        assert_eq!(o.termination.code(), "time_forfeit");
         assert_eq!(o.result(), GameResult::WhiteWins);
         assert_eq!(o.termination.faulty(), Some(Color::Black));
         assert!(!o.termination.yields_samples());
-        assert_eq!(
-            o.termination.reason(s.size),
-            "black answered \"ERROR Board is not empty.\" instead of a move"
+        assert!(
+            o.termination
+                .reason(s.size)
+                .ends_with(", having answered only \"ERROR Board is not empty.\")"),
+            "{}",
+            o.termination.reason(s.size)
         );
         assert!(w.requests.is_empty());
+        // Journals of earlier versions end such games as `engine_error`: still read and told.
+        let old = Termination::EngineError {
+            by: Color::Black,
+            text: "ERROR Board is not empty.".into(),
+        };
+        assert_eq!(
+            old.reason(s.size),
+            "black answered \"ERROR Board is not empty.\" instead of a move"
+        );
     }
 
     #[tokio::test]
@@ -1155,6 +1189,7 @@ pub(crate) mod tests {
         // A reported timeout from the session is a forfeit too.
         let timeout = Err(Failure::Timeout {
             elapsed: Duration::from_secs(7),
+            said: None,
         });
         let o = play(&s, vec![timeout], vec![]).await;
         assert!(matches!(o.termination, Termination::TimeForfeit { .. }));
@@ -1271,6 +1306,7 @@ pub(crate) mod tests {
                     by,
                     elapsed: Duration::ZERO,
                     limit: Duration::ZERO,
+                    said: None,
                 },
                 GameResult::BlackWins,
                 Some(by),

@@ -97,7 +97,8 @@ impl Cell {
         match (self.phase, self.kind) {
             ("about", "hang" | "late") => Some("startup"),
             ("start" | "restart", "hang" | "late" | "garbage" | "huge-line") => Some("startup"),
-            (phase, "hang" | "late") if phase.starts_with("move") => Some("move"),
+            // An ERROR line in place of a move is no answer: the wait goes on to the deadline.
+            (phase, "hang" | "late" | "error") if phase.starts_with("move") => Some("move"),
             _ => None,
         }
     }
@@ -182,10 +183,11 @@ fn expected(cell: &Cell, game: u64, colour: &str) -> Expect {
             match kind {
                 "crash" | "abort" | "silent-exit" => loses("crash", exited(kind), n - 1),
                 "hang" | "late" => loses("time_forfeit", "loses on time", n - 1),
-                // An ERROR line in place of a move ends the game at once, its text the reason.
+                // An ERROR line in place of a move is no answer: the engine loses on time, the
+                // line quoted in the reason.
                 "error" => loses(
-                    "engine_error",
-                    &format!("answered \"ERROR pbrain-faulty: a fault at Move({n})\" instead"),
+                    "time_forfeit",
+                    &format!("having answered only \"ERROR pbrain-faulty: a fault at Move({n})\")"),
                     n - 1,
                 ),
                 "garbage" => loses("illegal_move", "unparsable move \"hello world\"", n - 1),

@@ -266,6 +266,7 @@ fn forfeits_crashes_and_illegal_moves_give_no_samples() {
             by: Color::White,
             elapsed: Duration::from_secs(6),
             limit: Duration::from_secs(5),
+            said: None,
         },
         Termination::Crash {
             by: Color::White,

@@ -1,6 +1,7 @@
 //! The engine layer: how the runner starts one pbrain engine process and converses with it under
 //! deadlines (spec → process → protocol → session), plus the log events it emits.
 
+pub mod chatter;
 pub mod leftovers;
 pub mod listen;
 pub mod process;
@@ -15,6 +16,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use tokio::sync::mpsc;
 
+pub use chatter::LineCounts;
 pub use process::{describe_status, EngineProcess};
 pub use protocol::{parse_about, parse_engine_line, About, Command, EngineLine, Field};
 pub use session::{EngineSession, MoveReply, MoveRequest, Takeback, DEFAULT_END_GRACE};
@@ -41,14 +43,16 @@ pub enum EngineError {
     #[error("engine refused to start: {text}")]
     StartFailed { text: String },
     /// The engine gave no answer before its time for that command ran out, and was killed.
-    #[error("engine did not answer {what} within {:.3} s", elapsed.as_secs_f64())]
-    Timeout { what: String, elapsed: Duration },
+    /// `said`: the first `ERROR`/`UNKNOWN` line it printed instead, if any.
+    #[error("engine did not answer {what} within {:.3} s{}", elapsed.as_secs_f64(), said_instead(said))]
+    Timeout {
+        what: String,
+        elapsed: Duration,
+        said: Option<String>,
+    },
     /// The engine process exited or closed its output, or was already dead when asked to act.
     #[error("engine crashed ({status})")]
     Crashed { status: String },
-    /// The engine answered a request for a move with an `ERROR` line instead of a move.
-    #[error("engine answered {what} with {text}")]
-    Refused { what: String, text: String },
     /// The session cannot carry on as the protocol needs, e.g. RESTART was refused and there is no process to start again.
     #[error("engine protocol error: {text}")]
     Protocol { text: String },
@@ -90,6 +94,12 @@ pub struct LogEvent {
 /// (or the receiver dropped) events are discarded.
 #[derive(Debug, Clone, Default)]
 pub struct LogSink(Option<mpsc::UnboundedSender<LogEvent>>);
+
+/// What a timeout's message adds about the line an engine printed instead of its answer.
+fn said_instead(said: &Option<String>) -> String {
+    said.as_ref()
+        .map_or(String::new(), |s| format!(" (it printed {s:?} instead)"))
+}
 
 impl LogSink {
     /// A sink that discards everything.
@@ -149,8 +159,18 @@ mod tests {
         let e = EngineError::Timeout {
             what: "TURN".into(),
             elapsed: Duration::from_millis(1500),
+            said: None,
         };
         assert_eq!(e.to_string(), "engine did not answer TURN within 1.500 s");
+        let e = EngineError::Timeout {
+            what: "BEGIN".into(),
+            elapsed: Duration::from_millis(1500),
+            said: Some("ERROR Board is not empty.".into()),
+        };
+        assert_eq!(
+            e.to_string(),
+            "engine did not answer BEGIN within 1.500 s (it printed \"ERROR Board is not empty.\" instead)"
+        );
         let e = EngineError::Crashed {
             status: "exit status 3".into(),
         };

@@ -406,7 +406,8 @@ impl About {
     }
 }
 
-/// Parses `name="Foo", version="1.0", …`. Values may also be unquoted (up to the next comma).
+/// Parses `name="Foo", version="1.0", …`. Values may also be unquoted (up to the next comma);
+/// their control characters are escaped ([`printable`]), the raw line kept as it was.
 /// Parsing stops at the first malformed part and keeps the fields read so far; a line without
 /// any `key=` is free text (see [`About::name`]).
 pub fn parse_about(line: &str) -> About {
@@ -440,7 +441,7 @@ pub fn parse_about(line: &str) -> About {
                 None => (after.trim_end(), ""),
             }
         };
-        fields.push((key.to_ascii_lowercase(), value.to_string()));
+        fields.push((key.to_ascii_lowercase(), printable(value.to_string())));
         rest = remaining;
     }
     About { fields, raw }
@@ -456,18 +457,38 @@ pub const QUOTED_ANSWER_CHARS: usize = 200;
 /// record and console line.
 pub const ABOUT_NAME_CHARS: usize = 64;
 
-/// `text` with at most `max` characters: longer texts keep their first `max` and end with
-/// `…`, so a reader sees it was cut. A short text is returned as it is (no copy: this is on
-/// every move's path).
+/// `text` with at most `max` characters, made [`printable`]: longer texts keep their first
+/// `max` and end with `…`, so a reader sees it was cut. A short printable text is returned as it
+/// is (no copy: this is on every move's path).
 pub fn cut_text(mut text: String, max: usize) -> String {
-    if text.len() <= max {
+    if text.len() > max {
+        if let Some((end, _)) = text.char_indices().nth(max) {
+            text.truncate(end);
+            text.push('…');
+        }
+    }
+    printable(text)
+}
+
+/// `text` with each control character (NUL, ESC, line ends, tabs, DEL, the C1 range) written
+/// as its escape (`\0` as `\u{0}`, ESC as `\u{1b}`, a tab as `\t`). Engine-supplied text (its
+/// `ABOUT` fields, `MESSAGE` lines, answers quoted in reasons) goes into PGN tags, SGF
+/// properties, the messages file, `.psq` names, the report and the console: there a NUL cuts a
+/// C reader's string, a line end breaks a one-line format and an escape sequence rewrites the
+/// terminal. Returned as it is when it holds none.
+pub fn printable(text: String) -> String {
+    if !text.chars().any(char::is_control) {
         return text;
     }
-    if let Some((end, _)) = text.char_indices().nth(max) {
-        text.truncate(end);
-        text.push('…');
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
     }
-    text
+    out
 }
 
 #[cfg(test)]
@@ -476,6 +497,23 @@ mod tests {
 
     fn p(x: u8, y: u8) -> Pos {
         Pos::new(x, y)
+    }
+
+    #[test]
+    fn control_characters_in_engine_texts_are_escaped() {
+        assert_eq!(printable("plain é".into()), "plain é");
+        assert_eq!(
+            printable("a\0b\x07c\x1b[31md\te\r\nf\x7f\u{85}".into()),
+            "a\\u{0}b\\u{7}c\\u{1b}[31md\\te\\r\\nf\\u{7f}\\u{85}"
+        );
+        assert_eq!(cut_text("ab\0cdef".into(), 3), "ab\\u{0}…");
+        let about = parse_about("name=\"x\0y\", version=\"1\x1b\"");
+        assert_eq!(about.name(), Some("x\\u{0}y"));
+        assert_eq!(about.version(), Some("1\\u{1b}"));
+        assert_eq!(
+            about.raw, "name=\"x\0y\", version=\"1\x1b\"",
+            "kept as read"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::time::{timeout, timeout_at, Instant};
 
+use super::chatter::{about_time_left, Chatter, LineCounts, Room};
 use super::listen::Listener;
 use super::process::{describe_status, EngineProcess, LineReader};
 use super::protocol::{
@@ -78,16 +79,36 @@ pub enum Takeback {
 }
 
 /// Which answer a request waits for: the lines an engine may send before it differ.
+///
+/// A line that is not the answer never ends the wait: an engine may print `ERROR` or `UNKNOWN`
+/// about something else and answer after (Rapfi, sent a line in the moment it has printed its
+/// move but not yet marked itself idle, drops the line's first word and refuses the others:
+/// `ERROR Unknown command: TIME_LEFT`, then answers the request). An engine that never
+/// answers loses on time, its first `ERROR`/`UNKNOWN` quoted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Answering {
-    /// A move: `UNKNOWN` lines are noise, `SUGGEST` is answered with `PLAY`; `ERROR` is the
-    /// answer (the engine refuses the request).
+    /// A move: `ERROR`, `UNKNOWN`, `DEBUG` and `OK` lines are noise (counted, logged), `SUGGEST`
+    /// is answered with `PLAY`; only a move or an unparsable line is the answer.
     Move,
-    /// A `SWAP2BOARD` answer: `UNKNOWN`/`ERROR` is the answer (the command is not supported).
+    /// A `SWAP2BOARD` answer: `UNKNOWN`/`ERROR` is the answer (the command is not supported),
+    /// unless it is about the `INFO time_left` line sent with it
+    /// ([`about_time_left`]).
     Swap,
-    /// A move after `YXNBEST`: as [`Move`](Answering::Move), but `UNKNOWN` is the answer (the
-    /// extension is not supported).
+    /// A move after `YXBOARD` + `YXNBEST`: as [`Move`](Answering::Move), but `UNKNOWN`/`ERROR`
+    /// is the answer (the extensions are not supported), unless it is about the
+    /// `INFO time_left` line.
     NBest,
+}
+
+impl Answering {
+    /// The request's keyword: a refusal line that names it is about the request.
+    fn keyword(self) -> &'static str {
+        match self {
+            Answering::Move => "",
+            Answering::Swap => "SWAP2BOARD",
+            Answering::NBest => "YXBOARD",
+        }
+    }
 }
 
 /// The engine's answer to a move request.
@@ -139,7 +160,9 @@ pub struct EngineSession {
     started: Option<BoardSize>,
     /// Why the conversation is over, once it is.
     dead: Option<String>,
-    messages: Vec<String>,
+    /// Its `MESSAGE` lines for the records (up to a cap per move) and the counts of its other
+    /// lines that were no answer.
+    chatter: Chatter,
     /// `INFO` pairs sent after the spec's own before each game (a tuning run's parameter
     /// values), replaced by [`set_game_options`](Self::set_game_options).
     game_options: Vec<(String, String)>,
@@ -239,7 +262,7 @@ impl EngineSession {
             exited: None,
             started: None,
             dead: None,
-            messages: Vec::new(),
+            chatter: Chatter::default(),
             game_options: Vec::new(),
             about: None,
             grace: DEFAULT_END_GRACE,
@@ -297,9 +320,51 @@ impl EngineSession {
         self.dead.is_none()
     }
 
-    /// The MESSAGE texts received since the last call.
+    /// The MESSAGE texts received since the last call (at most
+    /// [`LINES_PER_MOVE`](super::chatter::LINES_PER_MOVE) lines and
+    /// [`BYTES_PER_MOVE`](super::chatter::BYTES_PER_MOVE) bytes a move; the rest are counted in
+    /// [`line_counts`](Self::line_counts) as dropped).
     pub fn take_messages(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.messages)
+        self.chatter.take_messages()
+    }
+
+    /// The lines the engine printed that were no answer (`ERROR`, `UNKNOWN`, `DEBUG`, ...) and
+    /// those dropped over the cap, since the last [`take_line_counts`](Self::take_line_counts).
+    pub fn line_counts(&self) -> LineCounts {
+        self.chatter.counts()
+    }
+
+    /// As [`line_counts`](Self::line_counts), and counts afresh from here (a game's, when called
+    /// at its end).
+    pub fn take_line_counts(&mut self) -> LineCounts {
+        self.chatter.take_counts()
+    }
+
+    /// Keeps a `MESSAGE` text if the move's budget has room (else counts it dropped).
+    fn keep_message(&mut self, text: String) {
+        let room = self.chatter.message(text);
+        self.note_dropping(room);
+    }
+
+    /// The one note of a move about lines dropped over the cap.
+    fn note_dropping(&self, room: Room) {
+        if room == (Room::Dropped { first: true }) {
+            self.note(format!(
+                "over {} lines or {} KiB of messages and stray lines in this move: the rest are \
+                 counted, not kept",
+                super::chatter::LINES_PER_MOVE,
+                super::chatter::BYTES_PER_MOVE / 1024
+            ));
+        }
+    }
+
+    /// A line that is no answer: counted, and logged as a note (with `why`) within the cap.
+    fn noise(&mut self, line: Option<&EngineLine>, raw: &str, why: &str) {
+        let room = self.chatter.noise(line, raw);
+        match room {
+            Room::Kept => self.note(format!("{why}: {}", raw.trim())),
+            dropped => self.note_dropping(dropped),
+        }
     }
 
     /// Asks ABOUT and returns the engine's name: the `name` field, the free-text answer of old
@@ -354,6 +419,8 @@ impl EngineSession {
         // What an engine still had to say after a refused request is not the answer to RESTART;
         // when it cannot be drained the engine was killed, and starts afresh below.
         let _ = self.drain(startup_deadline, true).await;
+        // The start's messages have a move's room of their own.
+        self.chatter.new_move();
         if self.dead.is_some() {
             self.respawn().await?;
         }
@@ -413,7 +480,7 @@ impl EngineSession {
             loop {
                 let line = self.read_line().await?;
                 match parse_engine_line(&line) {
-                    Some(EngineLine::Message(text)) => self.messages.push(text),
+                    Some(EngineLine::Message(text)) => self.keep_message(text),
                     None
                     | Some(EngineLine::Debug(_) | EngineLine::Info(_))
                     | Some(EngineLine::Ok) => {}
@@ -465,7 +532,8 @@ impl EngineSession {
                     return Ok::<_, Broken>(());
                 }
                 if !line.is_empty() {
-                    self.note(format!("late line after {what}, ignored: {line}"));
+                    let why = format!("late line after {what}, ignored");
+                    self.noise(parse_engine_line(line).as_ref(), line, &why);
                 }
             }
         })
@@ -499,7 +567,7 @@ impl EngineSession {
                 .request(command, Answering::NBest, time_left, deadline, what)
                 .await?;
             if !is_refusal(&raw) {
-                return self.move_reply(&req, raw, elapsed);
+                return self.move_reply(raw, elapsed);
             }
             // Not an engine of Yixin's extensions: asked the usual way from now on, once what
             // it says to the stone lines is drained.
@@ -512,7 +580,7 @@ impl EngineSession {
                 req.describe()
             })
             .await?;
-        self.move_reply(&req, raw, elapsed)
+        self.move_reply(raw, elapsed)
     }
 
     /// `YXNBEST n` is to be asked for (the engine is asked for `n` best moves and has not
@@ -521,13 +589,8 @@ impl EngineSession {
         self.spec.nbest.filter(|_| !self.nbest_refused)
     }
 
-    /// The move answer `raw` to `req`, with the search report heard before it.
-    fn move_reply(
-        &mut self,
-        req: &MoveRequest,
-        raw: String,
-        elapsed: Duration,
-    ) -> Result<MoveReply, EngineError> {
+    /// The move answer `raw`, with the search report heard before it.
+    fn move_reply(&mut self, raw: String, elapsed: Duration) -> Result<MoveReply, EngineError> {
         let (search, ignored) = match self.listener.as_mut() {
             Some(l) => (l.finish(), l.take_ignored()),
             None => (None, 0),
@@ -536,14 +599,6 @@ impl EngineSession {
             self.note(format!(
                 "{ignored} line(s) of search output ignored (malformed, cut or out of window)"
             ));
-        }
-        if let Some(EngineLine::Error(_)) = parse_engine_line(&raw) {
-            // It refuses the request: no move is coming, and it may say more.
-            self.unsettled = Some(req.describe());
-            return Err(EngineError::Refused {
-                what: req.describe(),
-                text: cut_text(raw, QUOTED_ANSWER_CHARS),
-            });
         }
         Ok(MoveReply {
             coords: parse_coords(&raw),
@@ -571,7 +626,7 @@ impl EngineSession {
                 let line = self.read_line().await?;
                 match parse_engine_line(&line) {
                     None | Some(EngineLine::Debug(_) | EngineLine::Info(_)) => {}
-                    Some(EngineLine::Message(text)) => self.messages.push(text),
+                    Some(EngineLine::Message(text)) => self.keep_message(text),
                     Some(_) => return Ok::<_, Broken>(line.trim().to_string()),
                 }
             }
@@ -693,6 +748,7 @@ impl EngineSession {
         if self.unsettled.is_some() {
             self.drain(deadline, false).await?;
         }
+        self.chatter.new_move();
         let time_left_ms = time_left.map_or(UNLIMITED_TIME_LEFT_MS, |d| {
             u64::try_from(d.as_millis())
                 .unwrap_or(u64::MAX)
@@ -822,12 +878,6 @@ impl EngineSession {
         time_left_ms: u64,
         answering: Answering,
     ) -> Result<(String, Duration), Broken> {
-        // `-suspend` stopped the engine just after its last answer, possibly before it finished
-        // its own bookkeeping, and it wakes as these lines arrive: Rapfi, stopped between
-        // printing its move and marking itself idle, drops `INFO` as a command sent while it
-        // thinks and refuses the rest of the line (`ERROR Unknown command: TIME_LEFT`), then
-        // answers the request. Its `ERROR` lines are noise then, as `UNKNOWN` ones are.
-        let woken = self.suspended;
         // `INFO time_left` is written by hand: this runs on every move.
         let mut bytes = String::with_capacity(64);
         if time_left_ms == UNLIMITED_TIME_LEFT_MS {
@@ -848,19 +898,20 @@ impl EngineSession {
         }
         let sent = Instant::now();
         let answer = self
-            .read_move_answer(&bytes, answering, woken, sent, &mut listener)
+            .read_move_answer(&bytes, answering, time_left_ms, sent, &mut listener)
             .await;
         self.listener = listener.or(self.listener.take());
         answer
     }
 
     /// The loop of [`read_answer`](Self::read_answer): sends `bytes`, then reads until the
-    /// answer, giving search output to `listener`.
+    /// answer (see [`Answering`]), giving search output to `listener`. `time_left_ms` is the
+    /// value sent in `INFO time_left`: a refusal about that line is not the answer.
     async fn read_move_answer(
         &mut self,
         bytes: &str,
         answering: Answering,
-        woken: bool,
+        time_left_ms: u64,
         sent: Instant,
         listener: &mut Option<Listener>,
     ) -> Result<(String, Duration), Broken> {
@@ -874,17 +925,16 @@ impl EngineSession {
                     }
                     continue;
                 }
-                None | Some(EngineLine::Debug(_)) | Some(EngineLine::Ok) => continue,
-                Some(EngineLine::Unknown(_)) if answering == Answering::Move => {
-                    tracing::debug!(
-                        slot = self.slot + 1,
-                        engine = %self.name,
-                        "ignored while waiting for a move: {line}"
-                    );
+                parsed @ (None | Some(EngineLine::Debug(_)) | Some(EngineLine::Ok)) => {
+                    self.noise(parsed.as_ref(), &line, "no answer, ignored");
                     continue;
                 }
-                Some(EngineLine::Error(_)) if answering != Answering::Swap && woken => {
-                    self.note(format!("ignored on waking from -suspend: {line}"));
+                Some(EngineLine::Error(ref text) | EngineLine::Unknown(ref text))
+                    if answering == Answering::Move
+                        || about_time_left(text, time_left_ms, answering.keyword()) =>
+                {
+                    let parsed = parse_engine_line(&line);
+                    self.noise(parsed.as_ref(), &line, "no answer, ignored");
                     continue;
                 }
                 Some(EngineLine::Message(text)) => {
@@ -893,7 +943,7 @@ impl EngineSession {
                         .as_mut()
                         .is_some_and(|l| l.message(&text, || millis(sent.elapsed())));
                     if !heard {
-                        self.messages.push(text);
+                        self.keep_message(text);
                     }
                     continue;
                 }
@@ -1035,6 +1085,7 @@ impl EngineSession {
                 Err(EngineError::Timeout {
                     what: what.to_string(),
                     elapsed,
+                    said: self.chatter.take_refusal(),
                 })
             }
         }
@@ -1099,7 +1150,7 @@ impl EngineSession {
                             text: cut_text(line.trim().to_string(), QUOTED_ANSWER_CHARS),
                         }))
                     }
-                    Some(EngineLine::Message(text)) => self.messages.push(text),
+                    Some(EngineLine::Message(text)) => self.keep_message(text),
                     // Banners and stray output before OK are tolerated (and logged).
                     _ => {}
                 }
@@ -1118,6 +1169,8 @@ impl EngineSession {
 
     /// A runner's remark about the engine: to the protocol log, and to `-verbose` diagnostics.
     fn note(&self, text: String) {
+        // Notes quote engine lines: their control characters are escaped for the console.
+        let text = super::protocol::printable(text);
         tracing::debug!(slot = self.slot + 1, engine = %self.name, "{text}");
         self.log.emit(self.slot, &self.name, Direction::Note, text);
     }
@@ -1374,7 +1427,7 @@ mod tests {
     /// What a request that timed out waited for, and how long; panics on any other result.
     fn timeout_of<T: std::fmt::Debug>(result: Result<T, EngineError>) -> (String, Duration) {
         match result {
-            Err(EngineError::Timeout { what, elapsed }) => (what, elapsed),
+            Err(EngineError::Timeout { what, elapsed, .. }) => (what, elapsed),
             other => panic!("{other:?}"),
         }
     }
@@ -1873,44 +1926,133 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn an_error_instead_of_a_move_is_a_refusal_at_once_not_a_wait_for_the_clock() {
+    async fn an_error_instead_of_a_move_is_no_answer_the_engine_loses_on_time_quoting_it() {
         let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             e.recv().await;
             assert_eq!(e.recv().await, "BEGIN");
-            e.send("MESSAGE hm\r\nERROR Board is not empty.\r\n").await;
+            e.send("MESSAGE hm\r\nERROR Board is not empty.\r\nUNKNOWN what\r\n")
+                .await;
             e
         });
         let t = Instant::now();
-        match s
+        let (what, elapsed, said) = match s
             .request_move(MoveRequest::Begin, None, Duration::from_secs(5))
             .await
         {
-            Err(EngineError::Refused { what, text }) => {
-                assert_eq!(what, "BEGIN");
-                assert_eq!(text, "ERROR Board is not empty.");
-            }
+            Err(EngineError::Timeout {
+                what,
+                elapsed,
+                said,
+            }) => (what, elapsed, said),
             other => panic!("{other:?}"),
-        }
-        assert_eq!(t.elapsed(), Duration::ZERO, "no wait for the deadline");
+        };
+        assert_eq!(what, "BEGIN");
+        assert_eq!(said.as_deref(), Some("ERROR Board is not empty."));
+        assert_eq!(elapsed, Duration::from_secs(5), "waited for the deadline");
+        assert_eq!(t.elapsed(), Duration::from_secs(5));
         assert_eq!(s.take_messages(), vec!["hm"]);
+        let counts = s.take_line_counts();
+        assert_eq!((counts.error, counts.unknown), (1, 1));
+        assert!(!s.is_alive(), "killed at the deadline");
         engine.await.unwrap();
     }
 
     #[tokio::test(start_paused = true)]
-    async fn an_error_from_an_engine_woken_from_suspend_is_noise_before_its_move() {
-        let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
+    async fn error_lines_before_a_move_are_counted_noise_and_the_move_is_the_answer() {
+        let (mut s, engine, mut rx) = with_engine(session(), |mut e| async move {
             e.recv().await;
             assert_eq!(e.recv().await, "TURN 1,2");
-            // Rapfi stopped before it marked itself idle: it drops INFO and refuses the rest.
-            e.send("ERROR Unknown command: TIME_LEFT\r\nERROR Unknown command: 8502\r\n3,4\r\n")
+            // Rapfi sent a line while it finished its last move: it drops INFO and refuses the
+            // rest, then answers the TURN.
+            e.send("ERROR Unknown command: TIME_LEFT\r\nERROR Unknown command: 8502\r\n")
                 .await;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            e.send("DEBUG thinking\r\nOK\r\n3,4\r\n").await;
             e
         });
-        // As `suspend` leaves it (an in-process transport has no process group to stop).
-        s.suspended = true;
         let r = s.request_move(turn(1, 2), None, SEC).await.unwrap();
         assert_eq!(r.coords, Some((3, 4)));
+        assert_eq!(r.elapsed, Duration::from_millis(300));
+        assert_eq!(
+            s.line_counts(),
+            LineCounts {
+                error: 2,
+                debug: 1,
+                other: 1,
+                ..LineCounts::default()
+            }
+        );
         engine.await.unwrap();
+        let notes = notes(&mut rx);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n == "no answer, ignored: ERROR Unknown command: TIME_LEFT"),
+            "{notes:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_error_about_the_time_left_line_is_no_refusal_of_yxnbest_or_swap2board() {
+        let mut spec = EngineSpec::new("fake");
+        spec.nbest = Some(2);
+        let (mut s, engine, _rx) = with_engine(session_with(spec), |mut e| async move {
+            assert_eq!(e.recv().await, "START 15");
+            e.send("OK\r\n").await;
+            e.info_block().await;
+            recv_until(&mut e, "YXNBEST 2").await;
+            e.send(
+                "ERROR Unknown command: TIME_LEFT\r\nERROR Unknown command: 2147483647\r\n8,8\r\n",
+            )
+            .await;
+            recv_until(&mut e, "DONE").await;
+            e.send("ERROR Unknown command: TIME_LEFT\r\nSWAP\r\n").await;
+            e
+        });
+        new_game15(&mut s).await.unwrap();
+        let board = MoveRequest::Board(vec![(Pos::new(7, 7), Field::Opponent)]);
+        let r = s.request_move(board, None, SEC).await.unwrap();
+        assert_eq!(r.coords, Some((8, 8)));
+        assert_eq!(s.nbest(), Some(2), "not refused");
+        let r = s.swap2_request(&[Pos::new(7, 7)], None, SEC).await.unwrap();
+        assert_eq!(r.answer, Answer::Swap);
+        assert_eq!(s.take_line_counts().error, 3);
+        engine.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_message_flood_is_kept_up_to_the_cap_per_move_and_the_rest_counted() {
+        use super::super::chatter::{BYTES_PER_MOVE, LINES_PER_MOVE};
+        let flood = 10 * LINES_PER_MOVE;
+        let (mut s, engine, mut rx) = with_engine(session(), move |mut e| async move {
+            for _ in 0..2 {
+                recv_until(&mut e, "BEGIN").await;
+                let mut out = String::new();
+                for i in 0..flood {
+                    out.push_str(&format!("MESSAGE line {i}\r\nDEBUG d\r\n"));
+                }
+                out.push_str("7,7\r\n");
+                e.send(&out).await;
+            }
+            e
+        });
+        for _ in 0..2 {
+            let r = s.request_move(MoveRequest::Begin, None, SEC).await.unwrap();
+            assert_eq!(r.coords, Some((7, 7)));
+        }
+        let kept = s.take_messages();
+        // Half of each move's room went to the DEBUG lines' notes.
+        assert_eq!(kept.len(), LINES_PER_MOVE, "{} kept", kept.len());
+        assert!(kept.iter().map(String::len).sum::<usize>() <= 2 * BYTES_PER_MOVE);
+        assert_eq!(kept[0], "line 0");
+        let counts = s.take_line_counts();
+        assert_eq!(counts.debug, 2 * flood as u64);
+        assert_eq!(counts.dropped, 2 * (2 * flood - LINES_PER_MOVE) as u64);
+        assert!(counts.dropped_bytes > counts.dropped * 5);
+        engine.await.unwrap();
+        let notes = notes(&mut rx);
+        let over = notes.iter().filter(|n| n.starts_with("over ")).count();
+        assert_eq!(over, 2, "one note a move");
     }
 
     #[tokio::test(start_paused = true)]

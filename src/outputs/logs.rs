@@ -60,7 +60,9 @@ impl LogFiles {
                 t.as_secs_f64(),
                 ev.engine,
                 arrow,
-                ev.text
+                // A line as the engine wrote it may hold control characters: escaped, so the
+                // log stays one line per event and a terminal showing it is left alone.
+                crate::engine::protocol::printable(ev.text)
             );
             if let Err(e) = writeln!(w, "{line}") {
                 warn(format!("protocol log {}: {e}", path.display()));

@@ -14,6 +14,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use crate::board::{BoardSize, Color, Pos, Symmetry};
+use crate::engine::LineCounts;
 use crate::game::GameOutcome;
 use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId};
@@ -206,6 +207,10 @@ pub struct EngineUse {
     /// Largest resident memory of those processes seen in the game (sampled while it thought
     /// and at the end), bytes.
     pub peak_memory: u64,
+    /// The lines it printed that were no answer (`ERROR`, `UNKNOWN`, `DEBUG`, ...) and those
+    /// dropped over the cap a move; absent when there were none.
+    #[serde(default, skip_serializing_if = "LineCounts::is_empty")]
+    pub lines: LineCounts,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -414,6 +419,7 @@ pub(crate) mod fixtures {
             by: Color::White,
             elapsed: Duration::from_millis(6100),
             limit: Duration::from_secs(5),
+            said: None,
         };
         r.black = EngineId(0);
         r.white = EngineId(1);

@@ -21,6 +21,20 @@ pub fn render(r: &GameRecord, evals: Evals) -> String {
         block.push_str(m);
         block.push('\n');
     }
+    if let Some(u) = &r.usage {
+        for (c, lines) in [(Color::Black, u.black.lines), (Color::White, u.white.lines)] {
+            if lines.dropped > 0 {
+                block.push_str(&format!(
+                    "{}: ({} more lines, {} bytes, dropped over the cap of {} lines or {} KiB a move)\n",
+                    r.name_of(c),
+                    lines.dropped,
+                    lines.dropped_bytes,
+                    crate::engine::chatter::LINES_PER_MOVE,
+                    crate::engine::chatter::BYTES_PER_MOVE / 1024
+                ));
+            }
+        }
+    }
     let opening = r.opening.len();
     let reports = r.quoted_reports(evals).unwrap_or_default();
     for (i, (m, s)) in r.outcome.moves.iter().zip(reports).enumerate() {
@@ -53,6 +67,22 @@ mod tests {
             "Game 7 (scout vs random): 1-0 {black makes five}\n\
              scout: depth 4 eval 120\n\
              random: pondering\n\n"
+        );
+    }
+
+    #[test]
+    fn lines_dropped_over_the_cap_are_said_after_the_messages() {
+        let mut r = sample_record();
+        let mut usage = crate::record::GameUse::default();
+        usage.white.lines.dropped = 3;
+        usage.white.lines.dropped_bytes = 42;
+        usage.black.lines.error = 2;
+        r.usage = Some(usage);
+        assert_eq!(
+            render(&r, Evals::On),
+            "Game 7 (scout vs random): 1-0 {black makes five}\n\
+             scout: depth 4 eval 120\n\
+             random: (3 more lines, 42 bytes, dropped over the cap of 256 lines or 64 KiB a move)\n\n"
         );
     }
 

@@ -232,6 +232,10 @@ pub struct EngineTimes {
     pub reported: u64,
     /// The engine's own time (its reports' `time_ms`) by move number, where it gave one.
     pub own_by_move: Vec<MoveTimes>,
+    /// Its lines that were no answer (`ERROR`, `UNKNOWN`, `DEBUG`, ...) and those dropped over
+    /// the cap a move, over the games that recorded them (`usage`).
+    #[serde(skip_serializing_if = "crate::engine::LineCounts::is_empty")]
+    pub lines: crate::engine::LineCounts,
 }
 
 /// How one engine's games ended, by termination code.
@@ -307,6 +311,8 @@ pub struct ReportBuilder {
     reported: Vec<u64>,
     /// Engine → (CPU ms, thinking ms of the same games, peak memory) from the games' `usage`.
     usage: Vec<(u64, u64, u64)>,
+    /// Engine → its stray lines from the games' `usage`.
+    lines: Vec<crate::engine::LineCounts>,
     terminations: Vec<EngineTerminations>,
     started: Option<String>,
     ended: Option<String>,
@@ -362,6 +368,7 @@ impl ReportBuilder {
             own_times: vec![Vec::new(); n],
             reported: vec![0; n],
             usage: vec![(0, 0, 0); n],
+            lines: vec![Default::default(); n],
             terminations: (0..n)
                 .map(|engine| EngineTerminations {
                     engine,
@@ -525,6 +532,7 @@ impl ReportBuilder {
             acc.0 += eu.cpu_ms;
             acc.1 += think;
             acc.2 = acc.2.max(eu.peak_memory);
+            self.lines[engine].add(&eu.lines);
         }
     }
 
@@ -582,7 +590,7 @@ impl ReportBuilder {
                 crossing,
             }
         });
-        let usage = self.usage;
+        let (usage, lines) = (self.usage, self.lines);
         let (reported, mut own) = (self.reported, self.own_times);
         let times = self
             .times
@@ -596,6 +604,7 @@ impl ReportBuilder {
                     peak_memory,
                     reported: reported[engine],
                     own_by_move: quantiles_by_move(std::mem::take(&mut own[engine])),
+                    lines: lines[engine],
                     ..engine_times(engine, by_move)
                 }
             })
@@ -797,6 +806,7 @@ fn engine_times(engine: usize, by_move: Vec<Vec<u64>>) -> EngineTimes {
         by_move,
         reported: 0,
         own_by_move: Vec::new(),
+        lines: Default::default(),
     }
 }
 

@@ -438,6 +438,11 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
                 memory => format!("{} MiB", t.peak_memory >> 20),
                 reported => format!("{} %", fixed(100.0 * t.reported as f64 / t.moves.max(1) as f64, 0)),
                 reported_of => format!("{} of {} moves", t.reported, t.moves),
+                errors => t.lines.error,
+                stray => t.lines.unknown + t.lines.debug + t.lines.other,
+                stray_of => format!("{} UNKNOWN, {} DEBUG, {} other", t.lines.unknown, t.lines.debug, t.lines.other),
+                dropped => t.lines.dropped,
+                dropped_of => format!("{} bytes", t.lines.dropped_bytes),
             }
         })
         .collect();
@@ -469,6 +474,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         terminations => termination_rows(&r.terminations, &r.engines),
         usage => r.times.iter().any(|t| t.peak_memory > 0),
         reports => r.times.iter().any(|t| t.reported > 0),
+        lines => r.times.iter().any(|t| !t.lines.is_empty()),
         // Forbidden points exist under renju only: the viewer's legend mentions them there only.
         renju => r.rule == crate::rules::Rule::Renju.code(),
         times,

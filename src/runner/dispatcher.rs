@@ -922,6 +922,7 @@ mod tests {
             by: Color::Black,
             elapsed: std::time::Duration::from_secs(9),
             limit: std::time::Duration::from_secs(1),
+            said: None,
         };
         let actions = d.on_event(record(&p, None, Some(crash)));
         assert!(!actions.iter().any(|a| matches!(a, Action::AbandonGames)));
@@ -1084,11 +1085,13 @@ mod tests {
                     cpu_ms: 198,
                     startup_cpu_ms: 1500,
                     peak_memory: 40 << 20,
+                    ..Default::default()
                 },
                 white: crate::record::EngineUse {
                     cpu_ms: 66,
                     startup_cpu_ms: 10,
                     peak_memory: 8 << 20,
+                    ..Default::default()
                 },
             });
             d.on_event(Event::Finished(rec));

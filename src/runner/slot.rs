@@ -137,11 +137,10 @@ struct SessionPlayer<'a> {
 
 fn failure_of(e: EngineError) -> Failure {
     match e {
-        EngineError::Timeout { elapsed, .. } => Failure::Timeout { elapsed },
+        EngineError::Timeout { elapsed, said, .. } => Failure::Timeout { elapsed, said },
         EngineError::Crashed { status } => Failure::Crashed { status },
         EngineError::StartFailed { text } => Failure::StartFailed { text },
         EngineError::MemoryLimit { peak, limit } => Failure::MemoryLimit { peak, limit },
-        EngineError::Refused { text, .. } => Failure::Refused { text },
         other => Failure::Crashed {
             status: other.to_string(),
         },
@@ -237,6 +236,7 @@ fn engine_use(s: &mut EngineSession) -> EngineUse {
         cpu_ms: now.cpu.as_millis() as u64,
         startup_cpu_ms: now.startup_cpu.as_millis() as u64,
         peak_memory: s.take_peak_memory().max(now.rss),
+        lines: s.take_line_counts(),
     }
 }
 

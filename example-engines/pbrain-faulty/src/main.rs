@@ -16,6 +16,12 @@
 //! (at move N a complete block after the move line) and `--search-good` (a well-formed block,
 //! `INFO EVAL 25` at depth 1 naming the move played, before every move). Before a move they come
 //! in that order: garbage, flood, good, cut. None changes the moves played.
+//!
+//! Chatter that is no answer: `--message-flood N` (N `MESSAGE` lines before every move),
+//! `--error-noise` (before every move the lines Rapfi prints when a line reaches it while it
+//! finishes its last move, `ERROR Unknown command: TIME_LEFT` and the like, then the move) and
+//! `--control-chars` (a NUL, a bell, an escape sequence and a tab in its `ABOUT` name and in a
+//! `MESSAGE` before every move).
 
 use std::io::{self, Write};
 use std::process::{Command as Process, Stdio};
@@ -41,6 +47,7 @@ const USAGE: &str = "usage: pbrain-faulty [--seed N] [--fault PHASE:KIND]... [--
   [--swap-always] [--swap-two]
   [--search-garbage-at N] [--search-flood N] [--search-cut-at N] [--search-after-move-at N]
   [--search-good]
+  [--message-flood N] [--error-noise] [--control-chars]
 
 --fault PHASE:KIND (repeatable) misbehaves at every PHASE exchange:
   PHASE  about | start | restart | moveN (the N-th move asked in a game, from 1) | takeback
@@ -74,7 +81,16 @@ Search reports (printed whatever INFO show_detail says; the moves stay the same)
                            after the move line
   --search-good            before every move, a complete block: DEPTH 1, EVAL 25, BESTLINE the
                            move played
-  Before a move: garbage, flood, good, cut, then the move.";
+  Before a move: garbage, flood, good, cut, then the move.
+Chatter (before every move, before the search reports):
+  --message-flood N        N lines `MESSAGE flood line I of N` (written in large batches)
+  --error-noise            `ERROR Unknown command: TIME_LEFT`, `ERROR Unknown command: 1000`,
+                           `UNKNOWN noise`, `DEBUG noise`, then the move
+  --control-chars          its ABOUT name is `faulty` + NUL, BEL, ESC `[31m`, TAB and `end`,
+                           and a MESSAGE holding the same before every move";
+
+/// The control characters `--control-chars` puts in its name and messages.
+const CONTROL_TEXT: &str = "faulty\0nul\x07bel\x1b[31mesc\ttab end";
 
 /// Exit status of a `crash` fault.
 const CRASH_STATUS: i32 = 3;
@@ -225,6 +241,12 @@ struct Faults {
     swap: SwapFault,
     /// Faults of the search reports.
     search: SearchFaults,
+    /// `MESSAGE` lines before every move.
+    message_flood: u64,
+    /// Refusals about a line it half read, then the move, every move.
+    error_noise: bool,
+    /// Control characters in its name and messages.
+    control_chars: bool,
 }
 
 /// What pbrain-faulty prints of a "search" around its moves.
@@ -434,7 +456,8 @@ fn fault_args(args: &[String]) -> Vec<&str> {
 }
 
 /// The options that take a value (`--name V` or `--name=V`).
-const VALUED: [&str; 21] = [
+const VALUED: [&str; 22] = [
+    "--message-flood",
     "--search-garbage-at",
     "--search-flood",
     "--search-cut-at",
@@ -458,7 +481,9 @@ const VALUED: [&str; 21] = [
     "--exit-between-moves-at",
 ];
 /// The options that stand alone.
-const FLAGS: [&str; 18] = [
+const FLAGS: [&str; 20] = [
+    "--error-noise",
+    "--control-chars",
     "--search-good",
     "--swap-unknown",
     "--swap-garbage",
@@ -572,6 +597,14 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
                 .map_err(|_| format!("--alloc-mb expects MiB, got {v:?}"))?,
         },
         slow_info_ms: millis("--slow-info-ms", 0)?,
+        message_flood: match arg_value(args, "--message-flood") {
+            None => 0,
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("--message-flood expects a number of lines, got {v:?}"))?,
+        },
+        error_noise: flag("--error-noise"),
+        control_chars: flag("--control-chars"),
         search: SearchFaults {
             garbage_from: num("--search-garbage-at")?,
             flood: match arg_value(args, "--search-flood") {
@@ -801,7 +834,11 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
                     out.line("MESSAGE pbrain-faulty banner line 2")?;
                 }
                 let about = about_line(
-                    "pbrain-faulty",
+                    if f.control_chars {
+                        CONTROL_TEXT
+                    } else {
+                        "pbrain-faulty"
+                    },
                     env!("CARGO_PKG_VERSION"),
                     "gomoku-cli",
                     "-",
@@ -860,6 +897,20 @@ fn answer_move<W: Write>(
     if f.message_every_move {
         out.line(&format!("MESSAGE pbrain-faulty move {n}"))?;
     }
+    if f.control_chars {
+        out.line(&format!("MESSAGE {CONTROL_TEXT}"))?;
+    }
+    if f.error_noise {
+        for line in [
+            "ERROR Unknown command: TIME_LEFT",
+            "ERROR Unknown command: 1000",
+            "UNKNOWN noise",
+            "DEBUG noise",
+        ] {
+            out.line(line)?;
+        }
+    }
+    message_flood(f.message_flood, out)?;
     // The move is chosen first (as before, only when not replaced), so the search
     // reports can name it.
     let mv = match replaced {
@@ -883,6 +934,22 @@ fn answer_move<W: Write>(
     let turn = Duration::from_millis(state.limits.timeout_turn.unwrap_or(60_000));
     for line in f.search.after_move(n, mv, turn) {
         out.line(&line)?;
+    }
+    Ok(())
+}
+
+/// `lines` MESSAGE lines, written in batches of a few thousand (one write each, not one a line:
+/// a flood of a million lines takes a second, not a million system calls).
+fn message_flood<W: Write>(lines: u64, out: &mut Output<W>) -> io::Result<()> {
+    const BATCH: u64 = 4096;
+    let mut i = 0;
+    while i < lines {
+        let end = (i + BATCH).min(lines);
+        let batch: Vec<String> = (i..end)
+            .map(|k| format!("MESSAGE flood line {} of {lines}", k + 1))
+            .collect();
+        out.line(&batch.join("\n"))?;
+        i = end;
     }
     Ok(())
 }
