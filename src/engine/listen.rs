@@ -8,7 +8,7 @@
 //! game; what cannot be read is counted and dropped.
 
 use crate::board::{BoardSize, Pos};
-use crate::search::{Eval, PvMove, SearchReport, MULTIPV_CAP, PV_CAP};
+use crate::search::{Eval, Outlook, PvMove, SearchReport, MATE_PLIES_MAX, MULTIPV_CAP, PV_CAP};
 
 /// A reported engine time this far past our own clock belongs to an earlier search (a report
 /// printed after the last move, read now): the engine's clock starts after ours.
@@ -151,6 +151,7 @@ impl Listener {
             Shape::Pondering => return true,
             Shape::Pipes => self.read_pipes(text),
             Shape::Keys => self.read_keys(text),
+            Shape::Commas => read_commas(text),
             Shape::Bestline(moves) => moves_in(moves, self.size).ok().flatten().map(|pv| Pv {
                 index: 0,
                 report: SearchReport {
@@ -213,7 +214,7 @@ impl Listener {
         for (i, field) in text.split('|').enumerate() {
             let field = field.trim();
             let (key, value) = field.split_once(' ').unwrap_or((field, ""));
-            let value = value.trim();
+            let (key, value) = (key.strip_suffix(':').unwrap_or(key), value.trim());
             let is = |name: &str| key.eq_ignore_ascii_case(name);
             if i == 0 && key.starts_with('(') {
                 // `(K) E`, then perhaps `(W 54.30, D 1.20, S 0.50)`.
@@ -319,6 +320,9 @@ enum Shape<'a> {
     Keys,
     /// `Bestline MOVES`: the PV of the report just printed (Rapfi's "brief" mode).
     Bestline(&'a str),
+    /// Comma-separated fields: SlowRenju's `Nodes=…, Time=…ms, speed=…, depth=D-SD,
+    /// Evaluation=V`, EGO's `level D, value V, (x ,y), speed S k, node N , … ,cost T ms`.
+    Commas,
 }
 
 fn shape_of(text: &str) -> Shape<'_> {
@@ -326,7 +330,9 @@ fn shape_of(text: &str) -> Shape<'_> {
         return Shape::Pondering;
     }
     let (first, rest) = text.split_once(' ').unwrap_or((text, ""));
-    let is = |name: &str| first.eq_ignore_ascii_case(name);
+    // Rapfi 0.29 (Gomocup 2021) writes its keys with a colon: `Speed: 345 | Depth: 9-17 | …`.
+    let word = first.strip_suffix(':').unwrap_or(first);
+    let is = |name: &str| word.eq_ignore_ascii_case(name);
     if text.contains('|') {
         let pv_line = first.starts_with('(') && first.ends_with(')');
         if is("Depth") || is("Speed") || pv_line {
@@ -339,9 +345,37 @@ fn shape_of(text: &str) -> Shape<'_> {
         Shape::Keys
     } else if is("Bestline") {
         Shape::Bestline(rest)
+    } else if first.starts_with("Nodes=") || is("level") && rest.contains(", value ") {
+        Shape::Commas
     } else {
         Shape::Words
     }
+}
+
+/// SlowRenju's and EGO's comma-separated fields, `key=value` or `key value`, unknown ones
+/// skipped. EGO's point `(x ,y)` is not read: which way round it is, is not known.
+fn read_commas(text: &str) -> Option<Pv> {
+    let mut pv = Pv::default();
+    let r = &mut pv.report;
+    for field in text.split(',') {
+        let field = field.trim();
+        let (key, value) = field
+            .split_once('=')
+            .or_else(|| field.split_once(' '))
+            .unwrap_or((field, ""));
+        let value = value.trim();
+        let is = |name: &str| key.eq_ignore_ascii_case(name);
+        if is("depth") || is("level") {
+            (r.depth, r.seldepth) = depths_of(value)?;
+        } else if is("Evaluation") || is("value") {
+            r.eval = eval_of(value).ok()?;
+        } else if is("Nodes") || is("node") {
+            r.nodes = Some(count_of(value)?);
+        } else if is("Time") || is("cost") {
+            r.time_ms = Some(time_of(value)?);
+        }
+    }
+    Some(pv)
 }
 
 /// Whether two reports are the same iteration said twice (a detail block and a message, a
@@ -422,6 +456,9 @@ fn moves_in(text: &str, size: BoardSize) -> Result<Option<Vec<Pos>>, ()> {
 /// a colour (`Xh8`, `Oi9`). `Ok(false)`: the word is no move list (`(NONE)`, `Pass`, a key),
 /// `moves` unchanged; `Err`: it is one, with a point off the board.
 fn moves_of(word: &str, size: BoardSize, moves: &mut Vec<Pos>) -> Result<bool, ()> {
+    if let Some(pairs) = word.strip_prefix('[') {
+        return pairs_of(pairs, size, moves);
+    }
     let bytes = word.as_bytes();
     let before = moves.len();
     let mut i = 0;
@@ -461,6 +498,21 @@ fn moves_of(word: &str, size: BoardSize, moves: &mut Vec<Pos>) -> Result<bool, (
     Ok(i > 0)
 }
 
+/// Rapfi 0.29's Bestline, `[9,7][7,9]…` (the leading `[` taken): points as the protocol
+/// writes them.
+fn pairs_of(pairs: &str, size: BoardSize, moves: &mut Vec<Pos>) -> Result<bool, ()> {
+    let Some(pairs) = pairs.strip_suffix(']') else {
+        return Ok(false);
+    };
+    for pair in pairs.split("][") {
+        let pos = Pos::parse_gomocup(pair, size).map_err(|_| ())?;
+        if moves.len() < PV_CAP {
+            moves.push(pos);
+        }
+    }
+    Ok(true)
+}
+
 /// `D-SD` or `D`: a depth and perhaps a selective depth.
 fn depths_of(text: &str) -> Option<(Option<u32>, Option<u32>)> {
     let (d, sd) = text.split_once('-').unwrap_or((text, ""));
@@ -490,9 +542,24 @@ fn set<T>(field: &mut Option<T>, value: Option<T>) -> bool {
 }
 
 /// An evaluation, `Ok(None)` for `VAL_NONE`.
+/// Besides what [`Eval`] reads, PentaZen's `+v17`/`-v9`: a proven win or loss in that many
+/// plies (the number falls by two a move as it plays the win out).
 fn eval_of(text: &str) -> Result<Option<Eval>, ()> {
     if text.eq_ignore_ascii_case("VAL_NONE") {
         return Ok(None);
+    }
+    let proven = |sign: char| {
+        let plies = text.strip_prefix(sign)?.strip_prefix('v')?;
+        plies.bytes().all(|b| b.is_ascii_digit()).then_some(())?;
+        plies.parse::<u32>().ok().filter(|&n| n <= MATE_PLIES_MAX)
+    };
+    for (sign, outlook) in [('+', Outlook::Win), ('-', Outlook::Loss)] {
+        if let Some(plies) = proven(sign) {
+            return Ok(Some(Eval::Mate {
+                outlook,
+                plies: Some(plies),
+            }));
+        }
     }
     text.parse().map(Some).map_err(|_| ())
 }
@@ -513,7 +580,9 @@ fn count_of(text: &str) -> Option<u64> {
 /// `3min`, `2h`: the unit grows with the time, the digits are cut, not rounded).
 fn time_of(text: &str) -> Option<u64> {
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    let scale = match &text[digits..] {
+    // Rapfi 0.29 writes `251 ms`.
+    let unit = text[digits..].strip_prefix(' ').unwrap_or(&text[digits..]);
+    let scale = match unit {
         "" | "ms" => 1,
         "s" => 1_000,
         "min" => 60_000,
@@ -526,7 +595,6 @@ fn time_of(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::Outlook;
 
     /// A listener on a 15x15 board whose request has begun.
     fn listening() -> Listener {
@@ -933,6 +1001,65 @@ mod tests {
     }
 
     #[test]
+    fn gomocup_2021_engines_lines() {
+        // Rapfi 0.29: keys with colons, the PV as protocol points.
+        let mut l = listening();
+        assert!(l.message(
+            "Speed: 345 | Depth: 9-17 | Eval: 114 | Node: 86K | Time: 251 ms",
+            || 300
+        ));
+        assert!(l.message("Bestline: [9,7][7,9][8,6]", || 300));
+        let r = l.finish().unwrap();
+        assert_eq!(
+            (r.eval, r.depth, r.seldepth),
+            (Some(Eval::Score(114)), Some(9), Some(17))
+        );
+        assert_eq!((r.nodes, r.time_ms), (Some(86_000), Some(251)));
+        assert_eq!(r.pv, vec![p(9, 7), p(7, 9), p(8, 6)]);
+
+        // PentaZen's proven win.
+        l.begin();
+        l.message("dep 7-14 ev +v17 nd 2372 tm 4 sp 593", || 5);
+        let r = l.finish().unwrap();
+        let win = |n| Eval::Mate {
+            outlook: Outlook::Win,
+            plies: Some(n),
+        };
+        assert_eq!(r.eval, Some(win(17)));
+
+        // SlowRenju's summary; its candidate table stays words.
+        l.begin();
+        assert!(!l.message(" 5;(05,06)      13 ----------      368", || 400));
+        assert!(l.message(
+            "Nodes=39900, Time=381ms, speed=104724, depth=5-9, Evaluation=13",
+            || 400
+        ));
+        let r = l.finish().unwrap();
+        assert_eq!(
+            (r.eval, r.depth, r.seldepth),
+            (Some(Eval::Score(13)), Some(5), Some(9))
+        );
+        assert_eq!((r.nodes, r.time_ms), (Some(39_900), Some(381)));
+
+        // EGO's depth lines; its summary and the rest are words.
+        l.begin();
+        for text in [
+            "level 4, value 0, (6 ,8), speed 557 k, node 7805 , max extend 4, extend node 5815 , \
+             cache hit: 55/171 ,inner combo rate 42/160 ,cost 14 ms",
+            "level 6, value -20, (6 ,8), speed 276 k, node 12698 , max extend 6, extend node 259 , \
+             cache hit: 65/903 ,inner combo rate 4/11 ,cost 46 ms",
+        ] {
+            assert!(l.message(text, || 100), "{text}");
+        }
+        assert!(!l.message(":level 6(3) value -20 (6,8) speed 276 k (12698) ", || 100));
+        assert!(!l.message("combo level. self 0 , other 7 ", || 100));
+        let r = l.finish().unwrap();
+        assert_eq!((r.eval, r.depth), (Some(Eval::Score(-20)), Some(6)));
+        assert_eq!((r.nodes, r.time_ms), (Some(12_698), Some(46)));
+        assert_eq!(l.take_ignored(), 0);
+    }
+
+    #[test]
     fn a_shallower_or_less_complete_report_never_replaces_the_kept_one() {
         let mut l = listening();
         l.message("depth 9-15 ev 40 n 5K tm 30 pv H8", || 50);
@@ -979,6 +1106,61 @@ mod tests {
         assert_eq!(l.take_ignored(), 6);
     }
 
+    /// Real engines' lines (tests/search_reports.txt): every section's report is the one its
+    /// `expect` line gives, no line is dropped, and only the lines that are no report stay
+    /// messages.
+    #[test]
+    fn real_engines_lines_are_heard() {
+        let corpus = include_str!("../../tests/search_reports.txt");
+        let points = |text: &str| -> Vec<Pos> {
+            text.split('/')
+                .map(|t| Pos::parse_gomocup(t, BoardSize::new(15).unwrap()).unwrap())
+                .collect()
+        };
+        let mut sections = 0;
+        for section in corpus.split("\n== ").skip(1) {
+            sections += 1;
+            let mut lines = section.lines();
+            let title = lines.next().unwrap();
+            let expect = lines.next().unwrap().strip_prefix("expect ").unwrap();
+            let mut want = SearchReport::default();
+            let mut firsts = Vec::new();
+            let mut words = 0;
+            for item in expect.split(' ') {
+                let (key, value) = item.split_once('=').unwrap();
+                match key {
+                    "ev" => want.eval = Some(value.parse().unwrap()),
+                    "d" => want.depth = Some(value.parse().unwrap()),
+                    "sd" => want.seldepth = Some(value.parse().unwrap()),
+                    "n" => want.nodes = Some(value.parse().unwrap()),
+                    "ms" => want.time_ms = Some(value.parse().unwrap()),
+                    "pv" => want.pv = points(value),
+                    "firsts" => firsts = points(value),
+                    "words" => words = value.parse().unwrap(),
+                    _ => panic!("{title}: unknown key {key}"),
+                }
+            }
+            let mut l = listening();
+            let mut messages = 0;
+            for line in lines {
+                // A late report would be refused: this test is about shapes, not times.
+                if let Some(rest) = line.strip_prefix("INFO ") {
+                    l.info(rest, || 3_600_000);
+                } else if let Some(text) = line.strip_prefix("MESSAGE ") {
+                    messages += usize::from(!l.message(text, || 3_600_000));
+                }
+            }
+            let got = l.finish().unwrap_or_else(|| panic!("{title}: no report"));
+            let got_firsts: Vec<Pos> = got.multipv.iter().map(|m| m.pos).collect();
+            want.multipv = got.multipv.clone();
+            assert_eq!(*got, want, "{title}");
+            assert_eq!(got_firsts, firsts, "{title}");
+            assert_eq!(messages, words, "{title}: lines left as messages");
+            assert_eq!(l.take_ignored(), 0, "{title}: lines dropped");
+        }
+        assert!(sections >= 20, "{sections} sections read");
+    }
+
     #[test]
     fn times_as_rapfi_writes_them() {
         assert_eq!(time_of("79"), Some(79));
@@ -987,7 +1169,8 @@ mod tests {
         assert_eq!(time_of("3min"), Some(180_000));
         assert_eq!(time_of("2h"), Some(7_200_000));
         assert_eq!(time_of("ms"), None);
-        assert_eq!(time_of("5 s"), None);
+        assert_eq!(time_of("251 ms"), Some(251));
+        assert_eq!(time_of("5  s"), None);
     }
 
     #[test]
