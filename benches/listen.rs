@@ -1,6 +1,7 @@
 //! The cost of hearing an engine: lines of search output per second through the listener, in
-//! both forms engines use (Rapfi's detail blocks and its one-line messages), with a 20-move PV.
-//! The aim is under 1 µs a line.
+//! the shapes engines use (Rapfi's detail blocks, its one-line "ucilike" messages, its "normal"
+//! `|` lines, Embryo's spaced colour-prefixed lines), with a 20-move PV. The aim is
+//! under 1 µs a line.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use gomoku_cli::board::BoardSize;
@@ -45,22 +46,57 @@ fn listen(c: &mut Criterion) {
             black_box(l.finish())
         })
     });
-    let messages: Vec<String> = (1..=20)
-        .map(|d| {
-            format!("depth {d}-{} ev -135 n 2345K n/ms 4599 tm 510 pv H8I9J10K11L12M13N14G7F6E5D4C3B2A1H9H10H11H12H13H14", d + 8)
-        })
-        .collect();
-    group.throughput(Throughput::Elements(messages.len() as u64));
-    group.bench_function("message_lines", |b| {
-        let mut l = Listener::new(size);
-        b.iter(|| {
-            l.begin();
-            for m in &messages {
-                l.message(black_box(m), || 600);
-            }
-            black_box(l.finish())
-        })
-    });
+    let pv: String = "H8I9J10K11L12M13N14G7F6E5D4C3B2A1H9H10H11H12H13H14".into();
+    let spaced = "H8 I9 J10 K11 L12 M13 N14 G7 F6 E5 D4 C3 B2 A1 H9 H10 H11 H12 H13 H14";
+    let shapes: [(&str, Vec<String>); 3] = [
+        (
+            "message_lines",
+            (1..=20)
+                .map(|d| {
+                    format!(
+                        "depth {d}-{} ev -135 n 2345K n/ms 4599 tm 510 pv {pv}",
+                        d + 8
+                    )
+                })
+                .collect(),
+        ),
+        (
+            "normal_lines",
+            (1..=20)
+                .map(|d| format!("Depth {d}-{} | Eval -135 | Time 510ms | {spaced}", d + 8))
+                .collect(),
+        ),
+        (
+            "embryo_lines",
+            (1..=20)
+                .map(|d| {
+                    let colours: Vec<String> = spaced
+                        .split(' ')
+                        .enumerate()
+                        .map(|(i, m)| format!("{}{}", ["X", "O"][i % 2], m.to_lowercase()))
+                        .collect();
+                    format!(
+                        "depth {d}-{} ev -135 n 2345k n/ms 4599 tm 510 pv {}",
+                        d + 8,
+                        colours.join(" ")
+                    )
+                })
+                .collect(),
+        ),
+    ];
+    for (name, lines) in &shapes {
+        group.throughput(Throughput::Elements(lines.len() as u64));
+        group.bench_function(*name, |b| {
+            let mut l = Listener::new(size);
+            b.iter(|| {
+                l.begin();
+                for m in lines {
+                    l.message(black_box(m), || 600);
+                }
+                black_box(l.finish())
+            })
+        });
+    }
     group.finish();
 }
 
