@@ -212,6 +212,38 @@ fn an_engine_over_its_memory_limit_loses_and_every_game_records_cpu_and_memory()
     assert!(run.stdout.contains("Engine use (CPU"), "{}", run.stdout);
 }
 
+#[test]
+fn helpers_sharing_memory_count_it_once_against_the_limit() {
+    // 16 forked helpers share the 48 MiB the engine wrote before forking (copy-on-write, never
+    // written again): resident memory summed over the 17 processes is over 800 MiB, the memory
+    // they take (summed PSS) about 60 MiB. With maxmemory 160 MiB (a limit of 192 MiB) the
+    // engine plays; judged on summed resident memory it lost every game with memory_limit.
+    // Each move takes 0.25 s, so its memory is read while it thinks.
+    let (run, games) = faulty_match(
+        "--forks 16 --fork-mb 48 --move-ms 250",
+        &[
+            "-each",
+            "tc=0/20",
+            "maxmemory=167772160",
+            "-drawafter",
+            "12",
+        ],
+    );
+    run.assert_success();
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_ne!(g["termination"], "memory_limit", "{g}");
+        let faulty = if g["black"] == "faulty" {
+            &g["usage"]["black"]
+        } else {
+            &g["usage"]["white"]
+        };
+        let peak = faulty["peak_memory"].as_u64().unwrap();
+        // The shared pages once, not 17 times.
+        assert!(peak > 48 << 20 && peak < 192 << 20, "{g}");
+    }
+}
+
 /// `burner` (pbrain-faulty --burn: a thread that spins for ever) against `sleeper` (sleeps
 /// 50 ms before each of its moves, using no CPU), 4 games of 40 stones: for each game, the
 /// burner's CPU time and the sleeper's thinking time, in ms.

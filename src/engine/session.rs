@@ -168,7 +168,8 @@ pub struct EngineSession {
     game_options: Vec<(String, String)>,
     about: Option<About>,
     grace: Duration,
-    /// Largest resident memory seen while the engine thought, since the last `take_peak_memory`.
+    /// Largest memory (summed PSS, see `resources`) seen while the engine thought, since the
+    /// last `take_peak_memory`.
     peak_rss: u64,
     /// `-suspend`: the process group is stopped (SIGSTOP) until the engine is next spoken to.
     suspended: bool,
@@ -211,8 +212,9 @@ pub struct GameUsage {
     pub startup_cpu: Duration,
     /// CPU time from then to the end of the game: thinking, and pondering if it ponders.
     pub cpu: Duration,
-    /// Resident memory at the end, bytes.
-    pub rss: u64,
+    /// Memory its processes take at the end, bytes: their summed PSS (see `resources`; summed
+    /// resident memory where `smaps_rollup` cannot be read).
+    pub memory: u64,
 }
 
 impl std::fmt::Debug for EngineSession {
@@ -760,7 +762,7 @@ impl EngineSession {
         // its limit it is killed and loses, as the protocol's `max_memory` promises. One timer
         // serves both the deadline and the samples: it fires at the earlier of the two, and an
         // engine that answers within the first period costs no read and no second timer.
-        let watch = self.take_watch();
+        let mut watch = self.take_watch();
         let watched = watch.as_ref().map(ProcWatch::pid);
         let limit = self.spec.memory_limit();
         let mut peak = 0u64;
@@ -782,11 +784,12 @@ impl EngineSession {
                         if now >= deadline {
                             break None;
                         }
-                        if let Some(w) = &watch {
-                            let rss = w.usage().rss;
-                            peak = peak.max(rss);
-                            if let Some(limit) = limit.filter(|&l| rss > l) {
-                                let over = EngineError::MemoryLimit { peak: rss, limit };
+                        if let Some(w) = &mut watch {
+                            // The tree's summed PSS (see `resources`), not its summed RSS.
+                            let used = w.sample().1.bytes;
+                            peak = peak.max(used);
+                            if let Some(limit) = limit.filter(|&l| used > l) {
+                                let over = EngineError::MemoryLimit { peak: used, limit };
                                 break Some(Err(Broken::Error(over)));
                             }
                         }
@@ -804,21 +807,21 @@ impl EngineSession {
         }
     }
 
-    /// The largest resident memory of the engine's processes seen while it thought, since the
-    /// last call (a game's peak when called at its end).
+    /// The largest memory (summed PSS) of the engine's processes seen while it thought, since
+    /// the last call (a game's peak when called at its end).
     pub fn take_peak_memory(&mut self) -> u64 {
         std::mem::take(&mut self.peak_rss)
     }
 
     /// What the engine's processes used since the last call (or since the process started):
-    /// CPU time, and resident memory now. Called at the end of each game, so the CPU time of a
+    /// CPU time, and memory now (summed PSS). Called at the end of each game, so the CPU time of a
     /// game is counted from the end of the previous one (an engine's idle time between games is
     /// nothing, and a game costs one read of `/proc` per engine). Zero without a process.
     pub fn game_usage(&mut self) -> GameUsage {
-        let Some(watch) = self.take_watch() else {
+        let Some(mut watch) = self.take_watch() else {
             return GameUsage::default();
         };
-        let (pid, now) = (watch.pid(), watch.usage());
+        let (pid, (now, memory)) = (watch.pid(), watch.sample());
         self.proc_watch = Some(watch);
         // A new process (respawned since the mark) used nothing before it started.
         let since = match self.cpu_mark {
@@ -834,7 +837,7 @@ impl EngineSession {
         GameUsage {
             startup_cpu: started.saturating_sub(since),
             cpu: now.cpu.saturating_sub(started),
-            rss: now.rss,
+            memory: memory.bytes,
         }
     }
 

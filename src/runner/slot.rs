@@ -235,7 +235,7 @@ fn engine_use(s: &mut EngineSession) -> EngineUse {
     EngineUse {
         cpu_ms: now.cpu.as_millis() as u64,
         startup_cpu_ms: now.startup_cpu.as_millis() as u64,
-        peak_memory: s.take_peak_memory().max(now.rss),
+        peak_memory: s.take_peak_memory().max(now.memory),
         lines: s.take_line_counts(),
     }
 }

@@ -42,7 +42,7 @@ const USAGE: &str = "usage: pbrain-faulty [--seed N] [--fault PHASE:KIND]... [--
   [--huge-line-at N] [--message-every-move] [--spawn-child] [--spawn-daemon]
   [--trailing-space] [--suggest]
   [--slow-info-ms M] [--alloc-at N --alloc-mb M] [--burn] [--move-ms M] [--report-cpus]
-  [--start-cpu-ms M]
+  [--start-cpu-ms M] [--forks N [--fork-mb M]]
   [--swap-unknown] [--swap-garbage] [--swap-occupied] [--swap-offboard] [--swap-wrong-count]
   [--swap-always] [--swap-two]
   [--search-garbage-at N] [--search-flood N] [--search-cut-at N] [--search-after-move-at N]
@@ -71,6 +71,9 @@ alike), --exit-between-moves-at N = moveN:exit-after, --huge-line-at N = moveN:h
 --error-at-start = start:error, --ignore-end = end:hang.
 --spawn-child starts `sleep 1000` in the engine's process group at start-up, --spawn-daemon one
 that escapes it (setsid and a double fork through sh); neither is ever waited for or killed.
+--forks N writes --fork-mb M MiB (default 64) at start-up, then forks N helpers that share those
+pages with it (copy-on-write, never written again) and sleep until it exits: resident memory
+summed over the processes counts the pages N+1 times, the memory they take once.
 Search reports (printed whatever INFO show_detail says; the moves stay the same):
   --search-garbage-at N    from move N, malformed lines before each move (INFO EVAL banana,
                            INFO DEPTH -3, MESSAGE depth x-y ev ?? pv ZZ99, INFO EVAL 99999999999,
@@ -237,6 +240,9 @@ struct Faults {
     start_cpu_ms: u64,
     /// Before every move, `MESSAGE cpus LIST`: the CPUs the process may run on.
     report_cpus: bool,
+    /// Helpers forked at start-up, sharing `fork_mb` MiB written before the fork.
+    forks: u32,
+    fork_mb: u64,
     /// How to answer `SWAP2BOARD` (default: the kit's policy).
     swap: SwapFault,
     /// Faults of the search reports.
@@ -456,8 +462,10 @@ fn fault_args(args: &[String]) -> Vec<&str> {
 }
 
 /// The options that take a value (`--name V` or `--name=V`).
-const VALUED: [&str; 22] = [
+const VALUED: [&str; 24] = [
     "--message-flood",
+    "--forks",
+    "--fork-mb",
     "--search-garbage-at",
     "--search-flood",
     "--search-cut-at",
@@ -576,6 +584,13 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         alloc_at: num("--alloc-at")?,
         burn: flag("--burn"),
         report_cpus: flag("--report-cpus"),
+        forks: num("--forks")?.unwrap_or(0),
+        fork_mb: match arg_value(args, "--fork-mb") {
+            None => 64,
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("--fork-mb expects MiB, got {v:?}"))?,
+        },
         swap: [
             ("--swap-unknown", SwapFault::Unknown),
             ("--swap-garbage", SwapFault::Garbage),
@@ -683,6 +698,36 @@ fn spawn_daemon() -> io::Result<()> {
     )))
 }
 
+/// `--forks`: `mb` MiB written, then `n` children that share them and sleep until this process
+/// ends. Called before any thread is started (a fork copies only the calling thread).
+fn fork_helpers(n: u32, mb: u64) -> io::Result<()> {
+    let shared = vec![1u8; (mb as usize) << 20];
+    // SAFETY: getpid has no requirements.
+    let parent = unsafe { libc::getpid() };
+    for _ in 0..n {
+        // SAFETY: the process is single-threaded here, and the child calls only
+        // async-signal-safe functions (prctl, getppid, pause, _exit) before it dies.
+        match unsafe { libc::fork() } {
+            -1 => return Err(io::Error::last_os_error()),
+            0 => unsafe {
+                // Killed with its parent (and a parent already gone is seen at once), so no
+                // helper outlives the engine even where its group is not killed.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                if libc::getppid() != parent {
+                    libc::_exit(0);
+                }
+                loop {
+                    libc::pause();
+                }
+            },
+            _ => {}
+        }
+    }
+    // Held until the process ends, as the helpers hold their copies.
+    std::mem::forget(shared);
+    Ok(())
+}
+
 /// Sleep for ever (the manager has to kill us).
 fn stall() -> ! {
     loop {
@@ -743,6 +788,13 @@ fn start_up<W: Write>(f: &Faults, out: &mut Output<W>) -> io::Result<()> {
     if f.spawn_daemon {
         spawn_daemon()?;
         out.line("MESSAGE spawned a daemon outside the process group")?;
+    }
+    if f.forks > 0 {
+        fork_helpers(f.forks, f.fork_mb)?;
+        out.line(&format!(
+            "MESSAGE forked {} helpers sharing {} MiB",
+            f.forks, f.fork_mb
+        ))?;
     }
     if f.burn {
         std::thread::spawn(|| {
