@@ -5,9 +5,9 @@
 //! ask for games at the `Desk`: on their own thread, under its lock, it feeds them to the
 //! `Dispatcher` (`dispatcher.rs`, pure: the one owner of results and stop decisions) and executes
 //! its actions: the answer to the slot, events for the `Console` (`console.rs`, through which
-//! every line of the run goes), saves to the `Outputs` (`outputs.rs`). The run's own thread only
-//! watches for Ctrl-C, the other shards and the slots' end. Slots share no state but the desk;
-//! the other cross-thread signals are cancellation tokens.
+//! every line of the run goes); saves to the `Outputs` (`outputs.rs`) go to the `Writer` on the
+//! run's own thread, which also watches for Ctrl-C, the other shards and the slots' end. Slots
+//! share no state but the desk; the other cross-thread signals are cancellation tokens.
 
 mod console;
 pub mod dispatcher;
@@ -212,12 +212,30 @@ fn shard_sync(config: &Config, d: &Dispatcher) -> Option<ShardSync> {
 }
 
 /// What carries out the dispatcher's actions.
+/// It runs on whichever slot's thread holds the `Desk`, so the writes that can take milliseconds
+/// (a `.psq` file or the `-renlib` library synced per game, the tuning's files) go to the `Writer`
+/// on the run's thread: a slot's thread blocked on them would stop the other slots' games on it
+/// and add the wait to their engines' measured times.
 struct Shell {
     console: Console,
-    outputs: Outputs,
     cancel_games: CancellationToken,
     /// A sharded run with an SPRT: the other shards' journals and the stop marker.
     sync: Option<ShardSync>,
+    /// To the `Writer`, in the order the dispatcher decided them.
+    writes: mpsc::UnboundedSender<Write>,
+}
+
+/// What the run's thread writes.
+enum Write {
+    Save(Box<GameRecord>, crate::outputs::Records),
+    RebuildReport,
+    TuneSnapshot([String; 3]),
+}
+
+/// The run's outputs, written on the run's thread in the order the dispatcher decided them.
+struct Writer {
+    console: Console,
+    outputs: Outputs,
     /// `-report FILE`: the page's writer.
     report: Option<live_report::LiveReport>,
     /// A write to the journal or a record file failed: nothing more is written (a game the
@@ -226,6 +244,57 @@ struct Shell {
     /// `tune`: where the trajectory CSV, θ in the parameter file's format and θ as `INFO` lines
     /// go (`Action::TuneSnapshot`'s texts, in that order).
     tune_files: [Option<PathBuf>; 3],
+}
+
+impl Writer {
+    /// Carry out one write; `true` when a record could not be saved (the run must stop).
+    fn write(&mut self, w: Write) -> bool {
+        match w {
+            Write::Save(record, records) => {
+                if self.write_failed {
+                    return false;
+                }
+                if let Err(e) = self.outputs.save(&record, records) {
+                    self.console.show(ConsoleEvent::Error(e.to_string()));
+                    self.write_failed = true;
+                    return true;
+                }
+            }
+            Write::TuneSnapshot(texts) => {
+                for (path, text) in self.tune_files.iter().zip(texts) {
+                    let Some(path) = path else { continue };
+                    let written = crate::atomic_file::write_atomic(path, |w| {
+                        std::io::Write::write_all(w, text.as_bytes())
+                    });
+                    if let Err(e) = written {
+                        let e = format!("cannot write {}: {e}", path.display());
+                        self.console.show(ConsoleEvent::Error(e));
+                    }
+                }
+            }
+            Write::RebuildReport => {
+                if let Some(r) = &self.report {
+                    r.refresh();
+                }
+            }
+        }
+        false
+    }
+
+    /// Everything the desk has queued; a failed save stops the run.
+    fn drain(&mut self, writes: &mut mpsc::UnboundedReceiver<Write>, desk: &Desk) {
+        while let Ok(w) = writes.try_recv() {
+            self.write_and_tell(w, desk);
+        }
+    }
+
+    fn write_and_tell(&mut self, w: Write, desk: &Desk) {
+        if self.write(w) {
+            let mut s = desk.lock();
+            s.catch_up(&desk.abort);
+            s.feed(Event::OutputFailed);
+        }
+    }
 }
 
 /// The answer to a slot that asked for a game: `Some(None)` = no more games.
@@ -240,34 +309,17 @@ impl Shell {
                 Action::Play(p) => *reply = Some(Some(p)),
                 Action::NoMoreGames => *reply = Some(None),
                 Action::Console(event) => self.console.show(event),
+                // The run's thread outlives every sender: a send fails only after it stopped
+                // writing.
                 Action::Save(record, records) => {
-                    if self.write_failed {
-                        continue;
-                    }
-                    if let Err(e) = self.outputs.save(&record, records) {
-                        self.console.show(ConsoleEvent::Error(e.to_string()));
-                        self.write_failed = true;
-                        let stop = d.on_event(Event::OutputFailed);
-                        self.execute(d, stop, &mut None);
-                    }
+                    let _ = self.writes.send(Write::Save(record, records));
                 }
                 Action::AbandonGames => self.cancel_games.cancel(),
                 Action::TuneSnapshot(texts) => {
-                    for (path, text) in self.tune_files.iter().zip(texts) {
-                        let Some(path) = path else { continue };
-                        let written = crate::atomic_file::write_atomic(path, |w| {
-                            std::io::Write::write_all(w, text.as_bytes())
-                        });
-                        if let Err(e) = written {
-                            let e = format!("cannot write {}: {e}", path.display());
-                            self.console.show(ConsoleEvent::Error(e));
-                        }
-                    }
+                    let _ = self.writes.send(Write::TuneSnapshot(texts));
                 }
                 Action::RebuildReport => {
-                    if let Some(r) = &self.report {
-                        r.refresh();
-                    }
+                    let _ = self.writes.send(Write::RebuildReport);
                 }
                 Action::StopShards(c) => {
                     let Some(sync) = self.sync.as_ref() else {
@@ -287,13 +339,12 @@ impl Shell {
         }
     }
 
-    /// The final report, the last `-report` page and the summary line of the run's `total` games.
-    fn conclude(&mut self, d: &mut Dispatcher, total: u64) -> RunSummary {
+    /// The final report and the summary line of the run's `total` games (the last `-report`
+    /// page is the writer's, written between the two).
+    fn conclude(&mut self, d: &mut Dispatcher, total: u64, last_page: impl FnOnce()) -> RunSummary {
         let report = d.final_report();
         self.execute(d, report, &mut None);
-        if let Some(r) = self.report.take() {
-            r.finish();
-        }
+        last_page();
         let (reason, finished) = (d.stop_reason(), d.finished_games());
         let theta = d.tuner().map(|t| t.theta().to_vec());
         self.console.show(ConsoleEvent::Summary {
@@ -395,10 +446,12 @@ impl slot::GameDesk for Desk {
     }
 }
 
-/// Watch for Ctrl-C and the other shards' progress until every slot has ended (`ended` closed:
-/// its senders are the slots').
+/// Write what the desk queues, watch for Ctrl-C and the other shards' progress, until every slot
+/// has ended (`ended` closed: its senders are the slots').
 async fn watch(
     desk: &Desk,
+    writer: &mut Writer,
+    writes: &mut mpsc::UnboundedReceiver<Write>,
     mut ended: mpsc::UnboundedReceiver<std::convert::Infallible>,
     sync_every: std::time::Duration,
 ) {
@@ -412,6 +465,7 @@ async fn watch(
                 interrupted = true;
                 desk.lock().catch_up(&desk.abort);
             }
+            Some(w) = writes.recv() => writer.write_and_tell(w, desk),
             _ = ended.recv() => break,
             _ = tick.tick(), if syncing => {
                 let mut s = desk.lock();
@@ -708,14 +762,19 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let sync = shard_sync(&config, &dispatcher);
     let report = live_report(&config, &outputs, &console)?;
     outputs.games_begin();
-    let mut shell = Shell {
-        console,
+    let (to_writer, mut writes) = mpsc::unbounded_channel();
+    let mut writer = Writer {
+        console: console.clone(),
         outputs,
-        cancel_games: cancel_games.clone(),
-        sync,
         report,
         write_failed: false,
         tune_files,
+    };
+    let mut shell = Shell {
+        console,
+        cancel_games: cancel_games.clone(),
+        sync,
+        writes: to_writer,
     };
     // A shard started after another one decided the test ends at once with the verdict.
     shell.sync(&mut dispatcher);
@@ -749,7 +808,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         .cluster
         .sync_interval
         .max(std::time::Duration::from_millis(10));
-    watch(&desk, ended, sync_every).await;
+    watch(&desk, &mut writer, &mut writes, ended, sync_every).await;
     for s in slots {
         let _ = tokio::task::spawn_blocking(move || s.join()).await;
     }
@@ -765,11 +824,12 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
             let actions = d.on_event(Event::ShardsStopped(m));
             shell.execute(d, actions, &mut None);
         }
-        for w in shell.outputs.finish() {
-            shell.console.show(ConsoleEvent::Warning(w));
-        }
-        shell.console.finish();
     }
+    writer.drain(&mut writes, &desk);
+    for w in writer.outputs.finish() {
+        writer.console.show(ConsoleEvent::Warning(w));
+    }
+    writer.console.finish();
     // The slots held the last log senders; the writer ends when they are gone.
     drop(shared);
     if let Some(t) = log_task {
@@ -777,7 +837,15 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     }
     let mut state = desk.lock();
     let DeskState { d, shell, .. } = &mut *state;
-    Ok(shell.conclude(d, own_total))
+    Ok(shell.conclude(d, own_total, || {
+        // The final report's writes (no game is saved any more: nothing to stop).
+        while let Ok(w) = writes.try_recv() {
+            writer.write(w);
+        }
+        if let Some(r) = writer.report.take() {
+            r.finish();
+        }
+    }))
 }
 
 #[cfg(test)]
