@@ -691,6 +691,51 @@ fn interrupt_run(flags: &str, signals: &[i32], games: usize) -> (Option<i32>, St
     (out.code(), out.stdout, finished)
 }
 
+/// The most threads the runner had while `concurrency` slots played (sampled from
+/// `/proc/PID/task` once games were being recorded), and the cores it may use.
+fn threads_while_playing(concurrency: usize) -> (usize, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let run = Match::new()
+        .engines("pbrain-random", &["a", "b"])
+        .games(100000)
+        .concurrency(concurrency)
+        .boardsize(9)
+        .journal("t.jsonl")
+        .spawn_in(dir.path());
+    wait_until(Duration::from_secs(60), || {
+        journal(dir.path(), "t.jsonl").len() >= 2 * concurrency
+    });
+    let pid = run.child.id();
+    let threads = || std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |d| d.count());
+    let most = (0..20)
+        .map(|_| {
+            std::thread::sleep(Duration::from_millis(10));
+            threads()
+        })
+        .max()
+        .unwrap_or(0);
+    run.signal(libc::SIGINT);
+    run.finish_run().assert_exit(130);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (most, cores)
+}
+
+#[test]
+fn the_runner_keeps_one_thread_per_slot_worker_and_three_more() {
+    // The slots' worker threads (min(slots, cores)), the engine launcher's two and the run's
+    // own: no runtime with a worker per core idling beside the slots (issue 37: 35 threads on
+    // 16 cores at -concurrency 16, against c-gomoku-cli's 17).
+    for concurrency in [1, 3] {
+        let (threads, cores) = threads_while_playing(concurrency);
+        let workers = concurrency.min(cores);
+        assert!(threads > 0, "the runner's threads were read");
+        assert!(
+            threads <= workers + 3,
+            "{threads} threads at -concurrency {concurrency} on {cores} cores"
+        );
+    }
+}
+
 #[test]
 fn sigterm_stops_like_ctrl_c() {
     let (code, stdout, finished) = interrupt_run("--spawn-child", &[libc::SIGTERM], 2);

@@ -58,7 +58,21 @@ pub type CommandResult = Result<Outcome, CommandError>;
 /// must not outlive it: the runtime's shutdown drops every task, and dropping a session kills its
 /// process group.
 pub fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, CommandError> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    block_on_with(tokio::runtime::Builder::new_multi_thread(), future)
+}
+
+/// Run `future` on a runtime of the calling thread alone: the match runner's games run on worker
+/// threads of their own (`runner::slot`), so a worker per core here only sat idle beside them
+/// (issue 37: 35 threads on 16 cores, against c-gomoku-cli's 17).
+pub fn block_on_here<F: std::future::Future>(future: F) -> Result<F::Output, CommandError> {
+    block_on_with(tokio::runtime::Builder::new_current_thread(), future)
+}
+
+fn block_on_with<F: std::future::Future>(
+    mut builder: tokio::runtime::Builder,
+    future: F,
+) -> Result<F::Output, CommandError> {
+    let rt = builder
         .enable_all()
         .build()
         .map_err(|e| CommandError::Failed(format!("cannot start the async runtime: {e}")))?;

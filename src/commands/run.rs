@@ -6,7 +6,7 @@ use gomoku_cli::config::{Config, Env};
 use gomoku_cli::engine::spawn;
 use gomoku_cli::runner::{self, StopReason, Stops};
 
-use super::{block_on, failed, CommandError, CommandResult, Outcome};
+use super::{block_on_here, failed, CommandError, CommandResult, Outcome};
 
 /// Run a tournament from the legacy command line (without the program name).
 pub fn run(args: &[String]) -> CommandResult {
@@ -25,7 +25,7 @@ pub fn execute(config: Config) -> Result<runner::RunSummary, CommandError> {
     // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     let stops = Stops::default();
-    let result = block_on(async {
+    let result = block_on_here(async {
         // Registered before the run starts, so a Ctrl-C at any moment of it is handled (and the
         // process-wide descriptors tokio creates for signals exist before the count below).
         let signals = Signals::register();

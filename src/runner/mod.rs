@@ -1,12 +1,13 @@
 //! The tournament runner, wiring only: it loads the openings, opens the outputs, starts the game
 //! slots and carries out what the dispatcher decides.
 //!
-//! Data flow: slots (`slot.rs`, tasks on one worker thread per core) ask for games and send finished records over a
-//! channel; this module feeds them to the `Dispatcher` (`dispatcher.rs`, pure: the one owner of
-//! results and stop decisions) and executes its actions: answers to the slots, events for the
-//! `Console` (`console.rs`, through which every line of the run goes), saves to the `Outputs`
-//! (`outputs.rs`). Slots and dispatcher share no mutable state; the only cross-thread signals
-//! are cancellation tokens.
+//! Data flow: slots (`slot.rs`, tasks on one worker thread per core) hand in finished records and
+//! ask for games at the `Desk`: on their own thread, under its lock, it feeds them to the
+//! `Dispatcher` (`dispatcher.rs`, pure: the one owner of results and stop decisions) and executes
+//! its actions: the answer to the slot, events for the `Console` (`console.rs`, through which
+//! every line of the run goes); saves to the `Outputs` (`outputs.rs`) go to the `Writer` on the
+//! run's own thread, which also watches for Ctrl-C, the other shards and the slots' end. Slots
+//! share no state but the desk; the other cross-thread signals are cancellation tokens.
 
 mod console;
 pub mod dispatcher;
@@ -33,9 +34,10 @@ use crate::tracker::{scored, ScoredGame, Tracker};
 
 use crate::outputs::logs::LogFiles;
 use crate::outputs::{OutputError, Outputs};
+use crate::record::GameRecord;
 use console::{Console, ConsoleEvent, Verbosity};
 use dispatcher::{Action, DispatchSettings, Dispatcher, Event};
-use slot::{Shared, SlotMsg};
+use slot::Shared;
 use sync::ShardSync;
 
 /// Failures that stop a run before or outside the games themselves.
@@ -210,12 +212,30 @@ fn shard_sync(config: &Config, d: &Dispatcher) -> Option<ShardSync> {
 }
 
 /// What carries out the dispatcher's actions.
+/// It runs on whichever slot's thread holds the `Desk`, so the writes that can take milliseconds
+/// (a `.psq` file or the `-renlib` library synced per game, the tuning's files) go to the `Writer`
+/// on the run's thread: a slot's thread blocked on them would stop the other slots' games on it
+/// and add the wait to their engines' measured times.
 struct Shell {
     console: Console,
-    outputs: Outputs,
     cancel_games: CancellationToken,
     /// A sharded run with an SPRT: the other shards' journals and the stop marker.
     sync: Option<ShardSync>,
+    /// To the `Writer`, in the order the dispatcher decided them.
+    writes: mpsc::UnboundedSender<Write>,
+}
+
+/// What the run's thread writes.
+enum Write {
+    Save(Box<GameRecord>, crate::outputs::Records),
+    RebuildReport,
+    TuneSnapshot([String; 3]),
+}
+
+/// The run's outputs, written on the run's thread in the order the dispatcher decided them.
+struct Writer {
+    console: Console,
+    outputs: Outputs,
     /// `-report FILE`: the page's writer.
     report: Option<live_report::LiveReport>,
     /// A write to the journal or a record file failed: nothing more is written (a game the
@@ -226,52 +246,80 @@ struct Shell {
     tune_files: [Option<PathBuf>; 3],
 }
 
-type Reply = tokio::sync::oneshot::Sender<Option<dispatcher::Assignment>>;
+impl Writer {
+    /// Carry out one write; `true` when a record could not be saved (the run must stop).
+    fn write(&mut self, w: Write) -> bool {
+        match w {
+            Write::Save(record, records) => {
+                if self.write_failed {
+                    return false;
+                }
+                if let Err(e) = self.outputs.save(&record, records) {
+                    self.console.show(ConsoleEvent::Error(e.to_string()));
+                    self.write_failed = true;
+                    return true;
+                }
+            }
+            Write::TuneSnapshot(texts) => {
+                for (path, text) in self.tune_files.iter().zip(texts) {
+                    let Some(path) = path else { continue };
+                    let written = crate::atomic_file::write_atomic(path, |w| {
+                        std::io::Write::write_all(w, text.as_bytes())
+                    });
+                    if let Err(e) = written {
+                        let e = format!("cannot write {}: {e}", path.display());
+                        self.console.show(ConsoleEvent::Error(e));
+                    }
+                }
+            }
+            Write::RebuildReport => {
+                if let Some(r) = &self.report {
+                    r.refresh();
+                }
+            }
+        }
+        false
+    }
+
+    /// Everything the desk has queued; a failed save stops the run.
+    fn drain(&mut self, writes: &mut mpsc::UnboundedReceiver<Write>, desk: &Desk) {
+        while let Ok(w) = writes.try_recv() {
+            self.write_and_tell(w, desk);
+        }
+    }
+
+    fn write_and_tell(&mut self, w: Write, desk: &Desk) {
+        if self.write(w) {
+            let mut s = desk.lock();
+            s.catch_up(&desk.abort);
+            s.feed(Event::OutputFailed);
+        }
+    }
+}
+
+/// The answer to a slot that asked for a game: `Some(None)` = no more games.
+type Reply = Option<Option<dispatcher::Assignment>>;
 
 impl Shell {
-    /// Carry out the dispatcher's actions; `reply` answers the slot that asked for a game.
-    fn execute(&mut self, d: &mut Dispatcher, actions: Vec<Action>, reply: &mut Option<Reply>) {
+    /// Carry out the dispatcher's actions; `reply` takes the answer to the slot that asked for a
+    /// game.
+    fn execute(&mut self, d: &mut Dispatcher, actions: Vec<Action>, reply: &mut Reply) {
         for a in actions {
             match a {
-                Action::Play(p) => {
-                    if let Some(r) = reply.take() {
-                        let _ = r.send(Some(p));
-                    }
-                }
-                Action::NoMoreGames => {
-                    if let Some(r) = reply.take() {
-                        let _ = r.send(None);
-                    }
-                }
+                Action::Play(p) => *reply = Some(Some(p)),
+                Action::NoMoreGames => *reply = Some(None),
                 Action::Console(event) => self.console.show(event),
+                // The run's thread outlives every sender: a send fails only after it stopped
+                // writing.
                 Action::Save(record, records) => {
-                    if self.write_failed {
-                        continue;
-                    }
-                    if let Err(e) = self.outputs.save(&record, records) {
-                        self.console.show(ConsoleEvent::Error(e.to_string()));
-                        self.write_failed = true;
-                        let stop = d.on_event(Event::OutputFailed);
-                        self.execute(d, stop, &mut None);
-                    }
+                    let _ = self.writes.send(Write::Save(record, records));
                 }
                 Action::AbandonGames => self.cancel_games.cancel(),
                 Action::TuneSnapshot(texts) => {
-                    for (path, text) in self.tune_files.iter().zip(texts) {
-                        let Some(path) = path else { continue };
-                        let written = crate::atomic_file::write_atomic(path, |w| {
-                            std::io::Write::write_all(w, text.as_bytes())
-                        });
-                        if let Err(e) = written {
-                            let e = format!("cannot write {}: {e}", path.display());
-                            self.console.show(ConsoleEvent::Error(e));
-                        }
-                    }
+                    let _ = self.writes.send(Write::TuneSnapshot(texts));
                 }
                 Action::RebuildReport => {
-                    if let Some(r) = &self.report {
-                        r.refresh();
-                    }
+                    let _ = self.writes.send(Write::RebuildReport);
                 }
                 Action::StopShards(c) => {
                     let Some(sync) = self.sync.as_ref() else {
@@ -291,13 +339,12 @@ impl Shell {
         }
     }
 
-    /// The final report, the last `-report` page and the summary line of the run's `total` games.
-    fn conclude(mut self, mut d: Dispatcher, total: u64) -> RunSummary {
+    /// The final report and the summary line of the run's `total` games (the last `-report`
+    /// page is the writer's, written between the two).
+    fn conclude(&mut self, d: &mut Dispatcher, total: u64, last_page: impl FnOnce()) -> RunSummary {
         let report = d.final_report();
-        self.execute(&mut d, report, &mut None);
-        if let Some(r) = self.report.take() {
-            r.finish();
-        }
+        self.execute(d, report, &mut None);
+        last_page();
         let (reason, finished) = (d.stop_reason(), d.finished_games());
         let theta = d.tuner().map(|t| t.theta().to_vec());
         self.console.show(ConsoleEvent::Summary {
@@ -309,7 +356,7 @@ impl Shell {
             reason,
             finished,
             total,
-            results: d.into_tracker(),
+            results: d.tracker().clone(),
             theta,
         }
     }
@@ -331,49 +378,101 @@ impl Shell {
     }
 }
 
-/// Feed slot messages, Ctrl-C and the other shards' progress to the dispatcher until every slot
-/// has ended.
-async fn event_loop(
-    d: &mut Dispatcher,
-    shell: &mut Shell,
-    mut rx: mpsc::UnboundedReceiver<SlotMsg>,
-    stops: &Stops,
+/// The dispatcher and its shell, shared by the slots: a slot hands in its game and takes its next
+/// one on its own thread, in one short hold of the lock, as c-gomoku-cli's workers take theirs
+/// from its job queue. A message to a dispatcher thread and its answer back put two cross-thread
+/// wake-ups on every game's path, and on a machine whose cores all run games the woken thread
+/// waits for a core (issue 37: 15–75 % of the wall time at 16 and 32 slots on 16 cores).
+struct Desk {
+    state: std::sync::Mutex<DeskState>,
+    /// Ctrl-C or SIGTERM: fed to the dispatcher before any event that follows it.
+    abort: CancellationToken,
+}
+
+struct DeskState {
+    d: Dispatcher,
+    shell: Shell,
+    /// `Event::Interrupt` was fed.
+    interrupted: bool,
+}
+
+impl DeskState {
+    /// `Event::Interrupt` once the run is aborted, before anything else: when slots abandon their
+    /// games and end, that must not read as a completed run, nor may a slot get a new game.
+    fn catch_up(&mut self, abort: &CancellationToken) {
+        if abort.is_cancelled() && !self.interrupted {
+            self.interrupted = true;
+            self.feed(Event::Interrupt);
+        }
+    }
+
+    /// Feed one event and carry out its actions; the answer to a `Ready`.
+    fn feed(&mut self, event: Event) -> Reply {
+        let actions = self.d.on_event(event);
+        let mut reply = None;
+        self.shell.execute(&mut self.d, actions, &mut reply);
+        reply
+    }
+}
+
+impl Desk {
+    /// The state, even after a panic of another holder (its dispatcher state is whole: every
+    /// event is handled in one call).
+    fn lock(&self) -> std::sync::MutexGuard<'_, DeskState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl slot::GameDesk for Desk {
+    fn next_game(&self, finished: Option<Box<GameRecord>>) -> Option<dispatcher::Assignment> {
+        let mut s = self.lock();
+        s.catch_up(&self.abort);
+        if let Some(record) = finished {
+            s.feed(Event::Finished(record));
+        }
+        // Before a game starts, a look for another shard's stop (one stat call), so a shard
+        // starts no game after the marker is written.
+        if s.shell.sync.as_ref().is_some_and(|sync| sync.stopped()) {
+            let DeskState { d, shell, .. } = &mut *s;
+            shell.sync(d);
+        }
+        s.feed(Event::Ready).flatten()
+    }
+
+    fn abandoned(&self, game: crate::schedule::GameId) {
+        let mut s = self.lock();
+        s.catch_up(&self.abort);
+        s.feed(Event::Abandoned(game));
+    }
+}
+
+/// Write what the desk queues, watch for Ctrl-C and the other shards' progress, until every slot
+/// has ended (`ended` closed: its senders are the slots').
+async fn watch(
+    desk: &Desk,
+    writer: &mut Writer,
+    writes: &mut mpsc::UnboundedReceiver<Write>,
+    mut ended: mpsc::UnboundedReceiver<std::convert::Infallible>,
     sync_every: std::time::Duration,
 ) {
     let mut interrupted = false;
     let mut tick = tokio::time::interval(sync_every);
-    let syncing = shell.sync.is_some();
+    let syncing = desk.lock().shell.sync.is_some();
     loop {
-        let msg = tokio::select! {
-            // The interruption first: when slots abandon their games and end, the closed channel
-            // must not be mistaken for a completed run.
+        tokio::select! {
             biased;
-            _ = stops.abort.cancelled(), if !interrupted => {
+            _ = desk.abort.cancelled(), if !interrupted => {
                 interrupted = true;
-                d.on_event(Event::Interrupt);
-                continue;
+                desk.lock().catch_up(&desk.abort);
             }
-            msg = rx.recv() => msg,
+            Some(w) = writes.recv() => writer.write_and_tell(w, desk),
+            _ = ended.recv() => break,
             _ = tick.tick(), if syncing => {
+                let mut s = desk.lock();
+                let DeskState { d, shell, .. } = &mut *s;
                 shell.sync(d);
-                continue;
             }
-        };
-        let Some(msg) = msg else { break };
-        let (event, mut reply) = match msg {
-            SlotMsg::Ready(r) => {
-                // Before a game starts, a look for another shard's stop (one stat call), so a
-                // shard starts no game after the marker is written.
-                if shell.sync.as_ref().is_some_and(|s| s.stopped()) {
-                    shell.sync(d);
-                }
-                (Event::Ready, Some(r))
-            }
-            SlotMsg::Finished(rec) => (Event::Finished(rec), None),
-            SlotMsg::Abandoned(g) => (Event::Abandoned(g), None),
-        };
-        let actions = d.on_event(event);
-        shell.execute(d, actions, &mut reply);
+        }
     }
 }
 
@@ -663,14 +762,19 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let sync = shard_sync(&config, &dispatcher);
     let report = live_report(&config, &outputs, &console)?;
     outputs.games_begin();
-    let mut shell = Shell {
-        console,
+    let (to_writer, mut writes) = mpsc::unbounded_channel();
+    let mut writer = Writer {
+        console: console.clone(),
         outputs,
-        cancel_games: cancel_games.clone(),
-        sync,
         report,
         write_failed: false,
         tune_files,
+    };
+    let mut shell = Shell {
+        console,
+        cancel_games: cancel_games.clone(),
+        sync,
+        writes: to_writer,
     };
     // A shard started after another one decided the test ends at once with the verdict.
     shell.sync(&mut dispatcher);
@@ -684,41 +788,64 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         console: shell.console.clone(),
         config,
     });
-    let (tx, rx) = mpsc::unbounded_channel();
-    let (slots, failed) =
-        slot::spawn_workers(shared.config.tournament.concurrency, shared.clone(), tx);
+    let desk = Arc::new(Desk {
+        state: std::sync::Mutex::new(DeskState {
+            d: dispatcher,
+            shell,
+            interrupted: false,
+        }),
+        abort: stops.abort.clone(),
+    });
+    let (alive, ended) = mpsc::unbounded_channel();
+    let concurrency = shared.config.tournament.concurrency;
+    let (slots, failed) = slot::spawn_workers(concurrency, shared.clone(), desk.clone(), alive);
     if let Some(e) = failed {
         let e = format!("cannot start a game worker thread: {e}");
-        shell.console.show(ConsoleEvent::Error(e));
+        shared.console.show(ConsoleEvent::Error(e));
     }
     let sync_every = shared
         .config
         .cluster
         .sync_interval
         .max(std::time::Duration::from_millis(10));
-    event_loop(&mut dispatcher, &mut shell, rx, &stops, sync_every).await;
+    watch(&desk, &mut writer, &mut writes, ended, sync_every).await;
     for s in slots {
         let _ = tokio::task::spawn_blocking(move || s.join()).await;
     }
-    if stops.abort.is_cancelled() {
-        dispatcher.on_event(Event::Interrupt);
+    {
+        let mut state = desk.lock();
+        let DeskState { d, shell, .. } = &mut *state;
+        if stops.abort.is_cancelled() {
+            d.on_event(Event::Interrupt);
+        }
+        // A marker written after this shard's last look (another shard decided while this one
+        // played its last games) is the run's verdict all the same.
+        if let Some(m) = shell.sync.as_ref().and_then(|s| s.marker()) {
+            let actions = d.on_event(Event::ShardsStopped(m));
+            shell.execute(d, actions, &mut None);
+        }
     }
-    // A marker written after this shard's last look (another shard decided while this one
-    // played its last games) is the run's verdict all the same.
-    if let Some(m) = shell.sync.as_ref().and_then(|s| s.marker()) {
-        let actions = dispatcher.on_event(Event::ShardsStopped(m));
-        shell.execute(&mut dispatcher, actions, &mut None);
+    writer.drain(&mut writes, &desk);
+    for w in writer.outputs.finish() {
+        writer.console.show(ConsoleEvent::Warning(w));
     }
-    for w in shell.outputs.finish() {
-        shell.console.show(ConsoleEvent::Warning(w));
-    }
-    shell.console.finish();
+    writer.console.finish();
     // The slots held the last log senders; the writer ends when they are gone.
     drop(shared);
     if let Some(t) = log_task {
         let _ = t.await;
     }
-    Ok(shell.conclude(dispatcher, own_total))
+    let mut state = desk.lock();
+    let DeskState { d, shell, .. } = &mut *state;
+    Ok(shell.conclude(d, own_total, || {
+        // The final report's writes (no game is saved any more: nothing to stop).
+        while let Ok(w) = writes.try_recv() {
+            writer.write(w);
+        }
+        if let Some(r) = writer.report.take() {
+            r.finish();
+        }
+    }))
 }
 
 #[cfg(test)]

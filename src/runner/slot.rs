@@ -1,16 +1,18 @@
 //! Game slots, run as tasks on a few worker threads (one per core at most), each with its own
 //! single-threaded tokio runtime: a game is a chain of pipe round trips, and separate I/O drivers
 //! keep the cores' slots from queueing behind one event loop, while a thread per slot would cost a
-//! stack, a runtime and a glibc arena each. A slot asks the dispatcher for its next game, keeps the engine processes it needs between games
-//! (ending the others), plays the game through `game::play_game` and sends the record back. It
-//! owns its engine sessions and nothing else; it decides nothing about the run.
+//! stack, a runtime and a glibc arena each. A slot takes its next game from the `GameDesk` (the
+//! dispatcher, reached on the slot's own thread), keeps the engine processes it needs between
+//! games (ending the others), plays the game through `game::play_game` and hands the record in
+//! with its next request. It owns its engine sessions and nothing else; it decides nothing about
+//! the run.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::board::{BoardSize, Color, Pos, Symmetry};
@@ -30,14 +32,17 @@ use crate::journal::TuneEntry;
 /// Effectively "no deadline" for engines without a time limit.
 const NO_DEADLINE: Duration = Duration::from_secs(365 * 24 * 3600);
 
-/// What a slot tells the dispatcher.
-pub enum SlotMsg {
-    /// Free: which game next? `None` = end.
-    Ready(oneshot::Sender<Option<Assignment>>),
-    Finished(Box<GameRecord>),
+/// Where a slot hands in its games and takes the next: the dispatcher, reached on the slot's own
+/// thread (`mod.rs`'s `Desk`). The calls are synchronous and short.
+pub trait GameDesk: Send + Sync {
+    /// Score the game just `finished` (if any), then the slot's next game; `None` = end.
+    fn next_game(&self, finished: Option<Box<GameRecord>>) -> Option<Assignment>;
     /// The game was cut short by a stop: not counted.
-    Abandoned(GameId),
+    fn abandoned(&self, game: GameId);
 }
+
+/// Held by each slot until it ends: when every one is dropped, the run knows its slots are done.
+pub type Alive = mpsc::UnboundedSender<std::convert::Infallible>;
 
 /// Read-only state shared by the slots.
 pub struct Shared {
@@ -82,7 +87,8 @@ impl Shared {
 pub fn spawn_workers(
     concurrency: usize,
     shared: Arc<Shared>,
-    tx: mpsc::UnboundedSender<SlotMsg>,
+    desk: Arc<dyn GameDesk>,
+    alive: Alive,
 ) -> (Vec<std::thread::JoinHandle<()>>, Option<std::io::Error>) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = concurrency.min(cores).max(1);
@@ -90,10 +96,10 @@ pub fn spawn_workers(
     let mut error = None;
     for w in 0..workers {
         let slots: Vec<usize> = (w..concurrency).step_by(workers).collect();
-        let (shared, tx) = (shared.clone(), tx.clone());
+        let (shared, desk, alive) = (shared.clone(), desk.clone(), alive.clone());
         let started = std::thread::Builder::new()
             .name(format!("slots-{}", w + 1))
-            .spawn(move || run_worker(&slots, shared, tx));
+            .spawn(move || run_worker(&slots, shared, desk, alive));
         match started {
             Ok(h) => handles.push(h),
             Err(e) => {
@@ -105,7 +111,7 @@ pub fn spawn_workers(
 }
 
 /// One worker thread: its slots as local tasks on a single-threaded runtime, until all end.
-fn run_worker(slots: &[usize], shared: Arc<Shared>, tx: mpsc::UnboundedSender<SlotMsg>) {
+fn run_worker(slots: &[usize], shared: Arc<Shared>, desk: Arc<dyn GameDesk>, alive: Alive) {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -119,9 +125,9 @@ fn run_worker(slots: &[usize], shared: Arc<Shared>, tx: mpsc::UnboundedSender<Sl
     };
     let local = tokio::task::LocalSet::new();
     for &slot in slots {
-        local.spawn_local(slot_task(slot, shared.clone(), tx.clone()));
+        local.spawn_local(slot_task(slot, shared.clone(), desk.clone(), alive.clone()));
     }
-    drop(tx);
+    drop(alive);
     rt.block_on(local);
 }
 
@@ -426,13 +432,6 @@ impl Engines {
     }
 }
 
-/// Ask the dispatcher for the next game.
-async fn next_game(events: &mpsc::UnboundedSender<SlotMsg>) -> Option<Assignment> {
-    let (tx, rx) = oneshot::channel();
-    events.send(SlotMsg::Ready(tx)).ok()?;
-    rx.await.ok().flatten()
-}
-
 /// Play one game: the record, or `Abandoned` when the run is being stopped.
 async fn play_one(
     shared: &Shared,
@@ -506,22 +505,23 @@ async fn play_one(
 }
 
 /// One game slot: plays the games the dispatcher hands it, one after another.
-async fn slot_task(slot: usize, shared: Arc<Shared>, events: mpsc::UnboundedSender<SlotMsg>) {
+async fn slot_task(slot: usize, shared: Arc<Shared>, desk: Arc<dyn GameDesk>, alive: Alive) {
     let mut engines = Engines {
         slot,
         sessions: HashMap::new(),
     };
-    while let Some(a) = next_game(&events).await {
-        let msg = match play_one(&shared, &mut engines, &a).await {
-            Ok(record) => SlotMsg::Finished(Box::new(record)),
-            Err(Abandoned) => SlotMsg::Abandoned(a.pairing.game),
-        };
-        let abandoned = matches!(msg, SlotMsg::Abandoned(_));
-        if events.send(msg).is_err() || abandoned {
-            break;
+    let mut finished = None;
+    while let Some(a) = desk.next_game(finished.take()) {
+        match play_one(&shared, &mut engines, &a).await {
+            Ok(record) => finished = Some(Box::new(record)),
+            Err(Abandoned) => {
+                desk.abandoned(a.pairing.game);
+                break;
+            }
         }
     }
     engines.end(&shared.hard).await;
+    drop(alive);
 }
 
 /// Resolve each engine's display name: `name=` if given, else its ABOUT answer, else the program
