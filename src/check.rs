@@ -1409,14 +1409,29 @@ fn runs_under_wine(cmd: &str) -> bool {
     launch(cmd).1.iter().any(|l| l.starts_with("wine"))
 }
 
-/// Whether a leftover's command line is one of wine's own processes: `wineserver`, or a
-/// service of wine's Windows (`C:\windows\system32\services.exe`, `winedevice.exe`...).
+/// Wine's own Windows programs, which it starts for any program it runs and leaves running.
+const WINE_SERVICES: [&str; 9] = [
+    "services.exe",
+    "winedevice.exe",
+    "plugplay.exe",
+    "svchost.exe",
+    "rpcss.exe",
+    "explorer.exe",
+    "wineboot.exe",
+    "conhost.exe",
+    "winemenubuilder.exe",
+];
+
+/// Whether a leftover's command line is one of wine's own processes: `wineserver`, anything
+/// of wine's Windows (`C:\windows\system32\...`), or one of [`WINE_SERVICES`] however it
+/// names itself (`services.exe` alone early in its start).
 fn is_wine_own(cmd: &str) -> bool {
     let c = cmd.to_ascii_lowercase();
     let program = c.split_whitespace().next().unwrap_or("");
-    program.ends_with("/wineserver")
-        || program.ends_with("/wineserver64")
-        || program == "wineserver"
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    base == "wineserver"
+        || base == "wineserver64"
+        || WINE_SERVICES.contains(&base)
         || c.starts_with("c:\\windows\\system32\\")
         || c.starts_with("c:\\windows\\syswow64\\")
 }
@@ -1755,6 +1770,7 @@ mod tests {
             "/usr/lib/wine/wineserver64 -p0",
             "C:\\windows\\system32\\services.exe",
             "C:\\windows\\system32\\svchost.exe -k LocalServiceNetworkRestricted",
+            "services.exe",
         ] {
             assert!(is_wine_own(own), "{own}");
         }
