@@ -34,6 +34,11 @@ const SHORT_MOVES: usize = 4;
 const MESSAGES_PER_MOVE: usize = 3;
 /// A MESSAGE longer than this is cut or clutters the judge's log.
 const MESSAGE_CHARS: usize = 1000;
+/// How long the check waits after an answer before its next request, as an opponent thinks
+/// and a manager forwards: Rapfi marks itself idle only after printing its move, and drops a
+/// command that comes in between (an instant `RESTART` went unanswered, an instant TURN's
+/// `INFO time_left` was refused), which no judge's opponent is fast enough to meet.
+const OPPONENT_PAUSE: Duration = Duration::from_millis(50);
 
 /// What a check item found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -65,7 +70,15 @@ pub struct Item {
     pub status: Status,
     /// What was seen.
     pub detail: String,
+    /// Whether the Gomocup judge acts on this item (rejects, disqualifies or forfeits the
+    /// engine when it fails); `false` for what only Piskvork or other managers send (the
+    /// winning-line field of BOARD, TAKEBACK, an INFO key no judge sends).
+    pub judge: bool,
 }
+
+/// Items whose failure the Gomocup judge never meets: it never sends field 3 in BOARD (only
+/// Piskvork's continuous game does), TAKEBACK (Piskvork's undo) or an unknown INFO key.
+const INFORMATIONAL: [&str; 2] = ["board winning line", "takeback"];
 
 /// What to check and how.
 #[derive(Debug, Clone)]
@@ -128,9 +141,47 @@ impl CheckReport {
             .count()
     }
 
-    /// The item of this name, if checked.
-    pub fn item(&self, name: &str) -> Option<&Item> {
-        self.items.iter().find(|i| i.name == name)
+    /// The failed items the Gomocup judge acts on, by name.
+    pub fn judge_failures(&self) -> Vec<&str> {
+        self.items
+            .iter()
+            .filter(|i| i.status == Status::Fail && i.judge)
+            .map(|i| i.name.as_str())
+            .collect()
+    }
+
+    /// The closing line of a check with failures: which of them the judge acts on.
+    pub fn verdict(&self) -> Option<String> {
+        let failed = self.failures();
+        if failed == 0 {
+            return None;
+        }
+        let judge = self.judge_failures();
+        let others: Vec<&str> = self
+            .items
+            .iter()
+            .filter(|i| i.status == Status::Fail && !i.judge)
+            .map(|i| i.name.as_str())
+            .collect();
+        let rest = if others.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} only informational (the judge never sends what it tests)",
+                others.join(", ")
+            )
+        };
+        Some(if judge.is_empty() {
+            format!(
+                "{failed} check item(s) failed, none that the Gomocup judge acts on: {} (the judge never sends what they test)",
+                others.join(", ")
+            )
+        } else {
+            format!(
+                "{failed} check item(s) failed: the judge would reject or disqualify this engine on {}{rest}",
+                judge.join(", ")
+            )
+        })
     }
 
     /// The table: `STATUS  ITEM  DETAIL`, then a count line.
@@ -147,10 +198,11 @@ impl CheckReport {
         }
         let count = |s: Status| self.items.iter().filter(|i| i.status == s).count();
         out.push_str(&format!(
-            "{} pass, {} warn, {} fail, {} skip\n",
+            "{} pass, {} warn, {} fail ({} the judge acts on), {} skip\n",
             count(Status::Pass),
             count(Status::Warn),
             count(Status::Fail),
+            self.judge_failures().len(),
             count(Status::Skip)
         ));
         out
@@ -202,20 +254,37 @@ struct Checker {
     /// Time faults seen (a move killed for time), by time control label.
     time_faults: Vec<String>,
     memory_fault: Option<String>,
+    /// The largest memory of the engine's processes, as the limit judges it (summed PSS; RSS
+    /// where `smaps_rollup` cannot be read).
     peak: u64,
+    /// The largest summed RSS and USS read after an answer.
+    peak_rss: u64,
+    peak_uss: u64,
+    /// `smaps_rollup` could not be read: memory is resident memory.
+    rss_only: bool,
+    /// The search reports heard with the moves.
+    search: SearchSeen,
+    /// Lines of search output the sessions could not read.
+    search_ignored: u64,
     log: LogSink,
     events: tokio::sync::mpsc::UnboundedReceiver<LogEvent>,
     /// The log events read so far.
     seen: Vec<LogEvent>,
     /// Whether the unknown INFO key is still sent (not after the engine answered it).
     unknown_key: bool,
-    /// Answers to the INFO block seen.
+    /// Refusals of the judge's INFO block seen.
     info_faults: Vec<String>,
+    /// A refusal of the INFO block that went away without the unknown key.
+    unknown_fault: Option<String>,
+    /// The engine's answer to ABOUT (the about item's), never noise wherever it comes.
+    about_raw: Option<String>,
     end_faults: Vec<String>,
     end_notes: Vec<String>,
     /// Exits after END with a status other than 0 (a crash on the way out).
     end_odd: Vec<String>,
     leftovers: Vec<String>,
+    /// Wine's own processes found running after an engine run through wine ended.
+    wine_left: Option<String>,
 }
 
 /// Runs the whole check. Must be called inside a tokio runtime.
@@ -235,15 +304,23 @@ pub async fn run_check(opts: CheckOptions) -> CheckReport {
         time_faults: Vec::new(),
         memory_fault: None,
         peak: 0,
+        peak_rss: 0,
+        peak_uss: 0,
+        rss_only: false,
+        search: SearchSeen::default(),
+        search_ignored: 0,
         log,
         events,
         seen: Vec::new(),
         unknown_key: true,
         info_faults: Vec::new(),
+        unknown_fault: None,
+        about_raw: None,
         end_faults: Vec::new(),
         end_notes: Vec::new(),
         end_odd: Vec::new(),
         leftovers: Vec::new(),
+        wine_left: None,
     };
     c.run().await;
     // Whatever is still left after an early stop: nothing outlives the check.
@@ -254,11 +331,28 @@ pub async fn run_check(opts: CheckOptions) -> CheckReport {
 
 impl Checker {
     fn push(&mut self, name: impl Into<String>, status: Status, detail: impl Into<String>) {
+        let name = name.into();
+        let judge = !INFORMATIONAL.contains(&name.as_str());
         self.report.items.push(Item {
-            name: name.into(),
+            name,
             status,
             detail: detail.into(),
+            judge,
         });
+    }
+
+    /// [`push`](Self::push) of an item the judge does not act on.
+    fn push_informational(&mut self, name: &str, status: Status, detail: impl Into<String>) {
+        self.push(name, status, detail);
+        if let Some(item) = self.report.items.last_mut() {
+            item.judge = false;
+        }
+    }
+
+    /// The rule under test, the first of `-rule`: every game is started with it (`INFO rule`)
+    /// unless it plays another rule, so an engine of one rule is never sent another.
+    fn rule(&self) -> Rule {
+        self.opts.rules.first().copied().unwrap_or(Rule::Freestyle)
     }
 
     /// An engine error in item `name`: a memory fault belongs to the memory item and a killed
@@ -318,7 +412,7 @@ impl Checker {
 
     async fn run(&mut self) {
         let spec = self.spec_with(self.opts.fast);
-        let program = spec.program_name();
+        let program = engine_file(&spec.cmd);
         if program.starts_with("pbrain-") {
             self.push("prefix", Status::Pass, format!("file name {program}"));
         } else {
@@ -383,6 +477,9 @@ impl Checker {
                 } else {
                     about.raw.clone()
                 };
+                if !about.raw.is_empty() {
+                    self.about_raw = Some(about.raw.clone());
+                }
                 if missing.is_empty() {
                     self.push("about", Status::Pass, shown);
                 } else {
@@ -406,19 +503,15 @@ impl Checker {
             let name = format!("start {}", size.get());
             for attempt in 0..2 {
                 let started = std::time::Instant::now();
-                match session
-                    .new_game(size, Rule::Freestyle, self.opts.startup)
-                    .await
-                {
+                match session.new_game(size, self.rule(), self.opts.startup).await {
                     Ok(()) => {
-                        if let Some(line) = self.info_answer(session) {
-                            let block = if self.unknown_key {
-                                "the INFO block with an unknown key (to be ignored)"
-                            } else {
-                                "the judge's INFO block"
-                            };
-                            self.info_faults
-                                .push(format!("answered {block} with {line:?}"));
+                        let refused = self.info_answer(session);
+                        if let (Some(line), true) = (&refused, self.unknown_key) {
+                            // Refused with the unknown key in the block: tried again without
+                            // it, on a fresh process, to learn which line was refused.
+                            self.unknown_fault = Some(format!(
+                                "answered the INFO block with an unknown key (to be ignored) with {line:?}"
+                            ));
                             self.unknown_key = false;
                             if !self.replace_session(session).await {
                                 return None;
@@ -426,15 +519,29 @@ impl Checker {
                             if attempt == 0 {
                                 continue;
                             }
-                            self.push(name.clone(), Status::Fail, "INFO answered (see info)");
-                            break;
                         }
                         let ms = started.elapsed().as_millis();
-                        self.push(
-                            name.clone(),
-                            Status::Pass,
-                            format!("OK and INFO block answered in {ms} ms"),
-                        );
+                        if let Some(line) = refused {
+                            // Refused without the unknown key too: a line the judge sends.
+                            self.unknown_fault = None;
+                            self.info_faults.push(format!(
+                                "answered the judge's INFO block ({}) with {line:?}",
+                                self.info_keys()
+                            ));
+                            self.push(
+                                name.clone(),
+                                Status::Pass,
+                                format!(
+                                    "OK in {ms} ms; a line of the INFO block refused (see info)"
+                                ),
+                            );
+                        } else {
+                            self.push(
+                                name.clone(),
+                                Status::Pass,
+                                format!("OK and INFO block answered in {ms} ms"),
+                            );
+                        }
                         first.get_or_insert(size);
                     }
                     Err(EngineError::StartFailed { text }) => {
@@ -448,6 +555,14 @@ impl Checker {
         }
         if let Some(fault) = self.info_faults.first().cloned() {
             self.push("info", Status::Fail, fault);
+        } else if let Some(fault) = self.unknown_fault.clone() {
+            // Only the key no judge sends: the protocol says to ignore it, the judge never
+            // meets it.
+            self.push_informational(
+                "info",
+                Status::Fail,
+                format!("{fault}; the judge's own keys were taken"),
+            );
         } else if first.is_some() {
             self.push(
                 "info",
@@ -492,14 +607,35 @@ impl Checker {
             .map(|e| e.text.clone())
     }
 
-    /// Ends a session that is out of step and puts a fresh one in its place; `false` (and a
-    /// failed `spawn` item) when it cannot start.
+    /// The keys of the judge's INFO block as the check sends it.
+    fn info_keys(&self) -> String {
+        let spec = self.spec_with(self.opts.fast);
+        let keys: Vec<String> = crate::engine::session::game_infos(&spec, self.rule())
+            .iter()
+            .flat_map(|c| c.lines())
+            .filter_map(|l| l.strip_prefix("INFO ").map(str::to_string))
+            .collect();
+        keys.join(", ")
+    }
+
+    /// Ends a session that is out of step and puts a fresh one in its place, which is asked
+    /// ABOUT first as the first one was: a session that knows the engine's ABOUT answer tells
+    /// a late answer or a refusal from the answer it waits for, and drains what follows a
+    /// refusal before the next item. `false` (and a failed `spawn` item) when it cannot start.
     async fn replace_session(&mut self, session: &mut EngineSession) -> bool {
         session.kill("out of step after answering INFO");
         let spec = self.spec_with(self.opts.fast);
-        let Some(fresh) = self.spawn(&spec, "spawn").await else {
+        let Some(mut fresh) = self.spawn(&spec, "spawn").await else {
             return false;
         };
+        if let Err(e) = fresh.about(self.opts.startup).await {
+            self.push(
+                "spawn",
+                Status::Fail,
+                format!("ABOUT on a fresh process: {e}"),
+            );
+            return false;
+        }
         let fresh_pid = fresh.process().and_then(|p| p.pid());
         let old = std::mem::replace(session, fresh);
         self.end_sparing(old, fresh_pid).await;
@@ -510,8 +646,8 @@ impl Checker {
     async fn check_protocol(&mut self, session: &mut EngineSession, size: BoardSize) {
         // BEGIN, in a game started at the size used from here on (START again when the last
         // size tried was another), so that the next game is a RESTART.
-        if self.new_game(session, size, Rule::Freestyle, "begin").await {
-            let mut referee = Referee::new(Rule::Freestyle, size);
+        if self.new_game(session, size, self.rule(), "begin").await {
+            let mut referee = Referee::new(self.rule(), size);
             let outcome = self
                 .ask(session, &mut referee, MoveRequest::Begin, None)
                 .await;
@@ -520,10 +656,7 @@ impl Checker {
 
         let pid_before = session.process().and_then(|p| p.pid());
         let alive_before = session.is_alive();
-        if self
-            .new_game(session, size, Rule::Freestyle, "restart")
-            .await
-        {
+        if self.new_game(session, size, self.rule(), "restart").await {
             let pid_after = session.process().and_then(|p| p.pid());
             if !alive_before {
                 // A fault ended the last process: this game was a START on a fresh one.
@@ -541,7 +674,7 @@ impl Checker {
             } else {
                 self.push("restart", Status::Pass, "OK");
             }
-            let mut referee = Referee::new(Rule::Freestyle, size);
+            let mut referee = Referee::new(self.rule(), size);
             let center = size.center();
             referee.play(center);
             let outcome = self
@@ -550,10 +683,10 @@ impl Checker {
             self.verdict("turn", outcome, "a legal answer to TURN");
         }
 
-        if self.new_game(session, size, Rule::Freestyle, "board").await {
+        if self.new_game(session, size, self.rule(), "board").await {
             let stones = opening_stones(size, 2);
             let outcome = self
-                .ask_board(session, size, Rule::Freestyle, stones, &[])
+                .ask_board(session, size, self.rule(), stones, &[])
                 .await;
             self.verdict(
                 "board",
@@ -564,7 +697,7 @@ impl Checker {
         self.check_winning_line(session, size).await;
 
         if self
-            .new_game(session, size, Rule::Freestyle, "swap2board")
+            .new_game(session, size, self.rule(), "swap2board")
             .await
         {
             match session
@@ -605,12 +738,12 @@ impl Checker {
             );
             return;
         };
-        if !self.new_game(session, size, Rule::Freestyle, name).await {
+        if !self.new_game(session, size, self.rule(), name).await {
             return;
         }
         let stones = opening_stones(size, 2);
         let outcome = self
-            .ask_board(session, size, Rule::Freestyle, stones, &line)
+            .ask_board(session, size, self.rule(), stones, &line)
             .await;
         match outcome {
             // Not a fault the judge can meet: field 3 exists only in Piskvork's continuous game.
@@ -642,11 +775,11 @@ impl Checker {
     /// crashes, hangs or answers something else on it fails: Piskvork users meet that.
     async fn check_takeback(&mut self, session: &mut EngineSession, size: BoardSize) {
         let name = "takeback";
-        if !self.new_game(session, size, Rule::Freestyle, name).await {
+        if !self.new_game(session, size, self.rule(), name).await {
             return;
         }
         // The engine's move, the check's, the engine's.
-        let mut referee = Referee::new(Rule::Freestyle, size);
+        let mut referee = Referee::new(self.rule(), size);
         if let Err(stop) = self
             .ask(session, &mut referee, MoveRequest::Begin, None)
             .await
@@ -666,6 +799,7 @@ impl Checker {
         };
         let deadline = self.deadline(&self.opts.fast, None);
         for p in [mine, theirs] {
+            tokio::time::sleep(OPPONENT_PAUSE).await;
             match session.takeback(p, deadline).await {
                 Ok(Takeback::Done) => {}
                 Ok(Takeback::Refused(text)) => {
@@ -680,7 +814,7 @@ impl Checker {
                 Err(e) => return self.engine_error(name, &e, "fast"),
             }
         }
-        let mut referee = Referee::new(Rule::Freestyle, size);
+        let mut referee = Referee::new(self.rule(), size);
         for &p in &history[..history.len() - 2] {
             referee.play(p);
         }
@@ -746,13 +880,13 @@ impl Checker {
     /// A board a few cells from full, and an opening of many stones, both sent with BOARD.
     async fn check_positions(&mut self, session: &mut EngineSession, size: BoardSize) {
         if self
-            .new_game(session, size, Rule::Freestyle, "full board")
+            .new_game(session, size, self.rule(), "full board")
             .await
         {
             let stones = full_board(size);
             let empty = size.cells() - stones.len();
             let outcome = self
-                .ask_board(session, size, Rule::Freestyle, stones, &[])
+                .ask_board(session, size, self.rule(), stones, &[])
                 .await;
             self.verdict(
                 "full board",
@@ -761,13 +895,13 @@ impl Checker {
             );
         }
         if self
-            .new_game(session, size, Rule::Freestyle, "many stones")
+            .new_game(session, size, self.rule(), "many stones")
             .await
         {
             let stones = opening_stones(size, 3);
             let n = stones.len();
             let outcome = self
-                .ask_board(session, size, Rule::Freestyle, stones, &[])
+                .ask_board(session, size, self.rule(), stones, &[])
                 .await;
             self.verdict(
                 "many stones",
@@ -801,20 +935,18 @@ impl Checker {
             return;
         };
         let label = short_label(&self.opts.short);
-        if let Err(e) = session
-            .new_game(size, Rule::Freestyle, self.opts.startup)
-            .await
-        {
+        if let Err(e) = session.new_game(size, self.rule(), self.opts.startup).await {
             self.engine_error("short session", &e, &label);
             self.end(session).await;
             return;
         }
-        let mut referee = Referee::new(Rule::Freestyle, size);
+        let mut referee = Referee::new(self.rule(), size);
         let mut request = MoveRequest::Begin;
         let mut left = self.opts.short.match_time;
         let mut timing = Timing::default();
         for _ in 0..SHORT_MOVES {
             let deadline = spec.move_deadline(left).unwrap_or(Duration::MAX);
+            tokio::time::sleep(OPPONENT_PAUSE).await;
             match session.request_move(request.clone(), left, deadline).await {
                 Ok(reply) => {
                     timing.add(reply.elapsed, limit_of(&self.opts.short, left));
@@ -851,6 +983,7 @@ impl Checker {
 
     /// [`end`](Self::end) while the engine `spare` (a live one) runs.
     async fn end_sparing(&mut self, mut session: EngineSession, spare: Option<u32>) {
+        self.search_ignored += session.search_ignored();
         let leader = session.process().and_then(|p| p.pid());
         let pgid = session.process().map(|p| p.pgid());
         let started = std::time::Instant::now();
@@ -888,10 +1021,19 @@ impl Checker {
 
     /// Records processes found running `when` an engine ended (killed since).
     fn note_leftovers(&mut self, left: &[Leftover], when: &str) {
+        // Under wine, wineserver and wine's services outlive every program it ran, by design:
+        // they are no engine's (a judge on Windows never sees them). Killed all the same.
+        let wine = runs_under_wine(&self.opts.spec.cmd);
+        let (wine_own, left): (Vec<&Leftover>, Vec<&Leftover>) =
+            left.iter().partition(|l| wine && is_wine_own(&l.cmd));
+        if !wine_own.is_empty() && self.wine_left.is_none() {
+            let list: Vec<String> = wine_own.iter().map(|l| l.cmd.clone()).collect();
+            self.wine_left = Some(list.join(", "));
+        }
         if left.is_empty() {
             return;
         }
-        let list: Vec<String> = left.iter().map(Leftover::to_string).collect();
+        let list: Vec<String> = left.iter().map(|l| l.to_string()).collect();
         self.leftovers.push(format!(
             "{} process(es) left running {when}: {}; the check killed them, the judge may not",
             left.len(),
@@ -948,18 +1090,59 @@ impl Checker {
         }
     }
 
+    /// One reading of the engine's processes after an answer.
+    fn note_usage(&mut self, usage: crate::engine::resources::Usage) {
+        self.peak_rss = self.peak_rss.max(usage.rss);
+        match usage.footprint {
+            Some(f) => {
+                self.peak = self.peak.max(f.pss);
+                self.peak_uss = self.peak_uss.max(f.uss);
+            }
+            None if usage.rss > 0 => {
+                self.rss_only = true;
+                self.peak = self.peak.max(usage.rss);
+            }
+            None => {}
+        }
+    }
+
+    /// The peak memory against `max_memory` and the runner's limit (its tolerance on top), as
+    /// summed PSS, with the summed USS and RSS beside it.
     fn report_memory(&mut self) {
         let max = self.opts.spec.max_memory;
+        let limit = self.opts.spec.memory_limit();
         let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+        let figures = if self.rss_only {
+            format!(
+                "RSS {:.1} MiB (smaps_rollup cannot be read: PSS and USS unknown, the limit is judged on RSS)",
+                mib(self.peak_rss)
+            )
+        } else {
+            format!(
+                "PSS {:.1} MiB, USS {:.1} MiB, RSS {:.1} MiB (the limit is judged on PSS)",
+                mib(self.peak),
+                mib(self.peak_uss),
+                mib(self.peak_rss)
+            )
+        };
         if let Some(fault) = self.memory_fault.clone() {
             self.push("memory", Status::Fail, fault);
-        } else if max > 0 && self.peak > max {
+        } else if let Some(limit) = limit.filter(|&l| self.peak > l) {
             self.push(
                 "memory",
                 Status::Fail,
                 format!(
-                    "peak {:.1} MiB over max_memory {:.1} MiB",
-                    mib(self.peak),
+                    "peak over the limit {:.1} MiB (max_memory {:.1} MiB and its tolerance): {figures}",
+                    mib(limit),
+                    mib(max)
+                ),
+            );
+        } else if max > 0 && self.peak > max {
+            self.push(
+                "memory",
+                Status::Warn,
+                format!(
+                    "peak over max_memory {:.1} MiB, within the tolerance: {figures}",
                     mib(max)
                 ),
             );
@@ -968,8 +1151,7 @@ impl Checker {
                 "memory",
                 Status::Pass,
                 format!(
-                    "peak of the process tree {:.1} MiB (max_memory {:.1} MiB)",
-                    mib(self.peak),
+                    "peak of the process tree {figures}; max_memory {:.1} MiB",
                     mib(max)
                 ),
             );
@@ -1028,7 +1210,9 @@ impl Checker {
                             long += 1;
                         }
                     }
-                    Some(EngineLine::Unrecognised(text)) => {
+                    // An ABOUT answer is never noise, however late (after a refusal of an INFO
+                    // line, an engine's ABOUT answer may come after the next command).
+                    Some(EngineLine::Unrecognised(text)) if !self.is_about_answer(&text) => {
                         noise += 1;
                         first_noise.get_or_insert_with(|| cut(&text, 60));
                     }
@@ -1064,11 +1248,15 @@ impl Checker {
             ),
             None => self.push("noise", Status::Pass, "every line is protocol"),
         }
-        self.push(
-            "search output",
-            Status::Skip,
-            "not checked yet (the engine-output channel is not built)",
-        );
+        let (status, detail) = self.search.verdict(self.search_ignored, moves);
+        self.push_informational("search output", status, detail);
+    }
+
+    /// Whether `line` is the engine's ABOUT answer: the one it gave, or any with a `name` field.
+    fn is_about_answer(&self, line: &str) -> bool {
+        let line = line.trim();
+        self.about_raw.as_deref() == Some(line)
+            || crate::engine::parse_about(line).get("name").is_some()
     }
 
     fn report_end(&mut self) {
@@ -1081,9 +1269,17 @@ impl Checker {
         } else {
             self.push("end", Status::Skip, "no session reached END alive");
         }
+        let wine = match &self.wine_left {
+            Some(list) => format!(" (wine's own processes were, as wine leaves them: {list})"),
+            None => String::new(),
+        };
         match self.leftovers.first().cloned() {
             Some(l) => self.push("leftover", Status::Fail, l),
-            None => self.push("leftover", Status::Pass, "nothing left running after END"),
+            None => self.push(
+                "leftover",
+                Status::Pass,
+                format!("nothing of the engine's left running after END{wine}"),
+            ),
         }
     }
 
@@ -1095,6 +1291,7 @@ impl Checker {
         rule: Rule,
         name: &str,
     ) -> bool {
+        tokio::time::sleep(OPPONENT_PAUSE).await;
         match session.new_game(size, rule, self.opts.startup).await {
             Ok(()) => true,
             Err(e) => {
@@ -1122,15 +1319,17 @@ impl Checker {
     ) -> Result<(MoveOutcome, Duration), Stop> {
         let left = left.or(self.opts.fast.match_time);
         let deadline = self.deadline(&self.opts.fast, left);
+        tokio::time::sleep(OPPONENT_PAUSE).await;
         let reply = session
             .request_move(request, left, deadline)
             .await
             .map_err(Stop::Engine)?;
         // The session samples memory only while a move takes over a tenth of a second; a
-        // reading after each answer catches the fast movers' resident size too.
-        self.peak = self.peak.max(session.usage().rss);
+        // reading after each answer catches the fast movers' memory too, as PSS, USS and RSS.
+        self.note_usage(session.usage());
         self.timing
             .add(reply.elapsed, limit_of(&self.opts.fast, left));
+        self.search.add(reply.search.as_deref(), reply.coords);
         let Some((x, y)) = reply.coords else {
             return Err(Stop::Illegal(format!(
                 "answer {:?} is not a move",
@@ -1187,6 +1386,152 @@ impl Checker {
             Err(Stop::Illegal(why)) => self.push(name, Status::Fail, format!("illegal move {why}")),
             Err(Stop::Warn(why)) => self.push(name, Status::Warn, why),
             Err(Stop::Engine(e)) => self.engine_error(name, &e, &short_label(&self.opts.fast)),
+        }
+    }
+}
+
+/// Programs that run the engine's own file, named after them in `cmd=` (`wine X.exe`,
+/// `python3 -u engine.py`, `env VAR=1 ./pbrain-x`): the judge's prefix rule is about that file.
+const LAUNCHERS: [&str; 14] = [
+    "wine",
+    "wine64",
+    "wine-stable",
+    "wine-staging",
+    "python",
+    "python2",
+    "python3",
+    "pypy",
+    "pypy3",
+    "sh",
+    "bash",
+    "dash",
+    "env",
+    "mono",
+];
+
+/// Whether `cmd` runs the engine through wine (`wine X.exe`, `env A=1 wine64 X.exe`).
+fn runs_under_wine(cmd: &str) -> bool {
+    launch(cmd).1.iter().any(|l| l.starts_with("wine"))
+}
+
+/// Wine's own Windows programs, which it starts for any program it runs and leaves running.
+const WINE_SERVICES: [&str; 9] = [
+    "services.exe",
+    "winedevice.exe",
+    "plugplay.exe",
+    "svchost.exe",
+    "rpcss.exe",
+    "explorer.exe",
+    "wineboot.exe",
+    "conhost.exe",
+    "winemenubuilder.exe",
+];
+
+/// Whether a leftover's command line is one of wine's own processes: `wineserver`, anything
+/// of wine's Windows (`C:\windows\system32\...`), or one of [`WINE_SERVICES`] however it
+/// names itself (`services.exe` alone early in its start).
+fn is_wine_own(cmd: &str) -> bool {
+    let c = cmd.to_ascii_lowercase();
+    let program = c.split_whitespace().next().unwrap_or("");
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    base == "wineserver"
+        || base == "wineserver64"
+        || WINE_SERVICES.contains(&base)
+        || c.starts_with("c:\\windows\\system32\\")
+        || c.starts_with("c:\\windows\\syswow64\\")
+}
+
+/// The file name of the engine's program in `cmd`: its first word's, or past a launcher (see
+/// [`LAUNCHERS`]) the first argument that is not an option (nor, after `env`, a `VAR=value`).
+fn engine_file(cmd: &str) -> String {
+    launch(cmd).0
+}
+
+/// The file name of the engine's program in `cmd` (see [`engine_file`]) and the launchers
+/// before it, by file name.
+fn launch(cmd: &str) -> (String, Vec<String>) {
+    let words = crate::engine::spec::split_command_line(cmd).unwrap_or_default();
+    let name = |w: &str| {
+        Path::new(w)
+            .file_name()
+            .map_or_else(|| w.to_string(), |f| f.to_string_lossy().into_owned())
+    };
+    let mut launchers = Vec::new();
+    let mut i = 0;
+    while let Some(word) = words.get(i) {
+        let program = name(word);
+        if !LAUNCHERS.contains(&program.as_str()) {
+            return (program, launchers);
+        }
+        let env = program == "env";
+        let next = words[i + 1..]
+            .iter()
+            .position(|w| !(w.starts_with('-') || env && w.contains('=')));
+        match next {
+            Some(j) => i += 1 + j,
+            None => return (program, launchers),
+        }
+        launchers.push(program);
+    }
+    (name(cmd), launchers)
+}
+
+/// The search reports heard with the check's moves (`INFO` detail blocks and `MESSAGE depth`
+/// lines, read by the session's listener).
+#[derive(Debug, Default)]
+struct SearchSeen {
+    /// Moves answered with a report before them.
+    reported: usize,
+    /// Of those, reports whose principal variation starts with the move played.
+    agreeing: usize,
+    /// The deepest depth reported.
+    depth: Option<u32>,
+    /// A report whose principal variation starts elsewhere: (its first move, the move).
+    disagreeing: Option<(Pos, (i64, i64))>,
+}
+
+impl SearchSeen {
+    fn add(&mut self, report: Option<&crate::search::SearchReport>, played: Option<(i64, i64)>) {
+        let Some(r) = report else { return };
+        self.reported += 1;
+        self.depth = self.depth.max(r.depth);
+        match (r.pv.first(), played) {
+            (Some(p), Some((x, y))) if (p.x as i64, p.y as i64) == (x, y) => self.agreeing += 1,
+            (Some(&p), Some(xy)) => {
+                self.disagreeing.get_or_insert((p, xy));
+            }
+            _ => {}
+        }
+    }
+
+    /// The item: reports heard pass; lines the listener could not read warn, and so do reports
+    /// none of whose principal variations starts with the move played (coordinates swapped or
+    /// off by one). A real engine's last complete report may name another move now and then
+    /// (its last iteration, cut by the clock, changed its mind): one that does is counted, not
+    /// warned about. None heard is skipped (the judge reads none, and an engine need print
+    /// none).
+    fn verdict(&self, ignored: u64, moves: usize) -> (Status, String) {
+        let depth = self.depth.map_or("-".to_string(), |d| d.to_string());
+        let seen = format!(
+            "reports with {} of {moves} moves, deepest depth {depth}, {} PV(s) starting with the move played",
+            self.reported, self.agreeing
+        );
+        if ignored > 0 {
+            return (
+                Status::Warn,
+                format!("{ignored} line(s) of search output could not be read (malformed, cut or out of range); {seen}"),
+            );
+        }
+        match self.disagreeing {
+            Some((p, (x, y))) if self.agreeing == 0 => (
+                Status::Warn,
+                format!("no reported PV starts with the move played (one starts with {p}, the move was {x},{y}); {seen}"),
+            ),
+            _ if self.reported == 0 => (
+                Status::Skip,
+                "no search output heard (INFO show_detail asked; the judge reads none)".to_string(),
+            ),
+            _ => (Status::Pass, seen),
         }
     }
 }
@@ -1346,6 +1691,101 @@ mod tests {
             referee.play(size.pos(7, 7).unwrap()),
             MoveOutcome::Forbidden(_)
         ));
+    }
+
+    #[test]
+    fn the_engine_file_is_named_past_launchers() {
+        for (cmd, file) in [
+            ("./pbrain-x -v", "pbrain-x"),
+            ("wine /e/pbrain-embryo21_f.exe", "pbrain-embryo21_f.exe"),
+            (
+                "wine64 --debug 'dir with space/pbrain-y.exe'",
+                "pbrain-y.exe",
+            ),
+            ("env A=1 B=2 wine X.exe", "X.exe"),
+            ("python3 -u engines/pbrain-py.py --deep", "pbrain-py.py"),
+            ("sh", "sh"),
+            ("/usr/bin/env -i", "env"),
+        ] {
+            assert_eq!(engine_file(cmd), file, "{cmd}");
+        }
+    }
+
+    #[test]
+    fn search_reports_warn_only_when_none_names_the_move_played() {
+        let size = BoardSize::new(15).unwrap();
+        let report = |x, y| crate::search::SearchReport {
+            depth: Some(4),
+            pv: vec![size.pos(x, y).unwrap()],
+            ..Default::default()
+        };
+        let mut seen = SearchSeen::default();
+        assert_eq!(seen.verdict(0, 3).0, Status::Skip);
+        seen.add(Some(&report(7, 7)), Some((7, 7)));
+        seen.add(Some(&report(2, 8)), Some((1, 7)));
+        seen.add(None, Some((3, 3)));
+        let (status, detail) = seen.verdict(0, 3);
+        assert_eq!(status, Status::Pass, "{detail}");
+        assert!(
+            detail.contains("reports with 2 of 3 moves, deepest depth 4, 1 PV(s)"),
+            "{detail}"
+        );
+        assert_eq!(seen.verdict(5, 3).0, Status::Warn);
+        let mut swapped = SearchSeen::default();
+        swapped.add(Some(&report(8, 7)), Some((7, 8)));
+        assert_eq!(swapped.verdict(0, 1).0, Status::Warn);
+    }
+
+    #[test]
+    fn the_closing_line_names_the_failures_the_judge_acts_on() {
+        let item = |name: &str, status, judge| Item {
+            name: name.into(),
+            status,
+            detail: String::new(),
+            judge,
+        };
+        let mut report = CheckReport {
+            engine: "x".into(),
+            items: vec![item("begin", Status::Pass, true)],
+        };
+        assert_eq!(report.verdict(), None);
+        report
+            .items
+            .push(item("board winning line", Status::Fail, false));
+        let only = report.verdict().unwrap();
+        assert!(
+            only.contains("none that the Gomocup judge acts on: board winning line"),
+            "{only}"
+        );
+        report.items.push(item("memory", Status::Fail, true));
+        let both = report.verdict().unwrap();
+        assert!(
+            both.starts_with("2 check item(s) failed: the judge would reject or disqualify this engine on memory; board winning line only informational"),
+            "{both}"
+        );
+    }
+
+    #[test]
+    fn wine_s_own_processes_are_told_from_the_engine_s() {
+        assert!(runs_under_wine("wine X.exe"));
+        assert!(runs_under_wine("env WINEDEBUG=-all /usr/bin/wine64 X.exe"));
+        assert!(!runs_under_wine("./pbrain-wine"));
+        assert!(!runs_under_wine("python3 wine.py"));
+        for own in [
+            "/usr/lib/wine/wineserver64 -p0",
+            "C:\\windows\\system32\\services.exe",
+            "C:\\windows\\system32\\svchost.exe -k LocalServiceNetworkRestricted",
+            "services.exe",
+        ] {
+            assert!(is_wine_own(own), "{own}");
+        }
+        for engine in [
+            "sleep 1000",
+            "C:\\engines\\pbrain-x.exe",
+            "/tmp/wineserver-like",
+        ] {
+            assert!(!is_wine_own(engine), "{engine}");
+        }
     }
 
     #[test]

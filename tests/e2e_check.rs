@@ -332,3 +332,144 @@ fn a_takeback_that_keeps_the_stone_fails_and_says_so() {
     let item = items.iter().find(|i| i.0 == "takeback").expect("takeback");
     assert!(item.2.contains("the stone was kept"), "{item:?}");
 }
+
+/// Runs `check` (table output) on `cmd` with `extra` options: the run, for its exit code,
+/// table and closing line.
+fn check_table(cmd: &str, extra: &[&str]) -> Run {
+    let dir = tempfile_dir();
+    Match::command(&["check"])
+        .engine_cmd(cmd, extra)
+        .opt("-startuptimeout", 2)
+        .run_in(dir.path())
+}
+
+fn item<'a>(items: &'a [(String, String, String)], name: &str) -> &'a (String, String, String) {
+    items
+        .iter()
+        .find(|i| i.0 == name)
+        .unwrap_or_else(|| panic!("no {name} item: {items:?}"))
+}
+
+/// An engine of renju only, which refuses `INFO rule 0`, checked with `-rule 4`: every game is
+/// started with `INFO rule 4`, so nothing fails. (Before, the start items sent rule 0 and the
+/// refusal was blamed on the unknown INFO key.)
+#[test]
+fn every_game_is_started_with_the_rule_under_test() {
+    let cmd = format!("{} --seed 1 --refuse-info rule=0", engine("pbrain-faulty"));
+    let (code, items) = check(&cmd, &["-rule", "4", "-boardsize", "15"]);
+    assert_eq!(with_status(&items, "fail"), Vec::<&str>::new(), "{items:?}");
+    assert_eq!(item(&items, "info").1, "pass", "{items:?}");
+    assert_eq!(code, Some(0));
+}
+
+/// An engine that refuses a key the judge sends (`max_memory`): the refusal stays when the
+/// unknown key is left out, so `info` blames the judge's block, not the unknown key, and the
+/// start items pass (the engine plays on). Its ABOUT answer, which comes after the refusal, is
+/// not noise (before, the fresh process's was read late and counted).
+#[test]
+fn a_refusal_is_judged_on_the_line_that_caused_it() {
+    let cmd = format!(
+        "{} --seed 1 --refuse-info max_memory",
+        engine("pbrain-faulty")
+    );
+    let (code, items) = check(&cmd, &["-boardsize", "15"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(with_status(&items, "fail"), vec!["info"], "{items:?}");
+    let info = &item(&items, "info").2;
+    assert!(
+        info.contains("the judge's INFO block") && info.contains("max_memory"),
+        "{info}"
+    );
+    assert!(!info.contains("unknown key"), "{info}");
+    assert_eq!(item(&items, "noise").1, "pass", "{items:?}");
+}
+
+/// An engine that refuses only the unknown INFO key (as Rapfi does): `info` fails but only as
+/// information (the judge sends no unknown key), and the closing line says that the judge acts
+/// on none of the failures.
+#[test]
+fn a_refused_unknown_key_is_informational() {
+    let cmd = format!(
+        "{} --seed 1 --refuse-info gomoku_cli_check_unknown_key",
+        engine("pbrain-faulty")
+    );
+    let (_, items) = check(&cmd, &["-boardsize", "15"]);
+    assert_eq!(with_status(&items, "fail"), vec!["info"], "{items:?}");
+    let run = check_table(&cmd, &["-boardsize", "15"]);
+    run.assert_exit(1);
+    run.assert_stderr_has("1 check item(s) failed, none that the Gomocup judge acts on: info");
+    assert!(
+        run.stdout.contains("1 fail (0 the judge acts on)"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// `cmd=env ENGINE` and `cmd=sh SCRIPT`: the prefix is checked on the file the launcher runs
+/// (`wine X.exe` alike), not on `env` or `sh`.
+#[test]
+fn the_prefix_is_checked_on_the_file_a_launcher_runs() {
+    let (_, items) = check(&format!("env {}", engine("pbrain-random")), &[]);
+    let prefix = item(&items, "prefix");
+    assert_eq!(prefix.1, "pass", "{prefix:?}");
+    assert!(prefix.2.contains("pbrain-random"), "{prefix:?}");
+    let (_dir, script) = script_engine("random-script", "", "7,7");
+    let (_, items) = check(&format!("sh {}", script.display()), &["-boardsize", "15"]);
+    let prefix = item(&items, "prefix");
+    assert_eq!(prefix.1, "fail", "{prefix:?}");
+    assert!(prefix.2.contains("random-script"), "{prefix:?}");
+}
+
+/// An engine that, like Rapfi, is still busy for a moment after printing its move and drops a
+/// command that comes then: the check waits as an opponent would, and nothing fails. (Before,
+/// its instant requests were refused or went unanswered: begin, turn, board and play failed.)
+#[test]
+fn an_engine_busy_just_after_its_move_is_given_an_opponent_s_pause() {
+    let cmd = format!(
+        "{} --seed 1 --busy-after-move-ms 10",
+        engine("pbrain-faulty")
+    );
+    let (code, items) = check(&cmd, &["-boardsize", "15"]);
+    assert_eq!(with_status(&items, "fail"), Vec::<&str>::new(), "{items:?}");
+    assert_eq!(code, Some(0));
+}
+
+/// The search-output item reads the reports the session hears: well-formed ones pass, with
+/// the count; unreadable lines warn; an engine that prints none is skipped.
+#[test]
+fn the_search_output_item_checks_the_reports_it_hears() {
+    let faulty = engine("pbrain-faulty");
+    let (_, items) = check(
+        &format!("{faulty} --seed 1 --search-good"),
+        &["-boardsize", "15"],
+    );
+    let search = item(&items, "search output");
+    assert_eq!(search.1, "pass", "{search:?}");
+    assert!(search.2.contains("deepest depth 1"), "{search:?}");
+    let (_, items) = check(
+        &format!("{faulty} --seed 1 --search-garbage-at 2"),
+        &["-boardsize", "15"],
+    );
+    let search = item(&items, "search output");
+    assert_eq!(search.1, "warn", "{search:?}");
+    assert!(search.2.contains("could not be read"), "{search:?}");
+    let (_, items) = check(&format!("{faulty} --seed 1"), &["-boardsize", "15"]);
+    assert_eq!(item(&items, "search output").1, "skip", "{items:?}");
+}
+
+/// Forked helpers sharing the engine's memory: `memory` judges the summed PSS, which counts
+/// the shared pages once, and shows USS and RSS beside it. With maxmemory 100 MB (a limit of
+/// about 127 MiB) 8 helpers sharing 40 MiB pass, where the summed RSS (over 320 MiB) failed.
+#[test]
+fn the_memory_item_judges_the_summed_pss_and_shows_rss_and_uss() {
+    let cmd = format!(
+        "{} --seed 1 --forks 8 --fork-mb 40",
+        engine("pbrain-faulty")
+    );
+    let (_, items) = check(&cmd, &["-boardsize", "15", "maxmemory=100000000"]);
+    let memory = item(&items, "memory");
+    assert_eq!(memory.1, "pass", "{items:?}");
+    for part in ["PSS", "USS", "RSS"] {
+        assert!(memory.2.contains(part), "{memory:?}");
+    }
+}

@@ -13,7 +13,8 @@ pub const USAGE: &str = "\
 usage: gomoku-cli check -engine cmd=COMMAND [ENGINE OPTIONS] [-rule R,...] [-boardsize N,...]
                         [-startuptimeout S] [--json]
 Runs the engine through short scripted sessions and prints one line per item (pass, warn, fail,
-skip); exit code 1 when any item fails. Engine options as for a match (maxmemory=, option.K=...;
+skip); exit code 1 when any item fails, the closing line naming those the Gomocup judge acts on.
+Every game is played under the first -rule. Engine options as for a match (maxmemory=, option.K=...;
 tc= is replaced by the check's 5s/120s and 1s/20s). -boardsize defaults to 15,20, -rule to 0.";
 
 /// Run the check from the arguments after `check`.
@@ -83,11 +84,10 @@ pub fn run(args: &[String]) -> CommandResult {
     } else {
         say(&report.table());
     }
-    match report.failures() {
-        0 => Ok(Outcome::Done),
-        n => Err(CommandError::Failed(format!(
-            "{n} check item(s) failed: the judge would reject or disqualify this engine"
-        ))),
+    // Any failure fails the command; the message names those the judge acts on.
+    match report.verdict() {
+        None => Ok(Outcome::Done),
+        Some(verdict) => Err(CommandError::Failed(verdict)),
     }
 }
 

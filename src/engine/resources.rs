@@ -18,8 +18,8 @@
 //! (no `statx` for a size hint, no second read to see the end: a short read of a `/proc` file is
 //! its end), and a single-threaded process's children are read from its one task without
 //! listing the task directory. `smaps_rollup` is dear (the kernel walks the process's page
-//! tables: 0.1 ms for a small engine, 5 ms for 350 MiB, 15 ms for 1 GiB, against 3 µs for
-//! `stat`), so a [`ProcWatch`] reads it at most once per hundred times its last cost (at most
+//! tables: 0.05 ms for a 2 MiB engine, 5 to 10 ms for 350 MiB, 15 to 18 ms for 1 GiB, against
+//! 4 µs for `stat`, on a loaded 2-core machine), so a [`ProcWatch`] reads it at most once per hundred times its last cost (at most
 //! 1% of the runner's time) and in between adds the growth of the cheap resident figure.
 
 use std::time::{Duration, Instant};

@@ -203,6 +203,9 @@ pub struct EngineSession {
     listener: Option<Listener>,
     /// The engine answered `YXBOARD`/`YXNBEST` with a refusal: kept across new processes.
     nbest_refused: bool,
+    /// Lines of search output the listener could not read, over the session (`check` reports
+    /// them).
+    search_ignored: u64,
 }
 
 /// What an engine's processes used in one game.
@@ -276,6 +279,7 @@ impl EngineSession {
             swap_form: None,
             listener: None,
             nbest_refused: false,
+            search_ignored: 0,
             cpu_mark: None,
             start_mark: None,
             proc_watch: None,
@@ -585,6 +589,12 @@ impl EngineSession {
         self.move_reply(raw, elapsed)
     }
 
+    /// Lines of search output that could not be read (malformed, cut or out of range), over
+    /// the session.
+    pub fn search_ignored(&self) -> u64 {
+        self.search_ignored
+    }
+
     /// `YXNBEST n` is to be asked for (the engine is asked for `n` best moves and has not
     /// refused it): the game then sends it the whole board before each move.
     pub fn nbest(&self) -> Option<u32> {
@@ -597,6 +607,7 @@ impl EngineSession {
             Some(l) => (l.finish(), l.take_ignored()),
             None => (None, 0),
         };
+        self.search_ignored += ignored;
         if ignored > 0 {
             self.note(format!(
                 "{ignored} line(s) of search output ignored (malformed, cut or out of window)"

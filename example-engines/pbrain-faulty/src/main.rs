@@ -42,7 +42,8 @@ const USAGE: &str = "usage: pbrain-faulty [--seed N] [--fault PHASE:KIND]... [--
   [--huge-line-at N] [--message-every-move] [--spawn-child] [--spawn-daemon]
   [--trailing-space] [--suggest]
   [--slow-info-ms M] [--alloc-at N --alloc-mb M] [--burn] [--move-ms M] [--report-cpus]
-  [--start-cpu-ms M] [--forks N [--fork-mb M]]
+  [--start-cpu-ms M] [--forks N [--fork-mb M]] [--refuse-info KEY[=VALUE],...]
+  [--busy-after-move-ms M]
   [--swap-unknown] [--swap-garbage] [--swap-occupied] [--swap-offboard] [--swap-wrong-count]
   [--swap-always] [--swap-two]
   [--search-garbage-at N] [--search-flood N] [--search-cut-at N] [--search-after-move-at N]
@@ -74,6 +75,12 @@ that escapes it (setsid and a double fork through sh); neither is ever waited fo
 --forks N writes --fork-mb M MiB (default 64) at start-up, then forks N helpers that share those
 pages with it (copy-on-write, never written again) and sleep until it exits: resident memory
 summed over the processes counts the pages N+1 times, the memory they take once.
+--refuse-info KEY[=VALUE],... answers `ERROR` to those INFO lines (any value of a bare KEY), as
+an engine of one rule refuses the others, and plays on.
+--busy-after-move-ms M: for M ms after each move it is still thinking, as Rapfi is between
+printing its move and marking itself idle: a command read then is dropped and the words after
+it refused one by one (`INFO time_left 5000` gives `ERROR Unknown command: TIME_LEFT` and
+`ERROR Unknown command: 5000`, `RESTART` nothing); END is taken even then.
 Search reports (printed whatever INFO show_detail says; the moves stay the same):
   --search-garbage-at N    from move N, malformed lines before each move (INFO EVAL banana,
                            INFO DEPTH -3, MESSAGE depth x-y ev ?? pv ZZ99, INFO EVAL 99999999999,
@@ -243,6 +250,10 @@ struct Faults {
     /// Helpers forked at start-up, sharing `fork_mb` MiB written before the fork.
     forks: u32,
     fork_mb: u64,
+    /// INFO lines answered `ERROR`: (key, value), any value when `None`.
+    refuse_info: Vec<(String, Option<String>)>,
+    /// How long after a move commands are dropped.
+    busy_after_move: Duration,
     /// How to answer `SWAP2BOARD` (default: the kit's policy).
     swap: SwapFault,
     /// Faults of the search reports.
@@ -462,8 +473,10 @@ fn fault_args(args: &[String]) -> Vec<&str> {
 }
 
 /// The options that take a value (`--name V` or `--name=V`).
-const VALUED: [&str; 24] = [
+const VALUED: [&str; 26] = [
     "--message-flood",
+    "--refuse-info",
+    "--busy-after-move-ms",
     "--forks",
     "--fork-mb",
     "--search-garbage-at",
@@ -585,6 +598,17 @@ fn parse_args(args: &[String]) -> Result<Faults, String> {
         burn: flag("--burn"),
         report_cpus: flag("--report-cpus"),
         forks: num("--forks")?.unwrap_or(0),
+        refuse_info: arg_value(args, "--refuse-info")
+            .map(|v| {
+                v.split(',')
+                    .map(|kv| match kv.split_once('=') {
+                        Some((k, v)) => (k.to_ascii_lowercase(), Some(v.to_string())),
+                        None => (kv.to_ascii_lowercase(), None),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        busy_after_move: Duration::from_millis(millis("--busy-after-move-ms", 0)?),
         fork_mb: match arg_value(args, "--fork-mb") {
             None => 64,
             Some(v) => v
@@ -728,6 +752,17 @@ fn fork_helpers(n: u32, mb: u64) -> io::Result<()> {
     Ok(())
 }
 
+/// The words after a command that Rapfi, dropping the command itself while it thinks, reads as
+/// commands of their own and refuses (`--busy-after-move-ms`).
+fn dropped(cmd: &Command) -> Vec<String> {
+    match cmd {
+        Command::Info { key, value } => vec![key.to_ascii_uppercase(), value.clone()],
+        Command::Turn(x, y) => vec![format!("{x},{y}")],
+        Command::Takeback(x, y) => vec![format!("{x},{y}")],
+        _ => Vec::new(),
+    }
+}
+
 /// Sleep for ever (the manager has to kill us).
 fn stall() -> ! {
     loop {
@@ -820,6 +855,8 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
     start_up(f, &mut out)?;
     let mut state = GameState::new();
     let mut hanging = false;
+    // When the last move was answered (for --busy-after-move-ms).
+    let mut busy: Option<std::time::Instant> = None;
     // Memory taken by --alloc-at, held until the process ends.
     let mut hoard: Vec<Vec<u8>> = Vec::new();
     loop {
@@ -835,6 +872,24 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
                 return Ok(());
             }
             continue;
+        }
+        // END is taken even then, as Rapfi takes it.
+        let busy_now = cmd != Command::End && busy.is_some_and(|t| t.elapsed() < f.busy_after_move);
+        if let Some(words) = busy_now.then(|| dropped(&cmd)) {
+            for w in words {
+                out.line(&format!("ERROR Unknown command: {w}"))?;
+            }
+            continue;
+        }
+        if let Command::Info { key, value } = &cmd {
+            let refused = f
+                .refuse_info
+                .iter()
+                .any(|(k, v)| k.eq_ignore_ascii_case(key) && v.as_ref().is_none_or(|v| v == value));
+            if refused {
+                out.line(&format!("ERROR INFO {key} {value} is not supported"))?;
+                continue;
+            }
         }
         if f.slow_info_ms > 0 && matches!(&cmd, Command::Info { key, .. } if key == "max_memory") {
             std::thread::sleep(Duration::from_millis(f.slow_info_ms));
@@ -909,7 +964,10 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
                 return Ok(());
             }
             Action::Silent => {}
-            Action::Think => answer_move(f, &mut state, &mut rng, &mut out, &mut hoard, replaced)?,
+            Action::Think => {
+                answer_move(f, &mut state, &mut rng, &mut out, &mut hoard, replaced)?;
+                busy = Some(std::time::Instant::now());
+            }
         }
         if strike.exit_after {
             io::stdout().flush()?;
