@@ -178,6 +178,7 @@ impl Listener {
         while let Some(key) = words.next() {
             let is = |name: &str| key.eq_ignore_ascii_case(name);
             if is("pv") {
+                r.pv.reserve(PV_CAP.min(text.len() / 3 + 1));
                 while let Some(word) = words.peek() {
                     if !moves_of(word, self.size, &mut r.pv).ok()? {
                         break;
@@ -442,7 +443,8 @@ fn line_of(size: BoardSize, text: &str) -> Option<Vec<Pos>> {
 /// The moves of a message's move list whose words are all moves; `Ok(None)` when a word is not
 /// one, `Err` when one is off the board.
 fn moves_in(text: &str, size: BoardSize) -> Result<Option<Vec<Pos>>, ()> {
-    let mut moves = Vec::new();
+    // A move is 2 characters at least, with its space 3.
+    let mut moves = Vec::with_capacity(PV_CAP.min(text.len() / 3 + 1));
     for word in text.split_ascii_whitespace() {
         if !moves_of(word, size, &mut moves)? {
             return Ok(None);
