@@ -363,6 +363,32 @@ fn termination_rows(
         .collect()
 }
 
+/// The think-time table's rows: one per engine, its moves, times, CPU, memory and what it said.
+fn time_rows(r: &Report) -> Vec<minijinja::Value> {
+    use minijinja::context;
+    r
+        .times
+        .iter()
+        .map(|t| {
+            context! {
+                name => r.engines.get(t.engine).cloned().unwrap_or_default(),
+                moves => t.moves, median => t.median_ms, max => t.max_ms,
+                total => format!("{:.1} s", t.total_ms as f64 / 1000.0),
+                cpu => format!("{:.1} s", t.cpu_ms as f64 / 1000.0),
+                ratio => crate::runner::dispatcher::cpu_ratio(t.cpu_ms, t.cpu_think_ms),
+                memory => format!("{} MiB", t.peak_memory >> 20),
+                reported => format!("{} %", fixed(100.0 * t.reported as f64 / t.moves.max(1) as f64, 0)),
+                reported_of => format!("{} of {} moves", t.reported, t.moves),
+                errors => t.lines.error,
+                stray => t.lines.unknown + t.lines.debug + t.lines.other,
+                stray_of => format!("{} UNKNOWN, {} DEBUG, {} other", t.lines.unknown, t.lines.debug, t.lines.other),
+                dropped => t.lines.dropped,
+                dropped_of => format!("{} bytes", t.lines.dropped_bytes),
+            }
+        })
+        .collect()
+}
+
 /// Render the page.
 pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error> {
     use minijinja::{context, Environment, Value};
@@ -425,27 +451,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         .iter()
         .map(|(code, count)| context! { code, label => termination_label(code), count })
         .collect();
-    let times: Vec<Value> = r
-        .times
-        .iter()
-        .map(|t| {
-            context! {
-                name => r.engines.get(t.engine).cloned().unwrap_or_default(),
-                moves => t.moves, median => t.median_ms, max => t.max_ms,
-                total => format!("{:.1} s", t.total_ms as f64 / 1000.0),
-                cpu => format!("{:.1} s", t.cpu_ms as f64 / 1000.0),
-                ratio => crate::runner::dispatcher::cpu_ratio(t.cpu_ms, t.cpu_think_ms),
-                memory => format!("{} MiB", t.peak_memory >> 20),
-                reported => format!("{} %", fixed(100.0 * t.reported as f64 / t.moves.max(1) as f64, 0)),
-                reported_of => format!("{} of {} moves", t.reported, t.moves),
-                errors => t.lines.error,
-                stray => t.lines.unknown + t.lines.debug + t.lines.other,
-                stray_of => format!("{} UNKNOWN, {} DEBUG, {} other", t.lines.unknown, t.lines.debug, t.lines.other),
-                dropped => t.lines.dropped,
-                dropped_of => format!("{} bytes", t.lines.dropped_bytes),
-            }
-        })
-        .collect();
+    let times = time_rows(r);
     let heading = match r.engines.as_slice() {
         [a, b] => format!("{a} vs {b}"),
         e => format!("Tournament of {} engines", e.len()),

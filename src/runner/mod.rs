@@ -705,6 +705,38 @@ fn schedule_of(config: &Config) -> Schedule {
     }
 }
 
+/// The protocol log's writer task, when `-log` asked for one, and the sink the engines write to.
+fn start_log(
+    files: Option<LogFiles>,
+    run_start: Instant,
+    console: &Console,
+) -> (LogSink, Option<tokio::task::JoinHandle<()>>) {
+    let Some(files) = files else {
+        return (LogSink::none(), None);
+    };
+    let (sink, rx) = LogSink::channel();
+    let warnings = console.clone();
+    let task = files.run(rx, run_start, move |w| {
+        warnings.show(ConsoleEvent::Warning(w));
+    });
+    (sink, Some(tokio::spawn(task)))
+}
+
+/// What the dispatcher hears once every slot has ended: a Ctrl-C that came meanwhile, and a stop
+/// marker written after this shard's last look (another shard decided while this one played its
+/// last games), which is the run's verdict all the same.
+fn last_events(desk: &Desk, stops: &Stops) {
+    let mut state = desk.lock();
+    let DeskState { d, shell, .. } = &mut *state;
+    if stops.abort.is_cancelled() {
+        d.on_event(Event::Interrupt);
+    }
+    if let Some(m) = shell.sync.as_ref().and_then(|s| s.marker()) {
+        let actions = d.on_event(Event::ShardsStopped(m));
+        shell.execute(d, actions, &mut None);
+    }
+}
+
 /// Run the whole tournament described by `config`.
 pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
@@ -723,17 +755,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     // A shard's own share of the schedule.
     let own_total = games.len() + prior.len() as u64;
     let console = console_of(&config, own_total);
-    let (log, log_task) = match log_files {
-        None => (LogSink::none(), None),
-        Some(files) => {
-            let (sink, rx) = LogSink::channel();
-            let warnings = console.clone();
-            let task = files.run(rx, run_start, move |w| {
-                warnings.show(ConsoleEvent::Warning(w));
-            });
-            (sink, Some(tokio::spawn(task)))
-        }
-    };
+    let (log, log_task) = start_log(log_files, run_start, &console);
     announce(&console, &config, &outputs, resumed.as_ref(), games.len());
     let names = slot::resolve_names(&config, &stops.abort).await;
     if let Some(r) = resumed.as_ref().filter(|_| !stops.abort.is_cancelled()) {
@@ -812,19 +834,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     for s in slots {
         let _ = tokio::task::spawn_blocking(move || s.join()).await;
     }
-    {
-        let mut state = desk.lock();
-        let DeskState { d, shell, .. } = &mut *state;
-        if stops.abort.is_cancelled() {
-            d.on_event(Event::Interrupt);
-        }
-        // A marker written after this shard's last look (another shard decided while this one
-        // played its last games) is the run's verdict all the same.
-        if let Some(m) = shell.sync.as_ref().and_then(|s| s.marker()) {
-            let actions = d.on_event(Event::ShardsStopped(m));
-            shell.execute(d, actions, &mut None);
-        }
-    }
+    last_events(&desk, &stops);
     writer.drain(&mut writes, &desk);
     for w in writer.outputs.finish() {
         writer.console.show(ConsoleEvent::Warning(w));
