@@ -90,6 +90,9 @@ pub struct Memory {
     pub bytes: u64,
     /// `false` where `smaps_rollup` cannot be read: `bytes` is then the summed resident memory.
     pub pss: bool,
+    /// `bytes` is the last reading of the PSS plus the growth of the resident memory since, not
+    /// a reading of its own (see [`ProcWatch::sample`]).
+    pub estimated: bool,
 }
 
 /// The fields of `/proc/PID/stat` we use.
@@ -149,8 +152,15 @@ fn page_size() -> u64 {
 }
 
 /// How often a [`ProcWatch`] may read `smaps_rollup`: no sooner after a reading than this many
-/// times what that reading cost (at most 1% of the runner's time goes to it).
+/// times what that reading cost (at most 1% of the runner's time goes to it), and than
+/// [`ROLLUP_GAP`].
 const ROLLUP_SPACING: u32 = 100;
+
+/// The least time between two readings of `smaps_rollup` by one [`ProcWatch`]. Fast engines end
+/// games every few milliseconds, and each game's end samples them: read each time, a small
+/// engine's 50 µs a reading were a tenth of the runner's CPU per game at 64 slots. A sample over
+/// the memory limit is read afresh before it is believed ([`ProcWatch::sample_exact`]).
+const ROLLUP_GAP: Duration = Duration::from_secs(1);
 
 /// The usage of process `pid` and all its descendants, memory as PSS and USS too (every
 /// process's `smaps_rollup` read: for `check`, not a match's per-move path); zero for a process
@@ -229,11 +239,24 @@ impl ProcWatch {
     /// shared within the tree that a process writes show at the next reading). Resident memory
     /// where `smaps_rollup` cannot be read.
     pub fn sample(&mut self) -> (Usage, Memory) {
+        self.sample_when(false)
+    }
+
+    /// [`sample`](Self::sample) with `smaps_rollup` read now, due or not (where it can be
+    /// read): before an engine is killed for its memory, the figure is a reading, not an
+    /// estimate.
+    pub fn sample_exact(&mut self) -> (Usage, Memory) {
+        self.sample_when(true)
+    }
+
+    fn sample_when(&mut self, force: bool) -> (Usage, Memory) {
         let now = Instant::now();
         let due = self.rollup.is_some()
-            && self.last.is_none_or(|r| {
-                now.saturating_duration_since(r.at) >= r.cost.saturating_mul(ROLLUP_SPACING)
-            });
+            && (force
+                || self.last.is_none_or(|r| {
+                    now.saturating_duration_since(r.at)
+                        >= r.cost.saturating_mul(ROLLUP_SPACING).max(ROLLUP_GAP)
+                }));
         let usage = usage_from(self.pid, Some(self), due);
         let memory = match (usage.footprint, self.last) {
             (Some(f), _) => {
@@ -246,15 +269,18 @@ impl ProcWatch {
                 Memory {
                     bytes: f.pss,
                     pss: true,
+                    estimated: false,
                 }
             }
             (None, Some(r)) if usage.rss > 0 => Memory {
                 bytes: r.pss.saturating_add(usage.rss.saturating_sub(r.rss)),
                 pss: true,
+                estimated: true,
             },
             _ => Memory {
                 bytes: usage.rss,
                 pss: false,
+                estimated: false,
             },
         };
         (usage, memory)
@@ -462,6 +488,23 @@ Swap:                  0 kB
         );
         // Read once: the next sample within 100 times its cost estimates from the RSS instead.
         assert!(watch.last.is_some());
+    }
+
+    #[test]
+    fn readings_are_a_gap_apart_and_an_exact_sample_reads_now() {
+        let mut watch = ProcWatch::open(std::process::id());
+        if watch.rollup.is_none() {
+            eprintln!("smaps_rollup cannot be read here: nothing to check");
+            return;
+        }
+        let (_, first) = watch.sample();
+        assert!(first.pss && !first.estimated, "{first:?}");
+        // Far more than 100 times a reading of this small process, well within the gap.
+        std::thread::sleep(Duration::from_millis(50));
+        let (_, soon) = watch.sample();
+        assert!(soon.pss && soon.estimated, "{soon:?}");
+        let (_, exact) = watch.sample_exact();
+        assert!(exact.pss && !exact.estimated, "{exact:?}");
     }
 
     #[test]

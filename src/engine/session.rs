@@ -797,7 +797,12 @@ impl EngineSession {
                         }
                         if let Some(w) = &mut watch {
                             // The tree's summed PSS (see `resources`), not its summed RSS.
-                            let used = w.sample().1.bytes;
+                            let mut memory = w.sample().1;
+                            if limit.is_some_and(|l| memory.estimated && memory.bytes > l) {
+                                // An estimate over the limit: a reading decides.
+                                memory = w.sample_exact().1;
+                            }
+                            let used = memory.bytes;
                             peak = peak.max(used);
                             if let Some(limit) = limit.filter(|&l| used > l) {
                                 let over = EngineError::MemoryLimit { peak: used, limit };
