@@ -15,8 +15,8 @@ use crate::board::{Board, BoardSize, Color, Pos};
 use crate::engine::leftovers::{sweep, Leftover, Subreaper};
 use crate::engine::protocol::{parse_engine_line, EngineLine};
 use crate::engine::{
-    Direction, EngineError, EngineSession, EngineSpec, Field, LogEvent, LogSink, MoveRequest,
-    Takeback, TimeControl,
+    Direction, EngineError, EngineSession, EngineSpec, Field, LineCounts, LogEvent, LogSink,
+    MoveRequest, Takeback, TimeControl,
 };
 use crate::rules::{MoveOutcome, Referee, Rule};
 use crate::swap::Answer;
@@ -266,6 +266,9 @@ struct Checker {
     search: SearchSeen,
     /// Lines of search output the sessions could not read.
     search_ignored: u64,
+    /// The lines that were no answer (`ERROR`, `UNKNOWN`, `DEBUG`, others), summed over the
+    /// sessions: a match logs and counts them and waits on for the move.
+    lines: LineCounts,
     log: LogSink,
     events: tokio::sync::mpsc::UnboundedReceiver<LogEvent>,
     /// The log events read so far.
@@ -309,6 +312,7 @@ pub async fn run_check(opts: CheckOptions) -> CheckReport {
         rss_only: false,
         search: SearchSeen::default(),
         search_ignored: 0,
+        lines: LineCounts::default(),
         log,
         events,
         seen: Vec::new(),
@@ -984,6 +988,7 @@ impl Checker {
     /// [`end`](Self::end) while the engine `spare` (a live one) runs.
     async fn end_sparing(&mut self, mut session: EngineSession, spare: Option<u32>) {
         self.search_ignored += session.search_ignored();
+        self.lines.add(&session.line_counts());
         let leader = session.process().and_then(|p| p.pid());
         let pgid = session.process().map(|p| p.pgid());
         let started = std::time::Instant::now();
@@ -1248,6 +1253,8 @@ impl Checker {
             ),
             None => self.push("noise", Status::Pass, "every line is protocol"),
         }
+        let (status, detail) = stray_verdict(&self.lines);
+        self.push_informational("stray lines", status, detail);
         let (status, detail) = self.search.verdict(self.search_ignored, moves);
         self.push_informational("search output", status, detail);
     }
@@ -1661,9 +1668,70 @@ fn cut(text: &str, n: usize) -> String {
     text.chars().take(n).collect()
 }
 
+/// The `stray lines` item: the lines an engine printed that were no answer to what it was asked
+/// (counted by the sessions). A match logs them and waits on for the move (an `ERROR` in place
+/// of a move is no move), so they warn, never fail. Lines over the per-move cap are said but do
+/// not warn here: the `messages` item warns on the long or many messages they are.
+fn stray_verdict(lines: &LineCounts) -> (Status, String) {
+    let stray = lines.error + lines.unknown + lines.debug + lines.other;
+    let dropped = (lines.dropped > 0).then(|| {
+        format!(
+            "{} lines ({} bytes) over the cap a move, dropped",
+            lines.dropped, lines.dropped_bytes
+        )
+    });
+    if stray == 0 {
+        let detail = "every line answered what was asked".to_string();
+        return (
+            Status::Pass,
+            dropped.map_or(detail.clone(), |d| format!("{detail}; {d}")),
+        );
+    }
+    let mut detail = format!(
+        "{} ERROR, {} UNKNOWN, {} DEBUG, {} other lines that were no answer (logged; a match waits on past them)",
+        lines.error, lines.unknown, lines.debug, lines.other
+    );
+    if let Some(d) = dropped {
+        detail.push_str(&format!("; {d}"));
+    }
+    (Status::Warn, detail)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stray_lines_warn_with_their_counts_and_pass_without() {
+        let (status, detail) = stray_verdict(&LineCounts::default());
+        assert_eq!(status, Status::Pass, "{detail}");
+        let flood = LineCounts {
+            dropped: 9,
+            dropped_bytes: 900,
+            ..LineCounts::default()
+        };
+        let (status, detail) = stray_verdict(&flood);
+        assert_eq!(
+            status,
+            Status::Pass,
+            "the messages item warns on those: {detail}"
+        );
+        assert!(detail.contains("9 lines (900 bytes)"), "{detail}");
+        let lines = LineCounts {
+            error: 2,
+            debug: 1,
+            dropped: 5,
+            dropped_bytes: 70,
+            ..LineCounts::default()
+        };
+        let (status, detail) = stray_verdict(&lines);
+        assert_eq!(status, Status::Warn);
+        assert!(
+            detail.starts_with("2 ERROR, 0 UNKNOWN, 1 DEBUG, 0 other"),
+            "{detail}"
+        );
+        assert!(detail.contains("5 lines (70 bytes)"), "{detail}");
+    }
     use crate::rules::standing_winner;
 
     #[test]

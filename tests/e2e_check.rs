@@ -473,3 +473,29 @@ fn the_memory_item_judges_the_summed_pss_and_shows_rss_and_uss() {
         assert!(memory.2.contains(part), "{memory:?}");
     }
 }
+
+/// An engine that prints `ERROR`, `UNKNOWN` and `DEBUG` lines before each move (Rapfi's
+/// TIME_LEFT refusals): the moves still count, and the `stray lines` item warns with the counts
+/// (the match's journal counts the same lines per game) without failing the check; the bundled
+/// engines print none.
+#[test]
+fn lines_that_are_no_answer_are_counted_by_the_stray_lines_item() {
+    let cmd = format!("{} --seed 1 --error-noise", engine("pbrain-faulty"));
+    let (code, items) = check(&cmd, &["-rule", "0", "-boardsize", "15"]);
+    let (_, status, detail) = item(&items, "stray lines");
+    assert_eq!(status, "warn", "{items:?}");
+    let errors: u64 = detail
+        .split(" ERROR")
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a count of ERROR lines first: {detail}"));
+    assert!(errors >= 2, "{detail}");
+    assert!(
+        !detail.contains(" 0 UNKNOWN") && !detail.contains(" 0 DEBUG"),
+        "{detail}"
+    );
+    assert_eq!(with_status(&items, "fail"), Vec::<&str>::new(), "{items:?}");
+    assert_eq!(code, Some(0));
+    let (_, items) = check(&engine("pbrain-scout"), &["-rule", "0", "-boardsize", "15"]);
+    assert_eq!(item(&items, "stray lines").1, "pass", "{items:?}");
+}
