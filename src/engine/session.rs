@@ -573,7 +573,7 @@ impl EngineSession {
                 .request(command, Answering::NBest, time_left, deadline, what)
                 .await?;
             if !is_refusal(&raw) {
-                return self.move_reply(raw, elapsed);
+                return Ok(self.move_reply(raw, elapsed));
             }
             // Not an engine of Yixin's extensions: asked the usual way from now on, once what
             // it says to the stone lines is drained.
@@ -586,7 +586,7 @@ impl EngineSession {
                 req.describe()
             })
             .await?;
-        self.move_reply(raw, elapsed)
+        Ok(self.move_reply(raw, elapsed))
     }
 
     /// Lines of search output that could not be read (malformed, cut or out of range), over
@@ -602,7 +602,7 @@ impl EngineSession {
     }
 
     /// The move answer `raw`, with the search report heard before it.
-    fn move_reply(&mut self, raw: String, elapsed: Duration) -> Result<MoveReply, EngineError> {
+    fn move_reply(&mut self, raw: String, elapsed: Duration) -> MoveReply {
         let (search, ignored) = match self.listener.as_mut() {
             Some(l) => (l.finish(), l.take_ignored()),
             None => (None, 0),
@@ -613,12 +613,12 @@ impl EngineSession {
                 "{ignored} line(s) of search output ignored (malformed, cut or out of window)"
             ));
         }
-        Ok(MoveReply {
+        MoveReply {
             coords: parse_coords(&raw),
             raw: cut_text(raw, QUOTED_ANSWER_CHARS),
             elapsed,
             search,
-        })
+        }
     }
 
     /// `TAKEBACK x,y`: the engine removes the stone on `p` (the last move) and answers `OK`,
@@ -948,11 +948,11 @@ impl EngineSession {
                     self.noise(parsed.as_ref(), &line, "no answer, ignored");
                     continue;
                 }
-                Some(EngineLine::Error(ref text) | EngineLine::Unknown(ref text))
+                parsed @ Some(EngineLine::Error(_) | EngineLine::Unknown(_))
                     if answering == Answering::Move
-                        || about_time_left(text, time_left_ms, answering.keyword()) =>
+                        || matches!(&parsed, Some(EngineLine::Error(t) | EngineLine::Unknown(t))
+                            if about_time_left(t, time_left_ms, answering.keyword())) =>
                 {
-                    let parsed = parse_engine_line(&line);
                     self.noise(parsed.as_ref(), &line, "no answer, ignored");
                     continue;
                 }
