@@ -1,29 +1,58 @@
 //! The c-gomoku-cli compatible command line: single-dash options with `key=value` lists, read into a
 //! raw, unchecked form. `config` turns it into a checked `Config`.
 
+pub mod help;
+pub mod parse;
+pub mod table;
+
 use std::ffi::OsString;
 
 use thiserror::Error;
+
+pub use parse::{Given, Parsed};
 
 /// Errors in the shape of the command line (values are checked later, in `config`).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CliError {
     /// The command line uses an option name that the program does not know.
-    #[error("unknown option {0:?} (see --help)")]
-    UnknownOption(String),
+    #[error("unknown option {option:?} (see `{}`)", help::help_command(*command))]
+    UnknownOption {
+        option: String,
+        command: table::Command,
+    },
     /// An option is the last argument or is directly followed by another option, so its value is missing.
     #[error("{option}: needs {what}")]
-    MissingValue { option: Opt, what: &'static str },
+    MissingValue { option: String, what: &'static str },
     /// An option that takes key=value settings got an argument without `=` or with an empty key.
     #[error("{option}: expected key=value, got {got:?}")]
-    NotKeyValue { option: Opt, got: String },
+    NotKeyValue { option: String, got: String },
     /// A bare argument appears where an option name was expected, e.g. an extra value after a flag or a one-value option.
     #[error("unexpected argument {0:?} (options start with '-')")]
     Stray(String),
+    /// A flag given a value (`--json=1`).
+    #[error("{0}: takes no value")]
+    FlagValue(String),
+    /// Too few or too many words that are not options.
+    #[error("{what}: expected {}, got {got}", count_range(*min, *max))]
+    Positionals {
+        what: &'static str,
+        got: usize,
+        min: usize,
+        max: Option<usize>,
+    },
     /// An argument that is not UTF-8 text; `index` counts from 1 after the program name, `lossy`
     /// shows it with U+FFFD for the bytes that are not.
     #[error("argument {index} is not UTF-8 text: {lossy:?}")]
     NotUtf8 { index: usize, lossy: String },
+}
+
+/// "1", "1 or 2", "at least 1".
+fn count_range(min: usize, max: Option<usize>) -> String {
+    match max {
+        Some(m) if m == min => m.to_string(),
+        Some(m) => format!("{min} to {m}"),
+        None => format!("at least {min}"),
+    }
 }
 
 /// The program's arguments (without its name) as text. An argument that is not UTF-8 is an error
@@ -79,157 +108,61 @@ impl RawCli {
     }
 }
 
-/// What follows an option: its own settings (`key=value`s, or a count and a score for `-draw`,
-/// `-resign`), one value, or nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Takes {
-    Own,
-    Value,
-    Flag,
-}
-
-/// The options, each with its spelling (without the dash) and what it takes: one list for the
-/// parser here and for the checks and errors of `config`.
-macro_rules! options {
-    ($($opt:ident $name:literal $takes:ident,)*) => {
-        /// An option of the legacy command line; it displays as it is spelled (`-games`).
+/// The match runner's options, each filled from its row of the table (`table::ROWS`, where its
+/// spelling, value and help are): the typed keys of `RawCli` that `config` reads.
+macro_rules! opts {
+    ($($opt:ident,)*) => {
+        /// An option of the match runner's command line; it displays as it is spelled (`-games`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Opt {
-            $(#[doc = concat!("`-", $name, "`")] $opt,)*
+            $($opt,)*
         }
 
         impl Opt {
-            /// The option spelled `name` (without dashes), and what it takes.
-            fn parse(name: &str) -> Option<(Opt, Takes)> {
-                match name {
-                    $($name => Some((Opt::$opt, Takes::$takes)),)*
-                    _ => None,
-                }
-            }
-        }
-
-        impl std::fmt::Display for Opt {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                let name = match self {
-                    $(Opt::$opt => $name,)*
-                };
-                write!(f, "-{name}")
-            }
+            /// Every option, for the test that each has exactly one row.
+            pub const ALL: &'static [Opt] = &[$(Opt::$opt,)*];
         }
     };
 }
 
-options! {
-    Engine "engine" Own, Each "each" Own, Openings "openings" Own, Sample "sample" Own,
-    Sprt "sprt" Own, Draw "draw" Own, Resign "resign" Own, Records "records" Own,
-    Concurrency "concurrency" Value, Games "games" Value, Rounds "rounds" Value,
-    Rule "rule" Value, BoardSize "boardsize" Value, DrawAfter "drawafter" Value,
-    Pgn "pgn" Value, Sgf "sgf" Value, Msg "msg" Value, Psq "psq" Value, Journal "journal" Value,
-    RatingInterval "ratinginterval" Value, StartupTimeout "startuptimeout" Value,
-    LogDir "logdir" Value, Shard "shard" Value, Renlib "renlib" Value, Report "report" Value,
-    Cpus "cpus" Value, RunDir "rundir" Value, SyncInterval "syncinterval" Value,
-    Gauntlet "gauntlet" Flag, LoseOnly "loseonly" Flag, Repeat "repeat" Flag,
-    Transform "transform" Flag, SendByBoard "sendbyboard" Flag, Log "log" Flag,
-    Debug "debug" Flag, FatalError "fatalerror" Flag, Quiet "quiet" Flag,
-    NoProgress "noprogress" Flag, Verbose "verbose" Flag, Resume "resume" Flag,
-    Suspend "suspend" Flag, Swap2 "swap2" Flag, Swap1 "swap1" Flag,
+opts! {
+    Engine, Each, Openings, Sample, Sprt, Draw, Resign, Records, Concurrency, Games, Rounds, Rule,
+    BoardSize, DrawAfter, Pgn, Sgf, Msg, Psq, Journal, RatingInterval, StartupTimeout, LogDir,
+    Shard, Renlib, Report, Cpus, RunDir, SyncInterval, Gauntlet, LoseOnly, Repeat, Transform,
+    SendByBoard, Log, Debug, FatalError, Quiet, NoProgress, Verbose, Resume, Suspend, Swap2, Swap1,
 }
 
-fn is_option(arg: &str) -> bool {
-    // A lone "-" or a negative number is a value, not an option.
-    arg.len() > 1
-        && arg.starts_with('-')
-        && !arg[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.')
-}
-
-/// Option name without its leading dashes (`-engine` and `--engine` are the same).
-fn option_name(arg: &str) -> &str {
-    arg.trim_start_matches('-')
-}
-
-fn key_values(
-    option: Opt,
-    args: &[String],
-    i: &mut usize,
-    allow_empty: bool,
-) -> Result<KeyValues, CliError> {
-    let mut out = Vec::new();
-    while *i < args.len() && !is_option(&args[*i]) {
-        let a = &args[*i];
-        match a.split_once('=') {
-            Some((k, v)) if !k.is_empty() => out.push((k.to_string(), v.to_string())),
-            _ => {
-                return Err(CliError::NotKeyValue {
-                    option,
-                    got: a.clone(),
-                })
-            }
-        }
-        *i += 1;
+impl std::fmt::Display for Opt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(table::row_of_opt(*self).name())
     }
-    if out.is_empty() && !allow_empty {
-        return Err(CliError::MissingValue {
-            option,
-            what: "key=value settings",
-        });
-    }
-    Ok(out)
-}
-
-fn one_value(option: Opt, args: &[String], i: &mut usize) -> Result<String, CliError> {
-    match args.get(*i) {
-        Some(v) if !is_option(v) => {
-            *i += 1;
-            Ok(v.clone())
-        }
-        _ => Err(CliError::MissingValue {
-            option,
-            what: "a value",
-        }),
-    }
-}
-
-/// `-draw`/`-resign` settings: `key=value`s, or the predecessor's `COUNT SCORE` as `movecount=`
-/// and `score=`.
-fn score_settings(option: Opt, args: &[String], i: &mut usize) -> Result<KeyValues, CliError> {
-    if args.get(*i).is_some_and(|a| a.contains('=')) {
-        return key_values(option, args, i, false);
-    }
-    let count = one_value(option, args, i)?;
-    let score = one_value(option, args, i)?;
-    Ok(vec![("movecount".into(), count), ("score".into(), score)])
 }
 
 /// Read the legacy command line (without the program name).
 pub fn parse_legacy(args: &[String]) -> Result<RawCli, CliError> {
+    Ok(raw_of(&parse::parse(table::Command::Run, args)?))
+}
+
+/// The match runner's options of a parsed command line (run's or tune's) as a `RawCli`; rows
+/// without an `Opt` (tune's own) are left to their command.
+pub fn raw_of(p: &Parsed) -> RawCli {
     let mut raw = RawCli::default();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        if !is_option(arg) {
-            return Err(CliError::Stray(arg.clone()));
-        }
-        let Some((opt, takes)) = Opt::parse(option_name(arg)) else {
-            return Err(CliError::UnknownOption(arg.clone()));
-        };
-        i += 1;
-        match (opt, takes) {
-            (Opt::Engine, _) => raw.engines.push(key_values(opt, args, &mut i, false)?),
-            (Opt::Each, _) => raw.each.extend(key_values(opt, args, &mut i, false)?),
-            (Opt::Openings, _) => raw.openings = Some(key_values(opt, args, &mut i, false)?),
-            (Opt::Sample, _) => raw.sample = Some(key_values(opt, args, &mut i, true)?),
-            (Opt::Sprt, _) => raw.sprt = Some(key_values(opt, args, &mut i, true)?),
-            (Opt::Records, _) => raw.records = Some(key_values(opt, args, &mut i, false)?),
-            (Opt::Draw, _) => raw.draw = Some(score_settings(opt, args, &mut i)?),
-            (_, Takes::Own) => raw.resign = Some(score_settings(opt, args, &mut i)?),
-            (_, Takes::Value) => {
-                let v = one_value(opt, args, &mut i)?;
-                raw.values.push((opt, v));
-            }
-            (_, Takes::Flag) => raw.flags.push(opt),
+    for (row, given) in &p.items {
+        let Some(opt) = row.opt else { continue };
+        match (opt, given.clone()) {
+            (Opt::Engine, Given::Settings(kvs)) => raw.engines.push(kvs),
+            (Opt::Each, Given::Settings(kvs)) => raw.each.extend(kvs),
+            (Opt::Openings, Given::Settings(kvs)) => raw.openings = Some(kvs),
+            (Opt::Sample, Given::Settings(kvs)) => raw.sample = Some(kvs),
+            (Opt::Sprt, Given::Settings(kvs)) => raw.sprt = Some(kvs),
+            (Opt::Records, Given::Settings(kvs)) => raw.records = Some(kvs),
+            (Opt::Draw, Given::Settings(kvs)) => raw.draw = Some(kvs),
+            (Opt::Resign, Given::Settings(kvs)) => raw.resign = Some(kvs),
+            (_, Given::Value(v)) => raw.values.push((opt, v)),
+            (_, _) => raw.flags.push(opt),
         }
     }
-    Ok(raw)
+    raw
 }
 
 #[cfg(test)]
@@ -274,13 +207,13 @@ mod tests {
         assert_eq!(
             parse_legacy(&args(&["-concurrency"])),
             Err(CliError::MissingValue {
-                option: Opt::Concurrency,
+                option: "-concurrency".into(),
                 what: "a value"
             })
         );
         assert!(matches!(
             parse_legacy(&args(&["-bogus"])),
-            Err(CliError::UnknownOption(_))
+            Err(CliError::UnknownOption { .. })
         ));
         assert!(matches!(
             parse_legacy(&args(&["-engine", "cmd"])),

@@ -37,7 +37,8 @@ pub enum ConfigError {
     UnknownKey {
         option: Opt,
         key: String,
-        known: &'static str,
+        /// The option's keys, from the table (`cli::table`).
+        known: String,
     },
     /// Fewer than two `-engine` options.
     #[error("at least two engines are needed (got {0}); add -engine cmd=... for each")]
@@ -460,8 +461,11 @@ fn parse_secs(option: Opt, value: &str) -> Result<Duration, ConfigError> {
     Ok(Duration::from_secs_f64(v))
 }
 
-const ENGINE_KEYS: &str =
-    "cmd, name, tc, depth, nodes, maxmemory, thread, tolerance, detail, option.K";
+/// The keys of the match runner's option `parent` (`-engine`), from the table: the help and
+/// this message list the same keys.
+fn keys_of(parent: &str) -> String {
+    crate::cli::table::keys_of(crate::cli::table::Command::Run, parent)
+}
 
 /// Apply engine `key=value` settings onto a spec. Later keys win within one list.
 fn apply_engine_keys(
@@ -522,7 +526,7 @@ fn apply_engine_key(
             return Err(ConfigError::UnknownKey {
                 option,
                 key: k.to_string(),
-                known: ENGINE_KEYS,
+                known: keys_of("-engine"),
             })
         }
     }
@@ -575,7 +579,7 @@ fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
                 return Err(ConfigError::UnknownKey {
                     option: Opt::Sprt,
                     key: k.clone(),
-                    known: "elo0, elo1, alpha, beta, model",
+                    known: keys_of("-sprt"),
                 })
             }
         }
@@ -697,7 +701,7 @@ fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed), ConfigErr
                         return Err(ConfigError::UnknownKey {
                             option: Opt::Openings,
                             key: k.clone(),
-                            known: "file, type, order, srand, moves",
+                            known: keys_of("-openings"),
                         })
                     }
                 }
@@ -850,12 +854,9 @@ fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
     })
 }
 
-/// The `key=value`s of `option` as a map, every key among `known` (later values win).
-fn settings<'a>(
-    option: Opt,
-    kvs: &'a KeyValues,
-    known: &'static str,
-) -> Result<BTreeMap<&'a str, &'a str>, ConfigError> {
+/// The `key=value`s of `option` as a map, every key one of its keys in the table (later values win).
+fn settings(option: Opt, kvs: &KeyValues) -> Result<BTreeMap<&str, &str>, ConfigError> {
+    let known = keys_of(&option.to_string());
     let mut out = BTreeMap::new();
     for (k, v) in kvs {
         if !known.split(", ").any(|n| n == k) {
@@ -898,7 +899,7 @@ fn count_and_score(
 fn adjudication_of(raw: &RawCli) -> Result<Adjudication, ConfigError> {
     let mut a = Adjudication::default();
     if let Some(kvs) = &raw.draw {
-        let s = settings(Opt::Draw, kvs, "movenumber, movecount, score")?;
+        let s = settings(Opt::Draw, kvs)?;
         let (moves, score) = count_and_score(Opt::Draw, &s)?;
         let from_move = match s.get("movenumber") {
             Some(v) => adjudication_number(Opt::Draw, "movenumber", v, 0)?,
@@ -913,7 +914,7 @@ fn adjudication_of(raw: &RawCli) -> Result<Adjudication, ConfigError> {
     let Some(kvs) = &raw.resign else {
         return Ok(a);
     };
-    let s = settings(Opt::Resign, kvs, "movecount, score, twosided, mate")?;
+    let s = settings(Opt::Resign, kvs)?;
     if let Some(k) = s.get("mate") {
         let k = adjudication_number(Opt::Resign, "mate", k, 1)?;
         a.mate = NonZeroU32::new(k);

@@ -155,10 +155,7 @@ fn help_subcommand_prints_that_subcommand_help() {
     let (main_code, main_help, _) = run(&["help"]);
     assert_eq!(main_code, Some(0));
     assert!(main_help.contains("ENGINE OPTIONS"), "{main_help}");
-    assert!(
-        main_help.contains("gomoku-cli help SUBCOMMAND"),
-        "{main_help}"
-    );
+    assert!(main_help.contains("gomoku-cli help COMMAND"), "{main_help}");
 
     let (code, judge_help, _) = run(&["help", "judge"]);
     assert_eq!(code, Some(0));
@@ -171,7 +168,7 @@ fn help_subcommand_prints_that_subcommand_help() {
         judge_help.contains("runner's -rule defaults to 0"),
         "{judge_help}"
     );
-    assert!(judge_help.contains("[default: 4]"), "{judge_help}");
+    assert!(judge_help.contains("default, 4 (renju)"), "{judge_help}");
     // `judge --help` prints the same text.
     let (code, dash_help, _) = run(&["judge", "--help"]);
     assert_eq!(code, Some(0));

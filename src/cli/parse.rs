@@ -1,0 +1,213 @@
+//! The one parser of every command's arguments, driven by the table (`cli::table`): what an
+//! option takes, how it is spelled and which words are positionals all come from its rows.
+//! Values are not checked here: each command's reader (`config`, the subcommands) checks them.
+
+use super::table::{self, Command, Row, Takes};
+use super::{CliError, KeyValues};
+
+/// What was given for one row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Given {
+    Flag,
+    Value(String),
+    Settings(KeyValues),
+    Positional(String),
+}
+
+/// A command line read against the table, in the order written.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub command: Command,
+    pub items: Vec<(&'static Row, Given)>,
+    /// `-h`, `-help` or `--help` was given.
+    pub help: bool,
+}
+
+impl Parsed {
+    /// The items of the row shown as `name` (`--rule`, `-o`, `JOURNAL`).
+    fn of(&self, name: &str) -> Vec<&Given> {
+        debug_assert!(
+            table::rows_of(self.command).any(|r| r.name() == name),
+            "{name} is no row of {:?}",
+            self.command
+        );
+        self.items
+            .iter()
+            .filter(|(r, _)| r.name() == name)
+            .map(|(_, g)| g)
+            .collect()
+    }
+
+    /// The last value of the option shown as `name`.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.of(name).into_iter().fold(None, |last, g| match g {
+            Given::Value(v) => Some(v.as_str()),
+            _ => last,
+        })
+    }
+
+    pub fn flag(&self, name: &str) -> bool {
+        self.of(name).into_iter().any(|g| *g == Given::Flag)
+    }
+
+    /// The settings of the option `name`, every list given joined (`None` when not given).
+    pub fn settings(&self, name: &str) -> Option<KeyValues> {
+        let mut out: Option<KeyValues> = None;
+        for g in self.of(name) {
+            if let Given::Settings(kvs) = g {
+                out.get_or_insert_with(Vec::new).extend(kvs.iter().cloned());
+            }
+        }
+        out
+    }
+
+    /// The positionals of the row `name`.
+    pub fn positionals(&self, name: &str) -> Vec<String> {
+        self.of(name)
+            .into_iter()
+            .filter_map(|g| match g {
+                Given::Positional(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Whether `arg` is an option word: a lone "-" or a negative number is a value.
+pub fn is_option(arg: &str) -> bool {
+    arg.len() > 1
+        && arg.starts_with('-')
+        && !arg[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.')
+}
+
+/// Read `args` (after the command's words) as `command`'s command line.
+pub fn parse(command: Command, args: &[String]) -> Result<Parsed, CliError> {
+    let positional = table::rows_of(command).find(|r| matches!(r.takes, Takes::Positional { .. }));
+    let mut p = Parsed {
+        command,
+        items: Vec::new(),
+        help: false,
+    };
+    let mut only_positionals = false;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if !only_positionals && arg == "--" && positional.is_some() {
+            only_positionals = true;
+            continue;
+        }
+        if only_positionals || !is_option(arg) {
+            match positional {
+                Some(row) => p.items.push((row, Given::Positional(arg.clone()))),
+                None => return Err(CliError::Stray(arg.clone())),
+            }
+            continue;
+        }
+        // `--rule=4`: no option's name holds a `=`.
+        let word = arg.trim_start_matches('-');
+        let (word, inline) = match word.split_once('=') {
+            Some((w, v)) => (w, Some(v.to_string())),
+            None => (word, None),
+        };
+        if command != Command::Run && matches!(word, "h" | "help") {
+            p.help = true;
+            continue;
+        }
+        let Some(row) = table::option_of(command, word) else {
+            return Err(CliError::UnknownOption {
+                option: arg.clone(),
+                command,
+            });
+        };
+        let option = row.name().to_string();
+        let given = match row.takes {
+            Takes::Flag if inline.is_some() => {
+                return Err(CliError::FlagValue(option));
+            }
+            Takes::Flag => Given::Flag,
+            Takes::Value => match inline {
+                Some(v) => Given::Value(v),
+                None => Given::Value(one_value(&option, args, &mut i)?),
+            },
+            Takes::Settings { empty, pair } => {
+                let mut words: Vec<String> = inline.into_iter().collect();
+                let pair = pair && words.is_empty();
+                if pair && args.get(i).is_some_and(|a| !a.contains('=')) {
+                    let count = one_value(&option, args, &mut i)?;
+                    let score = one_value(&option, args, &mut i)?;
+                    Given::Settings(vec![("movecount".into(), count), ("score".into(), score)])
+                } else {
+                    let stop_at_plain = positional.is_some();
+                    while i < args.len() && !is_option(&args[i]) {
+                        let is_setting =
+                            matches!(args[i].split_once('='), Some((k, _)) if !k.is_empty());
+                        if !is_setting && stop_at_plain {
+                            break;
+                        }
+                        words.push(args[i].clone());
+                        i += 1;
+                    }
+                    let kvs = key_values(&option, &words)?;
+                    if kvs.is_empty() && !empty {
+                        return Err(CliError::MissingValue {
+                            option,
+                            what: if pair {
+                                "a value"
+                            } else {
+                                "key=value settings"
+                            },
+                        });
+                    }
+                    Given::Settings(kvs)
+                }
+            }
+            Takes::Key { .. } | Takes::Positional { .. } => unreachable!("not an option row"),
+        };
+        p.items.push((row, given));
+    }
+    if let (Some(row), false) = (positional, p.help) {
+        let n = p
+            .items
+            .iter()
+            .filter(|(r, _)| std::ptr::eq(*r, row))
+            .count();
+        if let Takes::Positional { min, max } = row.takes {
+            if n < min || max.is_some_and(|m| n > m) {
+                return Err(CliError::Positionals {
+                    what: row.name(),
+                    got: n,
+                    min,
+                    max,
+                });
+            }
+        }
+    }
+    Ok(p)
+}
+
+fn one_value(option: &str, args: &[String], i: &mut usize) -> Result<String, CliError> {
+    match args.get(*i) {
+        Some(v) if !is_option(v) => {
+            *i += 1;
+            Ok(v.clone())
+        }
+        _ => Err(CliError::MissingValue {
+            option: option.to_string(),
+            what: "a value",
+        }),
+    }
+}
+
+fn key_values(option: &str, words: &[String]) -> Result<KeyValues, CliError> {
+    words
+        .iter()
+        .map(|a| match a.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(CliError::NotKeyValue {
+                option: option.to_string(),
+                got: a.clone(),
+            }),
+        })
+        .collect()
+}
