@@ -15,7 +15,7 @@ pub use parse::{Given, Parsed};
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CliError {
     /// The command line uses an option name that the program does not know.
-    #[error("unknown option {option:?} (see `{}`)", help::help_command(*command))]
+    #[error("{}", unknown_option(option, *command))]
     UnknownOption {
         option: String,
         command: table::Command,
@@ -44,6 +44,29 @@ pub enum CliError {
     /// shows it with U+FFFD for the bytes that are not.
     #[error("argument {index} is not UTF-8 text: {lossy:?}")]
     NotUtf8 { index: usize, lossy: String },
+}
+
+/// The message of an unknown option: where it belongs when another command has it, and where
+/// the command's options are listed.
+fn unknown_option(option: &str, command: table::Command) -> String {
+    let word = option.trim_start_matches('-');
+    let word = word.split_once('=').map_or(word, |(w, _)| w);
+    let others: Vec<String> = table::Command::ALL
+        .into_iter()
+        .filter(|c| *c != command && table::option_of(*c, word).is_some())
+        .map(|c| match c {
+            table::Command::Run => "the match runner".to_string(),
+            c => c.title(),
+        })
+        .collect();
+    let belongs = match others.first() {
+        Some(first) if command != table::Command::Run => {
+            format!(": an option of {first}, not of {}", command.title())
+        }
+        _ => String::new(),
+    };
+    let help = help::help_command(command);
+    format!("unknown option {option:?}{belongs} (see `{help}`)")
 }
 
 /// "1", "1 or 2", "at least 1".

@@ -10,9 +10,8 @@ mod commands;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-
 use commands::{say, CommandError, CommandResult, Outcome};
+use gomoku_cli::cli::table::Command;
 
 /// Exit codes, in one place.
 mod exit {
@@ -25,41 +24,8 @@ mod exit {
     pub const INTERRUPTED: u8 = 130;
 }
 
-#[derive(Parser, Debug)]
-#[command(
-    name = "gomoku-cli",
-    version,
-    about = "Tools of gomoku-cli (the match runner takes c-gomoku-cli's options: run `gomoku-cli --help`)"
-)]
-struct Tools {
-    #[command(subcommand)]
-    command: Tool,
-}
-
-#[derive(Subcommand, Debug)]
-enum Tool {
-    /// Judge positions: one per input line (pos-notation moves or SIZE:ROW/ROW/...), one JSON object per line out.
-    Judge(commands::judge::JudgeArgs),
-    /// SPRT and Elo calculator: from pentanomial or W/L/D counts, or from journal files of a run.
-    Sprt(commands::sprt::SprtArgs),
-    /// Training sample files (-sample): check what a file holds.
-    Samples(commands::samples::SamplesArgs),
-    /// Rebuild a run's PGN, SGF, messages, .psq records or samples from its journals (the same bytes).
-    Export(commands::export::ExportArgs),
-    /// Combined results of a run's journals (the shards of one run): as one unsharded run prints them.
-    Merge(commands::merge::MergeArgs),
-    /// RenLib .lib archives: statistics, dump, and merging games and libraries into one.
-    Lib(commands::lib::LibArgs),
-    /// The HTML report of a run (charts, standings, game list and viewer) from its journals.
-    Report(commands::report::ReportArgs),
-    /// Opening files in canonical form without symmetric duplicates; a run's games per opening.
-    Openings(commands::openings::OpeningsArgs),
-}
-
-/// The subcommands `Tools` parses; anything else is the match runner's command line.
-const SUBCOMMANDS: [&str; 8] = [
-    "judge", "sprt", "samples", "export", "merge", "lib", "report", "openings",
-];
+/// The words that start a group of subcommands (`lib stats`, `lib dump`, ...).
+const GROUPS: [&str; 3] = ["samples", "lib", "openings"];
 
 fn main() -> ExitCode {
     let args = match gomoku_cli::cli::args_from_os(std::env::args_os().skip(1)) {
@@ -70,7 +36,7 @@ fn main() -> ExitCode {
         }
     };
     // `COMMAND --help` anywhere on a command's line: its help, from the table of options.
-    if let Some((command, words)) = gomoku_cli::cli::table::Command::of_words(&args) {
+    if let Some((command, words)) = Command::of_words(&args) {
         let help = |a: &String| matches!(a.as_str(), "-h" | "-help" | "--help");
         if args[words..].iter().any(help) {
             say(&gomoku_cli::cli::help::command_help(command));
@@ -85,22 +51,23 @@ fn main() -> ExitCode {
             say(&format!("gomoku-cli {}\n", env!("CARGO_PKG_VERSION")));
             return ExitCode::from(exit::OK);
         }
-        // `check` takes the match runner's single-dash engine options, so it is parsed there.
-        Some("check") => commands::check::run(&args[1..]),
-        // `tune` takes a match's options, so it is parsed as the match runner's command line.
-        Some("tune") => commands::tune::run(&args[1..]),
-        Some(first) if SUBCOMMANDS.contains(&first) => match parse_tools(&args) {
-            Ok(Tool::Judge(a)) => commands::judge::run(a),
-            Ok(Tool::Sprt(a)) => commands::sprt::run(a),
-            Ok(Tool::Samples(a)) => commands::samples::run(a),
-            Ok(Tool::Export(a)) => commands::export::run(a),
-            Ok(Tool::Merge(a)) => commands::merge::run(a),
-            Ok(Tool::Lib(a)) => commands::lib::run(a),
-            Ok(Tool::Report(a)) => commands::report::run(a),
-            Ok(Tool::Openings(a)) => commands::openings::run(a),
-            Err(code) => return code,
+        Some(first) => match Command::of_words(&args) {
+            Some((Command::Check, n)) => commands::check::run(&args[n..]),
+            Some((Command::Tune, n)) => commands::tune::run(&args[n..]),
+            Some((command, n)) => commands::args::run(command, &args[n..]),
+            None if GROUPS.contains(&first) => {
+                let commands: Vec<String> = Command::ALL
+                    .into_iter()
+                    .filter(|c| c.words().first() == Some(&first))
+                    .map(|c| c.words()[1].to_string())
+                    .collect();
+                Err(CommandError::Usage(format!(
+                    "{first}: give one of {} (gomoku-cli help {first})",
+                    commands.join(", ")
+                )))
+            }
+            None => commands::run::run(&args),
         },
-        _ => commands::run::run(&args),
     };
     if let Err(e) = &result {
         eprintln!("error: {e}");
@@ -130,7 +97,7 @@ fn help_exit(code: u8) -> ExitCode {
 /// `gomoku-cli help [COMMAND...]`: the main help, a command's own (`help lib merge`; `help lib`:
 /// those of every `lib` command), or the man page (`help --man`), all from the table of options.
 fn help_on(topic: &[String]) -> ExitCode {
-    use gomoku_cli::cli::{help, table::Command};
+    use gomoku_cli::cli::help;
     if topic.is_empty() {
         return help_exit(exit::OK);
     }
@@ -158,24 +125,6 @@ fn help_on(topic: &[String]) -> ExitCode {
     ExitCode::from(exit::OK)
 }
 
-/// Parse a subcommand's command line (without the program name); clap prints its own errors and
-/// help, and the exit code is returned for them.
-fn parse_tools(args: &[String]) -> Result<Tool, ExitCode> {
-    let args = commands::export::normalize(args);
-    let argv = std::iter::once("gomoku-cli").chain(args.iter().map(String::as_str));
-    match Tools::try_parse_from(argv) {
-        Ok(t) => Ok(t.command),
-        Err(e) => {
-            let _ = e.print();
-            Err(ExitCode::from(if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
-            }))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,18 +139,5 @@ mod tests {
         assert_eq!(code(Ok(Outcome::EngineFailure)), 4);
         assert_eq!(code(Ok(Outcome::Interrupted)), 130);
         assert_eq!(code(Ok(Outcome::OutputFailed)), 5);
-    }
-
-    #[test]
-    fn every_subcommand_is_known_to_the_dispatcher() {
-        use clap::CommandFactory;
-        let mut names: Vec<String> = Tools::command()
-            .get_subcommands()
-            .map(|c| c.get_name().to_string())
-            .collect();
-        names.sort();
-        let mut known: Vec<String> = SUBCOMMANDS.iter().map(|s| s.to_string()).collect();
-        known.sort();
-        assert_eq!(names, known);
     }
 }

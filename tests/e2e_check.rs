@@ -466,7 +466,7 @@ fn the_memory_item_judges_the_summed_pss_and_shows_rss_and_uss() {
         "{} --seed 1 --forks 8 --fork-mb 40",
         engine("pbrain-faulty")
     );
-    let (_, items) = check(&cmd, &["-boardsize", "15", "maxmemory=100000000"]);
+    let (_, items) = check(&cmd, &["maxmemory=100000000", "-boardsize", "15"]);
     let memory = item(&items, "memory");
     assert_eq!(memory.1, "pass", "{items:?}");
     for part in ["PSS", "USS", "RSS"] {

@@ -197,7 +197,7 @@ fn bad_options_are_refused_with_a_clear_error() {
         ),
         (
             &["-count", "3", "-o", "x", "-games", "4"],
-            "not an option of openings generate",
+            "an option of the match runner, not of gomoku-cli openings generate",
         ),
         (
             &["-count", "3", "-o", "x", "-balance", "-5"],

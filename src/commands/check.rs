@@ -5,46 +5,20 @@
 use gomoku_cli::board::BoardSize;
 use gomoku_cli::check::{run_check, CheckOptions};
 use gomoku_cli::cli;
+use gomoku_cli::cli::table::Command;
 use gomoku_cli::rules::Rule;
 
 use super::{block_on, one_engine_config, say, CommandError, CommandResult, Outcome};
 
-pub const USAGE: &str = "\
-usage: gomoku-cli check -engine cmd=COMMAND [ENGINE OPTIONS] [-rule R,...] [-boardsize N,...]
-                        [-startuptimeout S] [--json]
-Runs the engine through short scripted sessions and prints one line per item (pass, warn, fail,
-skip); exit code 1 when any item fails, the closing line naming those the Gomocup judge acts on.
-Every game is played under the first -rule. Engine options as for a match (maxmemory=, option.K=...;
-tc= is replaced by the check's 5s/120s and 1s/20s). -boardsize defaults to 15,20, -rule to 0.";
-
-/// Run the check from the arguments after `check`.
+/// Run the check from the arguments after `check` (its options: `gomoku_cli::cli::table`).
 pub fn run(args: &[String]) -> CommandResult {
-    let usage = |why: String| CommandError::Usage(format!("{why}\n{USAGE}"));
-    let mut rest = Vec::new();
-    let mut json = false;
-    let mut sizes = None;
-    let mut rules = None;
-    let mut startup = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| usage(format!("{name} needs a value")))
-        };
-        match a.as_str() {
-            "--json" | "-json" => json = true,
-            "-boardsize" | "--boardsize" => sizes = Some(value("-boardsize")?),
-            "-rule" | "--rule" => rules = Some(value("-rule")?),
-            "-startuptimeout" | "--startuptimeout" => startup = Some(value("-startuptimeout")?),
-            "-h" | "--help" | "-help" => {
-                say(&format!("{USAGE}\n"));
-                return Ok(Outcome::Done);
-            }
-            _ => rest.push(a.clone()),
-        }
-    }
-    let raw = cli::parse_legacy(&rest).map_err(|e| usage(e.to_string()))?;
+    let p = super::args::parsed(Command::Check, args)?;
+    let usage = |why: String| super::args::usage_error(Command::Check, why);
+    let json = p.flag("--json");
+    let sizes = p.value("-boardsize").map(String::from);
+    let rules = p.value("-rule").map(String::from);
+    let startup = p.value("-startuptimeout").map(String::from);
+    let raw = cli::raw_of(&p);
     let config = one_engine_config(&raw, "check", usage)?;
     let spec = config.tournament.engines[0].clone();
 

@@ -12,54 +12,32 @@ use gomoku_cli::schedule::GameId;
 
 use super::{failed, say, CommandError, CommandResult, Outcome};
 
-/// The `export` arguments. The runner's single-dash spellings (`-pgn`) are accepted too.
-#[derive(clap::Args, Debug)]
+/// The `export` arguments (read from the table of options: `-pgn` and `--pgn` alike).
+#[derive(Debug)]
 pub struct ExportArgs {
     /// Journal files or run directories of one run (the shards of one run are merged in game
     /// order).
-    #[arg(required = true)]
     pub journals: Vec<PathBuf>,
-    #[command(flatten)]
     pub to: RecordArgs,
 }
 
 /// The record files to write (shared by `export` and `merge`).
-#[derive(clap::Args, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct RecordArgs {
     /// PGN file to write.
-    #[arg(long)]
     pub pgn: Option<PathBuf>,
     /// SGF file to write.
-    #[arg(long)]
     pub sgf: Option<PathBuf>,
     /// Messages file to write.
-    #[arg(long)]
     pub msg: Option<PathBuf>,
     /// Directory of Piskvork .psq records to write, one file per game (game-000012.psq).
-    #[arg(long, value_name = "DIR")]
     pub psq: Option<PathBuf>,
     /// Training samples, as the runner's -sample: freq=F format=F file=F (give what the run
     /// used to get the same bytes; the seed comes from the journal).
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     pub sample: Option<Vec<String>>,
     /// As the runner's -records: evals=off leaves the engines' search reports out of the PGN,
     /// SGF and messages (give what the run used to get the same bytes).
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     pub records: Option<Vec<String>>,
-}
-
-/// `-pgn` → `--pgn` (and `-sgf`, `-msg`, `-psq`, `-sample`): the runner's spelling of the same
-/// options.
-pub fn normalize(args: &[String]) -> Vec<String> {
-    if !matches!(args.first().map(String::as_str), Some("export" | "merge")) {
-        return args.to_vec();
-    }
-    args.iter()
-        .map(|a| match a.as_str() {
-            "-pgn" | "-sgf" | "-msg" | "-psq" | "-sample" | "-records" => format!("-{a}"),
-            _ => a.clone(),
-        })
-        .collect()
 }
 
 /// `key=value` tokens of `option`.

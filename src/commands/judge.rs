@@ -11,31 +11,26 @@ use gomoku_cli::rules::Rule;
 use super::{CommandError, CommandResult, Outcome};
 
 /// The judge's flags.
-#[derive(clap::Args, Debug)]
-#[command(after_long_help = AFTER_HELP)]
+#[derive(Debug)]
 pub struct JudgeArgs {
     /// Gomocup rule code: 0 freestyle, 1 exact five, 4 renju, 8 caro, 9 standard caro. Note the
     /// default, 4 (renju): the match runner's -rule defaults to 0 (freestyle).
-    #[arg(long, default_value_t = 4)]
     pub rule: i64,
     /// Board size for move-sequence lines.
-    #[arg(long, default_value_t = 15)]
     pub boardsize: u32,
     /// The side to move on board lines (SIZE:ROW/...), for boards whose stone counts do not tell
     /// it (problem diagrams) or to override what they tell. Without it such boards report
     /// "to_move":null. Move sequences tell it themselves.
-    #[arg(long, value_enum, value_name = "SIDE")]
     pub to_move: Option<Side>,
     /// Refuse board lines whose stone counts no alternating game (black first) reaches, and a
     /// --to-move the counts contradict.
-    #[arg(long)]
     pub strict: bool,
     /// Files to read (standard input when none).
     pub files: Vec<PathBuf>,
 }
 
 /// A side to move, as `--to-move` takes it.
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
     Black,
     White,
@@ -49,13 +44,6 @@ impl From<Side> for Color {
         }
     }
 }
-
-const AFTER_HELP: &str = "\
-Output, one JSON object per non-blank input line:
-  {\"size\":15,\"rule\":\"renju\",\"to_move\":\"black\",\"winner\":null,\"forbidden\":[{\"x\":8,\"y\":7,\"kind\":\"33\"}]}
-to_move is null when unknown; winner names the colour whose five stands; forbidden lists black's
-forbidden points (renju only), whoever is to move. A line that cannot be judged gives
-{\"error\":...,\"line\":N,\"input\":...}, and the exit code is then 1.";
 
 /// Run the judge: exit code 1 (`Failed`) when any line could not be judged.
 pub fn run(args: JudgeArgs) -> CommandResult {

@@ -16,20 +16,18 @@ use gomoku_cli::renlib::{
 use super::{failed, say, CommandError, CommandResult, Outcome};
 
 /// The `lib` subcommands.
-#[derive(clap::Args, Debug)]
+#[derive(Debug)]
 pub struct LibArgs {
-    #[command(subcommand)]
     pub command: LibTool,
 }
 
-#[derive(clap::Subcommand, Debug)]
+#[derive(Debug)]
 pub enum LibTool {
     /// Version, nodes, leaves, comments, board texts, marks, starts, maximum depth.
     Stats {
         /// The library file.
         file: PathBuf,
         /// One JSON object (the fields of samples_summary.json) instead of text.
-        #[arg(long)]
         json: bool,
     },
     /// The tree as indented text (comments decoded), or one line per path from the top to a leaf.
@@ -37,13 +35,10 @@ pub enum LibTool {
         /// The library file.
         file: PathBuf,
         /// One line per path from the top to a leaf, points only.
-        #[arg(long)]
         paths: bool,
         /// renju (row 1 at the bottom, as RenLib shows) or pos (row 1 at the top, as journals).
-        #[arg(long, value_enum, default_value = "renju")]
         notation: NotationArg,
         /// Code page of the comments and board texts (gbk, big5, shift_jis, utf-8, ...).
-        #[arg(long, default_value = "windows-1252")]
         encoding: String,
     },
     /// Merge games (journals, SGF files, Piskvork .psq records, pos-notation game lists: one game
@@ -51,26 +46,21 @@ pub enum LibTool {
     /// deepest.
     Merge {
         /// The library to write (replaced atomically; it may be the --into file).
-        #[arg(short = 'o', long = "output", value_name = "OUT.lib")]
         out: PathBuf,
         /// Start from this library instead of an empty one.
-        #[arg(long, value_name = "EXISTING.lib")]
         into: Option<PathBuf>,
         /// Give every node a line with the games through it and their results from black's
         /// side (kept up to date on later merges).
-        #[arg(long)]
         stats: bool,
         /// Code page of the comments written and read (gbk, big5, shift_jis, utf-8, ...).
-        #[arg(long, default_value = "windows-1252")]
         encoding: String,
         /// Journals (.jsonl), SGF files, .psq records, pos-notation game lists, .lib files.
-        #[arg(required = true, value_name = "INPUTS")]
         inputs: Vec<PathBuf>,
     },
 }
 
 /// `--notation`.
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotationArg {
     Renju,
     Pos,

@@ -12,18 +12,15 @@ use gomoku_cli::stats::{
 };
 
 /// The `merge` arguments.
-#[derive(clap::Args, Debug)]
+#[derive(Debug)]
 pub struct MergeArgs {
     /// Run directories (every `*.journal.jsonl` in them) or journal files of one run.
-    #[arg(required = true)]
     pub journals: Vec<PathBuf>,
     /// Print one JSON object: the fields of `gomoku-cli sprt --json` (two engines with -sprt),
     /// plus games, scheduled, shards and standings.
-    #[arg(long)]
     pub json: bool,
     /// The merged records, in game order (as `gomoku-cli export`): -pgn F, -sgf F, -msg F,
     /// -psq DIR, -sample freq=F format=F file=F.
-    #[command(flatten)]
     pub export: super::export::RecordArgs,
 }
 

@@ -2,6 +2,7 @@
 //! call the library, print. None of them picks an exit code: each returns a typed result that
 //! `main` maps to one.
 
+pub mod args;
 pub mod check;
 pub mod export;
 pub mod judge;

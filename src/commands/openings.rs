@@ -13,49 +13,39 @@ use gomoku_cli::rules::Rule;
 use super::{block_on, failed, one_engine_config, say, CommandError, CommandResult, Outcome};
 
 /// The `openings` subcommands.
-#[derive(clap::Args, Debug)]
+#[derive(Debug)]
 pub struct OpeningsArgs {
-    #[command(subcommand)]
     pub command: OpeningsTool,
 }
 
-#[derive(clap::Subcommand, Debug)]
+#[derive(Debug)]
 pub enum OpeningsTool {
     /// Rewrite an opening file with every opening in canonical form under the 8 symmetries,
     /// duplicates removed (first occurrence's order kept); a summary on standard error.
     Canonical {
         /// The opening file, then `type=offset|pos` as -openings reads it (default offset).
-        #[arg(required = true, num_args = 1..=2, value_name = "FILE [type=T]")]
         file: Vec<String>,
         /// Where to write (replaced atomically; may be FILE). Default: standard output.
-        #[arg(short = 'o', long = "output", value_name = "OUT")]
         out: Option<PathBuf>,
         /// Board size the openings are for.
-        #[arg(long, default_value_t = 15)]
         boardsize: u32,
         /// Rule the openings are checked under (0, 1, 4, 8, 9).
-        #[arg(long, default_value_t = 0)]
         rule: i64,
         /// Also write each unique opening's count: `COUNT<TAB>LINE<TAB>OPENING`, one a line.
-        #[arg(long, value_name = "FILE")]
         counts: Option<PathBuf>,
     },
     /// Per opening (canonical under the 8 symmetries): games, black's score, colour-reversed
     /// pairs, length and endings, openings decided by colour flagged.
     Audit {
         /// Journal files (`-journal`) or run directories (a cluster run's shards).
-        #[arg(required = true)]
         journals: Vec<PathBuf>,
         /// One JSON object instead of the text table.
-        #[arg(long)]
         json: bool,
     },
     /// Random openings near the centre, each searched by an engine at a fixed depth or node
     /// count, kept when the evaluation is within ±E (all options: `gomoku-cli openings generate -h`).
-    #[command(disable_help_flag = true)]
     Generate {
         /// -engine OPTIONS -count N -o FILE and the other options, as `check` takes them.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<String>,
     },
 }
@@ -170,90 +160,6 @@ fn audit(journals: &[PathBuf], json: bool) -> CommandResult {
     Ok(Outcome::Done)
 }
 
-pub const GENERATE_USAGE: &str = "\
-usage: gomoku-cli openings generate -engine cmd=COMMAND depth=N|nodes=N|tc=T [ENGINE OPTIONS]
-         -count N -o FILE [-stones MIN-MAX] [-area R] [-balance E] [-rule R] [-boardsize S]
-         [-format pos|offset] [-concurrency C] [-srand S] [-shard K/N] [-startuptimeout S]
-Candidates: MIN to MAX stones (default 3-5) at random within distance R (default 3) of the
-centre, colours alternating from black; a five, a renju foul or a winning move for the side to
-move refuses one, and so does a position met before under the 8 symmetries. Each is searched by
-the engine (BOARD, one move asked) and kept when its evaluation (side to move's view) is within
-±E (default 100; a mate never). -srand (default 1) decides the candidates. FILE.progress records
-every evaluation: the same command after a kill goes on where it stopped and gives the same
-FILE. With -shard K/N this process keeps its share of N and writes FILE tagged with the shard.";
-
-/// The options `generate` hands to the match configuration (with their value).
-const GENERATE_MATCH_VALUES: [&str; 5] = [
-    "-rule",
-    "-boardsize",
-    "-concurrency",
-    "-shard",
-    "-startuptimeout",
-];
-
-/// `generate`'s own options, as given.
-#[derive(Default)]
-struct GenerateArgs {
-    count: Option<String>,
-    output: Option<PathBuf>,
-    stones: Option<String>,
-    area: Option<String>,
-    balance: Option<String>,
-    format: Option<String>,
-    srand: Option<String>,
-    /// Everything for the match configuration: `-engine`/`-each` and their settings, the
-    /// options of [`GENERATE_MATCH_VALUES`].
-    rest: Vec<String>,
-}
-
-/// Splits the command line into `generate`'s options and the match's; `None` for `-h`.
-fn split_generate_args(args: &[String]) -> Result<Option<GenerateArgs>, CommandError> {
-    let usage = |why: String| CommandError::Usage(format!("{why}\n{GENERATE_USAGE}"));
-    let mut g = GenerateArgs::default();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        let name = format!("-{}", a.trim_start_matches('-'));
-        let value = || {
-            args.get(i + 1)
-                .cloned()
-                .ok_or_else(|| usage(format!("{name} needs a value")))
-        };
-        let own = match name.as_str() {
-            "-h" | "-help" => return Ok(None),
-            "-count" => &mut g.count,
-            "-o" | "-output" => {
-                g.output = Some(PathBuf::from(value()?));
-                i += 2;
-                continue;
-            }
-            "-stones" => &mut g.stones,
-            "-area" => &mut g.area,
-            "-balance" => &mut g.balance,
-            "-format" => &mut g.format,
-            "-srand" => &mut g.srand,
-            n if GENERATE_MATCH_VALUES.contains(&n) => {
-                g.rest.extend([name.clone(), value()?]);
-                i += 2;
-                continue;
-            }
-            "-engine" | "-each" => {
-                g.rest.push(name.clone());
-                i += 1;
-                while i < args.len() && args[i].contains('=') && !args[i].starts_with('-') {
-                    g.rest.push(args[i].clone());
-                    i += 1;
-                }
-                continue;
-            }
-            _ => return Err(usage(format!("{a:?}: not an option of openings generate"))),
-        };
-        *own = Some(value()?);
-        i += 2;
-    }
-    Ok(Some(g))
-}
-
 /// A whole number option within `range`.
 fn number<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
     option: &str,
@@ -280,12 +186,12 @@ fn generate(args: &[String]) -> CommandResult {
     use gomoku_cli::opengen::run::{generate, summary, GenerateOptions};
     use gomoku_cli::opengen::{shard_target, CandidateSettings, StoneRange};
 
-    let Some(g) = split_generate_args(args)? else {
-        say(&format!("{GENERATE_USAGE}\n"));
-        return Ok(Outcome::Done);
-    };
-    let usage = |why: String| CommandError::Usage(format!("{why}\n{GENERATE_USAGE}"));
-    let raw = gomoku_cli::cli::parse_legacy(&g.rest).map_err(|e| usage(e.to_string()))?;
+    let command = gomoku_cli::cli::table::Command::OpeningsGenerate;
+    let p = super::args::parsed(command, args)?;
+    let usage = |why: String| super::args::usage_error(command, why);
+    // The engine and the match options it shares (-rule, -boardsize, -concurrency, -shard,
+    // -startuptimeout) are read as the match runner reads them.
+    let raw = gomoku_cli::cli::raw_of(&p);
     let config = one_engine_config(&raw, "generate", usage)?;
     let spec = config.tournament.engines[0].clone();
     if spec.depth.is_none()
@@ -296,27 +202,27 @@ fn generate(args: &[String]) -> CommandResult {
             "-engine: give depth=, nodes= or tc=: an evaluation needs a bounded search".into(),
         ));
     }
-    let count = g
-        .count
-        .as_deref()
+    let count = p
+        .value("-count")
         .ok_or_else(|| usage("-count N is required".into()))?;
     let count = number("-count", Some(count), 0u64, 1..=10_000_000)?;
-    let output = g
-        .output
+    let output = p
+        .value("-o")
+        .map(PathBuf::from)
         .ok_or_else(|| usage("-o FILE is required".into()))?;
-    let stones = StoneRange::parse(g.stones.as_deref().unwrap_or("3-5"))
-        .map_err(|e| usage(e.to_string()))?;
+    let stones =
+        StoneRange::parse(p.value("-stones").unwrap_or("3-5")).map_err(|e| usage(e.to_string()))?;
     let size = config.game.size;
-    let area = number("-area", g.area.as_deref(), 3u8, 0..=size.get() / 2)?;
+    let area = number("-area", p.value("-area"), 3u8, 0..=size.get() / 2)?;
     let settings = CandidateSettings {
         size,
         rule: config.game.rule,
         stones,
         area,
-        seed: number("-srand", g.srand.as_deref(), 1u64, 0..=u64::MAX)?,
+        seed: number("-srand", p.value("-srand"), 1u64, 0..=u64::MAX)?,
     };
     settings.check().map_err(|e| usage(e.to_string()))?;
-    let format = match g.format.as_deref().unwrap_or("offset") {
+    let format = match p.value("-format").unwrap_or("offset") {
         "offset" => OpeningFormat::Offset,
         "pos" if size.get() <= 26 => OpeningFormat::Pos,
         "pos" => return Err(usage(format!("-format pos: only up to 26x26, not {size}"))),
@@ -332,7 +238,7 @@ fn generate(args: &[String]) -> CommandResult {
         spec,
         startup: config.tournament.startup_timeout,
         count: shard_target(count, shard),
-        balance: number("-balance", g.balance.as_deref(), 100u32, 0..=1_000_000)?,
+        balance: number("-balance", p.value("-balance"), 100u32, 0..=1_000_000)?,
         format,
         concurrency: config.tournament.concurrency,
         shard,

@@ -6,14 +6,12 @@ use gomoku_cli::journal::JournalEntry;
 use gomoku_cli::report::{self, PageOptions, RunState};
 
 /// The report's flags.
-#[derive(clap::Args, Debug)]
+#[derive(Debug)]
 pub struct ReportArgs {
     /// Journal files (`-journal`) or run directories of one run (its shards' journals).
-    #[arg(required = true)]
-    journals: Vec<std::path::PathBuf>,
+    pub journals: Vec<std::path::PathBuf>,
     /// The HTML file to write (replaced atomically: a browser reloading it never sees half a file).
-    #[arg(short = 'o', long = "output", default_value = "report.html")]
-    output: std::path::PathBuf,
+    pub output: std::path::PathBuf,
 }
 
 /// Build the report and write it.

@@ -7,13 +7,12 @@ use gomoku_cli::record::samples::{samples_stats_command, SampleFormat};
 use super::{failed, say, CommandError, CommandResult, Outcome};
 
 /// The `samples` subcommands.
-#[derive(clap::Args, Debug)]
+#[derive(Debug)]
 pub struct SamplesArgs {
-    #[command(subcommand)]
     pub command: SamplesTool,
 }
 
-#[derive(clap::Subcommand, Debug)]
+#[derive(Debug)]
 pub enum SamplesTool {
     /// Counts, evaluations and multi-PV groups, result distribution, board sizes, rules and a
     /// histogram of stones per sample.
@@ -22,7 +21,6 @@ pub enum SamplesTool {
         file: PathBuf,
         /// csv, bin, bin_lz4, binpack or binpack_lz4 (default: from the extension .csv / .bin /
         /// .lz4 / .binpack / .binpack.lz4).
-        #[arg(long)]
         format: Option<String>,
     },
 }

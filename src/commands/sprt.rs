@@ -4,35 +4,27 @@
 use super::{say, CommandError, CommandResult, Outcome};
 
 /// The calculator's flags.
-#[derive(clap::Args, Debug)]
+#[derive(Debug)]
 pub struct SprtArgs {
     /// Pair counts by half-points of the first engine: LL,LD,WL+DD,WD,WW.
-    #[arg(long, conflicts_with = "wld")]
-    ptnml: Option<String>,
+    pub ptnml: Option<String>,
     /// Game counts of the first engine: W,L,D.
-    #[arg(long)]
-    wld: Option<String>,
+    pub wld: Option<String>,
     /// H0's Elo. Default: the run's (from a journal's header), else 0.
-    #[arg(long, allow_negative_numbers = true)]
-    elo0: Option<f64>,
+    pub elo0: Option<f64>,
     /// H1's Elo. Default: the run's, else 5.
-    #[arg(long, allow_negative_numbers = true)]
-    elo1: Option<f64>,
+    pub elo1: Option<f64>,
     /// Default: the run's, else 0.05.
-    #[arg(long)]
-    alpha: Option<f64>,
+    pub alpha: Option<f64>,
     /// Default: the run's, else 0.05.
-    #[arg(long)]
-    beta: Option<f64>,
+    pub beta: Option<f64>,
     /// normalized (fishtest's default), logistic, or gsprt (c-gomoku-cli's approximation).
     /// Default: the run's, else normalized.
-    #[arg(long)]
-    model: Option<String>,
+    pub model: Option<String>,
     /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Journal files (`-journal`) of one run, possibly split over shards.
-    journals: Vec<std::path::PathBuf>,
+    pub journals: Vec<std::path::PathBuf>,
 }
 
 /// The design when neither the journal nor a flag gives one: fishtest's usual bounds.

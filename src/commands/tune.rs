@@ -6,28 +6,14 @@
 
 use std::path::PathBuf;
 
-use gomoku_cli::cli::{self, Opt};
+use gomoku_cli::cli::table::{self, Command};
+use gomoku_cli::cli::{self, Opt, RawCli};
 use gomoku_cli::config::{Config, Env, TuneConfig};
 use gomoku_cli::tune::params::Params;
 use gomoku_cli::tune::spsa::SpsaSettings;
 use gomoku_cli::tune::TuneSetup;
 
 use super::{failed, say, CommandError, CommandResult};
-
-pub const USAGE: &str = "\
-usage: gomoku-cli tune -engine cmd=COMMAND [ENGINE OPTIONS] [-each ...] -params FILE -iterations N
-                       [-pairs P] [-spsa alpha=A gamma=G A=A] [-tuneout every=N csv=F params=F info=F]
-                       [-srand S] [match options: -openings, -rule, -boardsize, -concurrency,
-                        -journal, -resume, -shard, -report, -pgn ...]
-SPSA tuning of the engine's parameters (FILE: OpenBench lines `name, int|float, start, min, max,
-c_end, r_end`, or Rapfi's tuning table `name,value,min,max,c_end,r_end`). -srand S (or the
-openings' srand=) seeds the flips: the same seed, the same trajectory. Each iteration plays
-P game pairs (default 1), θ+ against θ−, colours swapped on one opening. A parameter whose
-`{name}` appears in the engine's cmd= is put there (the engine is started again when its value
-changes); the others are sent as `INFO name value` before every game. θ is shown every N
-iterations (default: a tenth of the run) and written as CSV, in FILE's format and as INFO lines
-beside the journal (X.tune.csv, X.tuned.txt, X.tuned.info) unless csv=/params=/info= say where.
-The last lines printed are `name, value` per parameter.";
 
 /// The tuning's own options, as given.
 #[derive(Debug, Default)]
@@ -40,39 +26,30 @@ struct TuneArgs {
     out: Vec<String>,
 }
 
-/// Split `args` into the tuning's options and a match's.
-fn split(args: &[String]) -> Result<(TuneArgs, Vec<String>), String> {
-    let mut t = TuneArgs::default();
-    let mut rest = Vec::new();
-    let mut it = args.iter().peekable();
-    while let Some(a) = it.next() {
-        let name = a.trim_start_matches('-');
-        let mut one = |slot: &mut Option<String>| match it.next() {
-            Some(v) => {
-                *slot = Some(v.clone());
-                Ok(())
-            }
-            None => Err(format!("-{name} needs a value")),
-        };
-        match (a.starts_with('-'), name) {
-            (true, "params") => one(&mut t.params)?,
-            (true, "iterations") => one(&mut t.iterations)?,
-            (true, "pairs") => one(&mut t.pairs)?,
-            (true, "srand") => one(&mut t.srand)?,
-            (true, "spsa" | "tuneout") => {
-                let list = if name == "spsa" {
-                    &mut t.spsa
-                } else {
-                    &mut t.out
-                };
-                while let Some(kv) = it.next_if(|v| !v.starts_with('-')) {
-                    list.push(kv.clone());
-                }
-            }
-            _ => rest.push(a.clone()),
-        }
-    }
-    Ok((t, rest))
+/// The tuning's options and the match's, read from the table of options.
+fn split(args: &[String]) -> Result<(TuneArgs, RawCli), CommandError> {
+    let p = super::args::parsed(Command::Tune, args)?;
+    let written = |name: &str| -> Vec<String> {
+        let kvs = p.settings(name).unwrap_or_default();
+        kvs.into_iter().map(|(k, v)| format!("{k}={v}")).collect()
+    };
+    let t = TuneArgs {
+        params: p.value("-params").map(String::from),
+        iterations: p.value("-iterations").map(String::from),
+        pairs: p.value("-pairs").map(String::from),
+        srand: p.value("-srand").map(String::from),
+        spsa: written("-spsa"),
+        out: written("-tuneout"),
+    };
+    Ok((t, cli::raw_of(&p)))
+}
+
+/// The keys of tune's option `parent` (`-spsa`), from the table of options.
+fn keys_of(parent: &str) -> Vec<&'static str> {
+    table::rows_of(Command::Tune)
+        .filter(|r| matches!(r.takes, table::Takes::Key { parent: p } if p == parent))
+        .map(table::Row::name)
+        .collect()
 }
 
 /// A positive whole number of an option.
@@ -111,7 +88,7 @@ fn spsa_of(items: &[String], iterations: u64) -> Result<SpsaSettings, String> {
         iterations,
         ..SpsaSettings::default()
     };
-    for (k, v) in pairs_of("-spsa", items, &["alpha", "gamma", "A"])? {
+    for (k, v) in pairs_of("-spsa", items, &keys_of("-spsa"))? {
         // SPSA converges for 0 < γ < α ≤ 1 (Spall); A is any size.
         let (range, ok): (&str, fn(f64) -> bool) = match k {
             "alpha" => ("0 < alpha <= 1", |x| x > 0.0 && x <= 1.0),
@@ -133,14 +110,14 @@ fn spsa_of(items: &[String], iterations: u64) -> Result<SpsaSettings, String> {
 }
 
 /// The match configuration of a tuning: the engine twice, `-repeat`, the iterations' games.
-fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, CommandError> {
-    let usage = |why: String| CommandError::Usage(format!("{why}\n{USAGE}"));
+fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, CommandError> {
+    let usage = |why: String| super::args::usage_error(Command::Tune, why);
     let iterations = count("-iterations", t.iterations.as_deref(), None).map_err(usage)?;
     let pairs = count("-pairs", t.pairs.as_deref(), Some(1)).map_err(usage)?;
     let settings = spsa_of(&t.spsa, iterations).map_err(usage)?;
     let mut every = (iterations / 10).max(1);
     let (mut csv, mut params_out, mut info_out) = (None, None, None);
-    let keys = ["every", "csv", "params", "info"];
+    let keys = keys_of("-tuneout");
     for (k, v) in pairs_of("-tuneout", &t.out, &keys).map_err(usage)? {
         match k {
             "every" => every = count("-tuneout every=", Some(v), None).map_err(usage)?,
@@ -149,24 +126,11 @@ fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, Command
             _ => info_out = Some(PathBuf::from(v)),
         }
     }
-    let mut raw = cli::parse_legacy(rest).map_err(|e| usage(e.to_string()))?;
     if raw.engines.len() != 1 {
         return Err(usage(format!(
             "tune takes exactly one -engine, played as θ+ and θ− (got {})",
             raw.engines.len()
         )));
-    }
-    let refused = [Opt::Games, Opt::Rounds, Opt::Gauntlet];
-    let given = |o: &Opt| raw.flag(*o) || raw.value(*o).is_some();
-    if let Some(o) = refused.iter().find(|o| given(o)) {
-        return Err(usage(format!(
-            "{o}: a tuning's games are its iterations (-iterations, -pairs)"
-        )));
-    }
-    if raw.sprt.is_some() {
-        return Err(usage(
-            "-sprt: a tuning runs its -iterations; it has no SPRT".into(),
-        ));
     }
     let file = t
         .params
@@ -225,15 +189,8 @@ fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, Command
 
 /// Run `gomoku-cli tune` from the arguments after `tune`.
 pub fn run(args: &[String]) -> CommandResult {
-    if args
-        .iter()
-        .any(|a| matches!(a.as_str(), "-h" | "-help" | "--help"))
-    {
-        say(&format!("{USAGE}\n"));
-        return Ok(super::Outcome::Done);
-    }
-    let (t, rest) = split(args).map_err(|e| CommandError::Usage(format!("{e}\n{USAGE}")))?;
-    let config = config_of(&t, &rest, &Env::of_process())?;
+    let (t, raw) = split(args)?;
+    let config = config_of(&t, raw, &Env::of_process())?;
     let setup = config.tune.as_ref().map(|t| t.setup.clone());
     let summary = super::run::execute(config)?;
     if let (Some(setup), Some(theta)) = (setup, &summary.theta) {
@@ -261,7 +218,7 @@ mod tests {
 
     #[test]
     fn the_tunings_options_are_taken_out_and_the_rest_is_a_match() {
-        let (t, rest) = split(&args(
+        let (t, raw) = split(&args(
             "-engine cmd=x -params p.txt -iterations 20 -spsa alpha=0.6 A=5 -pairs 2 -tuneout every=5 csv=t.csv -concurrency 2",
         ))
         .unwrap();
@@ -270,8 +227,17 @@ mod tests {
         assert_eq!(t.pairs.as_deref(), Some("2"));
         assert_eq!(t.spsa, args("alpha=0.6 A=5"));
         assert_eq!(t.out, args("every=5 csv=t.csv"));
-        assert_eq!(rest, args("-engine cmd=x -concurrency 2"));
+        assert_eq!(raw.engines, vec![vec![("cmd".into(), "x".into())]]);
+        assert_eq!(raw.value(Opt::Concurrency), Some("2"));
         assert!(split(&args("-params")).is_err());
+        // A match's own game count is not a tuning's: it says whose option it is.
+        let e = split(&args("-engine cmd=x -games 4"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("an option of the match runner, not of gomoku-cli tune"),
+            "{e}"
+        );
     }
 
     #[test]

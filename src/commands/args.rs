@@ -1,0 +1,253 @@
+//! The subcommands' typed arguments filled from their command line as the table of options
+//! (`gomoku_cli::cli::table`) reads it: one parser for every command, so every option is spelled,
+//! takes its value and is listed in the help the same way. Values are checked here into the types
+//! each command's `*Args` holds; a bad one is a usage error naming the option.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use gomoku_cli::cli::parse::{parse, Parsed};
+use gomoku_cli::cli::table::Command;
+
+use super::export::{ExportArgs, RecordArgs};
+use super::judge::{JudgeArgs, Side};
+use super::lib::{LibArgs, LibTool, NotationArg};
+use super::merge::MergeArgs;
+use super::openings::{OpeningsArgs, OpeningsTool};
+use super::report::ReportArgs;
+use super::samples::{SamplesArgs, SamplesTool};
+use super::sprt::SprtArgs;
+use super::{CommandError, CommandResult};
+
+/// A usage error: `why`, then the command's synopsis.
+pub fn usage_error(command: Command, why: impl std::fmt::Display) -> CommandError {
+    let why = why.to_string();
+    let help = gomoku_cli::cli::help::help_command(command);
+    let more = match why.contains(&help) {
+        true => String::new(),
+        false => format!(" (more: {help})"),
+    };
+    CommandError::Usage(format!(
+        "{why}\nusage: {} {}{more}",
+        command.title(),
+        command.synopsis()
+    ))
+}
+
+/// Read `args` (after the command's words) as `command`'s command line.
+pub fn parsed(command: Command, args: &[String]) -> Result<Parsed, CommandError> {
+    parse(command, args).map_err(|e| usage_error(command, e))
+}
+
+/// Run the subcommand `command` (not the match runner, `check` or `tune`, which read their own
+/// options from the same table) with the arguments after its words.
+pub fn run(command: Command, args: &[String]) -> CommandResult {
+    let p = parsed(command, args)?;
+    let bad = |e: String| usage_error(command, e);
+    match command {
+        Command::Judge => super::judge::run(judge(&p).map_err(bad)?),
+        Command::Sprt => super::sprt::run(sprt(&p).map_err(bad)?),
+        Command::SamplesStats => super::samples::run(SamplesArgs {
+            command: SamplesTool::Stats {
+                file: one_path(&p, "FILE"),
+                format: p.value("--format").map(String::from),
+            },
+        }),
+        Command::Export => super::export::run(ExportArgs {
+            journals: paths(&p, "JOURNAL"),
+            to: records(&p),
+        }),
+        Command::Merge => super::merge::run(MergeArgs {
+            journals: paths(&p, "RUNDIR|JOURNAL"),
+            json: p.flag("--json"),
+            export: records(&p),
+        }),
+        Command::LibStats => super::lib::run(LibArgs {
+            command: LibTool::Stats {
+                file: one_path(&p, "FILE"),
+                json: p.flag("--json"),
+            },
+        }),
+        Command::LibDump => super::lib::run(LibArgs {
+            command: LibTool::Dump {
+                file: one_path(&p, "FILE"),
+                paths: p.flag("--paths"),
+                notation: notation(&p).map_err(bad)?,
+                encoding: encoding(&p),
+            },
+        }),
+        Command::LibMerge => super::lib::run(LibArgs {
+            command: LibTool::Merge {
+                out: p
+                    .value("-o")
+                    .map(PathBuf::from)
+                    .ok_or_else(|| bad("-o OUT.lib is required".into()))?,
+                into: p.value("--into").map(PathBuf::from),
+                stats: p.flag("--stats"),
+                encoding: encoding(&p),
+                inputs: paths(&p, "INPUTS"),
+            },
+        }),
+        Command::Report => super::report::run(ReportArgs {
+            journals: paths(&p, "RUNDIR|JOURNAL"),
+            output: PathBuf::from(p.value("-o").unwrap_or("report.html")),
+        }),
+        Command::OpeningsCanonical => super::openings::run(OpeningsArgs {
+            command: OpeningsTool::Canonical {
+                file: p.positionals("FILE [type=T]"),
+                out: p.value("-o").map(PathBuf::from),
+                boardsize: number(&p, "--boardsize", 15).map_err(bad)?,
+                rule: number(&p, "--rule", 0).map_err(bad)?,
+                counts: p.value("--counts").map(PathBuf::from),
+            },
+        }),
+        Command::OpeningsAudit => super::openings::run(OpeningsArgs {
+            command: OpeningsTool::Audit {
+                journals: paths(&p, "RUNDIR|JOURNAL"),
+                json: p.flag("--json"),
+            },
+        }),
+        Command::OpeningsGenerate => super::openings::run(OpeningsArgs {
+            command: OpeningsTool::Generate {
+                args: args.to_vec(),
+            },
+        }),
+        Command::Run | Command::Check | Command::Tune => {
+            unreachable!("{command:?} reads its own options")
+        }
+    }
+}
+
+/// The value of option `name` as a `T`, or `default`.
+fn number<T: FromStr>(p: &Parsed, name: &str, default: T) -> Result<T, String> {
+    match p.value(name) {
+        None => Ok(default),
+        Some(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| format!("{name} {v:?}: expected a number")),
+    }
+}
+
+/// The value of option `name` as a number, if given.
+fn maybe_number<T: FromStr>(p: &Parsed, name: &str) -> Result<Option<T>, String> {
+    p.value(name)
+        .map(|v| {
+            v.trim()
+                .parse()
+                .map_err(|_| format!("{name} {v:?}: expected a number"))
+        })
+        .transpose()
+}
+
+fn paths(p: &Parsed, name: &str) -> Vec<PathBuf> {
+    p.positionals(name).into_iter().map(PathBuf::from).collect()
+}
+
+/// The one positional `name` (the parser has checked there is exactly one).
+fn one_path(p: &Parsed, name: &str) -> PathBuf {
+    paths(p, name).into_iter().next().unwrap_or_default()
+}
+
+fn encoding(p: &Parsed) -> String {
+    p.value("--encoding").unwrap_or("windows-1252").to_string()
+}
+
+/// `key=value` settings back in their written form (`RecordArgs` holds them so).
+fn written(p: &Parsed, name: &str) -> Option<Vec<String>> {
+    p.settings(name)
+        .map(|kvs| kvs.into_iter().map(|(k, v)| format!("{k}={v}")).collect())
+}
+
+fn records(p: &Parsed) -> RecordArgs {
+    RecordArgs {
+        pgn: p.value("-pgn").map(PathBuf::from),
+        sgf: p.value("-sgf").map(PathBuf::from),
+        msg: p.value("-msg").map(PathBuf::from),
+        psq: p.value("-psq").map(PathBuf::from),
+        sample: written(p, "-sample"),
+        records: written(p, "-records"),
+    }
+}
+
+fn judge(p: &Parsed) -> Result<JudgeArgs, String> {
+    let to_move = match p.value("--to-move") {
+        None => None,
+        Some("black") => Some(Side::Black),
+        Some("white") => Some(Side::White),
+        Some(v) => return Err(format!("--to-move {v:?}: expected black or white")),
+    };
+    Ok(JudgeArgs {
+        rule: number(p, "--rule", 4)?,
+        boardsize: number(p, "--boardsize", 15)?,
+        to_move,
+        strict: p.flag("--strict"),
+        files: paths(p, "FILE"),
+    })
+}
+
+fn sprt(p: &Parsed) -> Result<SprtArgs, String> {
+    if p.value("--ptnml").is_some() && p.value("--wld").is_some() {
+        return Err("--ptnml and --wld: give one of them".into());
+    }
+    Ok(SprtArgs {
+        ptnml: p.value("--ptnml").map(String::from),
+        wld: p.value("--wld").map(String::from),
+        elo0: maybe_number(p, "--elo0")?,
+        elo1: maybe_number(p, "--elo1")?,
+        alpha: maybe_number(p, "--alpha")?,
+        beta: maybe_number(p, "--beta")?,
+        model: p.value("--model").map(String::from),
+        json: p.flag("--json"),
+        journals: paths(p, "JOURNAL"),
+    })
+}
+
+fn notation(p: &Parsed) -> Result<NotationArg, String> {
+    match p.value("--notation") {
+        None | Some("renju") => Ok(NotationArg::Renju),
+        Some("pos") => Ok(NotationArg::Pos),
+        Some(v) => Err(format!("--notation {v:?}: expected renju or pos")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn the_runners_spellings_and_clap_style_values_are_one_option() {
+        let p = parsed(Command::Export, &words("run.jsonl -pgn a.pgn --sgf=b.sgf")).unwrap();
+        let r = records(&p);
+        assert_eq!(r.pgn, Some(PathBuf::from("a.pgn")));
+        assert_eq!(r.sgf, Some(PathBuf::from("b.sgf")));
+        // A settings list ends at a word that is no setting: the journals that follow.
+        let line = "--sample freq=1 format=bin run.jsonl -records evals=off r2.jsonl";
+        let p = parsed(Command::Merge, &words(line)).unwrap();
+        assert_eq!(records(&p).sample, Some(words("freq=1 format=bin")));
+        assert_eq!(paths(&p, "RUNDIR|JOURNAL").len(), 2);
+    }
+
+    #[test]
+    fn values_are_checked_naming_the_option() {
+        let p = parsed(Command::Judge, &words("--to-move up")).unwrap();
+        assert!(judge(&p).unwrap_err().contains("--to-move"));
+        let p = parsed(Command::Judge, &words("--rule x")).unwrap();
+        assert!(judge(&p).unwrap_err().contains("--rule \"x\""));
+        let p = parsed(Command::Sprt, &words("--elo0 -5 --wld 1,2,3")).unwrap();
+        assert_eq!(sprt(&p).unwrap().elo0, Some(-5.0));
+        let p = parsed(Command::Sprt, &words("--ptnml 1,2,3,4,5 --wld 1,2,3")).unwrap();
+        assert!(sprt(&p).is_err());
+        let e = parsed(Command::LibMerge, &words("-o x.lib")).unwrap_err();
+        assert!(
+            e.to_string().contains("INPUTS: expected at least 1, got 0"),
+            "{e}"
+        );
+        let e = parsed(Command::Report, &words("run.jsonl --bogus")).unwrap_err();
+        assert!(e.to_string().contains("gomoku-cli help report"), "{e}");
+    }
+}
