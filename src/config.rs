@@ -623,26 +623,72 @@ fn journal_path(raw: &RawCli) -> Option<JournalTarget> {
 
 /// Every `-engine` with `-each` applied under it (a per-engine value wins), checked.
 fn engines_of(raw: &RawCli, env: &Env) -> Result<Vec<EngineSpec>, ConfigError> {
-    let mut engines = Vec::new();
-    for (i, kvs) in raw.engines.iter().enumerate() {
-        let index = i + 1;
-        let mut spec = EngineSpec::new("");
-        // -each first, then the engine's own keys: a per-engine value wins.
-        apply_engine_keys(&mut spec, &raw.each, Opt::Each, index)?;
-        apply_engine_keys(&mut spec, kvs, Opt::Engine, index)?;
-        if spec.cmd.trim().is_empty() {
-            return Err(ConfigError::MissingCmd { index });
-        }
-        let (program, _args, cwd) = spec.program_and_args().map_err(|e| ConfigError::Engine {
-            index,
-            source: Box::new(e),
-        })?;
-        if !program_exists(&program, cwd.as_deref(), env) {
-            return Err(ConfigError::MissingProgram { index, program });
-        }
-        engines.push(spec);
+    (raw.engines.iter().enumerate())
+        .map(|(i, kvs)| engine_of(&raw.each, kvs, i + 1, env))
+        .collect()
+}
+
+/// The engine `index` (from 1): `-each` under its own `-engine` settings `kvs`, checked: a `cmd=`
+/// whose program exists, every key known and its value valid. The one reader of engine keys, for
+/// the match, `tune`, `check` and `openings generate`.
+fn engine_of(
+    each: &KeyValues,
+    kvs: &KeyValues,
+    index: usize,
+    env: &Env,
+) -> Result<EngineSpec, ConfigError> {
+    let mut spec = EngineSpec::new("");
+    // -each first, then the engine's own keys: a per-engine value wins.
+    apply_engine_keys(&mut spec, each, Opt::Each, index)?;
+    apply_engine_keys(&mut spec, kvs, Opt::Engine, index)?;
+    if spec.cmd.trim().is_empty() {
+        return Err(ConfigError::MissingCmd { index });
     }
-    Ok(engines)
+    let (program, _args, cwd) = spec.program_and_args().map_err(|e| ConfigError::Engine {
+        index,
+        source: Box::new(e),
+    })?;
+    if !program_exists(&program, cwd.as_deref(), env) {
+        return Err(ConfigError::MissingProgram { index, program });
+    }
+    Ok(spec)
+}
+
+/// A command that drives one engine (`check`, `openings generate`): the engine read once and
+/// checked as a match checks each of its engines, and the match options such a command shares.
+#[derive(Debug, Clone)]
+pub struct OneEngine {
+    pub spec: EngineSpec,
+    /// `-boardsize` and `-rule`.
+    pub size: BoardSize,
+    pub rule: Rule,
+    /// `-concurrency`.
+    pub concurrency: usize,
+    /// `-startuptimeout`.
+    pub startup_timeout: Duration,
+    /// `-shard K/N`, or from the scheduler's environment.
+    pub shard: Option<Shard>,
+}
+
+impl OneEngine {
+    /// The one `-engine` of `raw` (the caller has checked there is one), `-each` under it.
+    pub fn from_raw(raw: &RawCli, env: &Env) -> Result<OneEngine, ConfigError> {
+        let kvs = raw.engines.first().cloned().unwrap_or_default();
+        let spec = engine_of(&raw.each, &kvs, 1, env)?;
+        let (size, rule) = board_of(raw)?;
+        let concurrency = match raw.value(Opt::Concurrency) {
+            Some(v) => parse_u64(Opt::Concurrency, v, 1)? as usize,
+            None => 1,
+        };
+        Ok(OneEngine {
+            spec,
+            size,
+            rule,
+            concurrency,
+            startup_timeout: startup_timeout_of(raw)?,
+            shard: shard_of(raw, env)?,
+        })
+    }
 }
 
 /// `-rule`: a Gomocup rule code (default 0, freestyle).
@@ -733,14 +779,18 @@ fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed), ConfigErr
     Ok((openings, seed))
 }
 
+/// The shard from `-shard K/N`, else from the scheduler's environment.
+fn shard_of(raw: &RawCli, env: &Env) -> Result<Option<Shard>, ConfigError> {
+    Ok(match raw.value(Opt::Shard) {
+        Some(v) => Some(Shard::parse(v)?),
+        None => Shard::from_env(|k| env.var(k).map(String::from))?,
+    })
+}
+
 /// Shards: the shard from `-shard` or the scheduler; its journal in the run directory, its other
 /// outputs and logs tagged with it, and one seed for all shards.
 fn apply_shard(mut c: Config, raw: &RawCli, env: &Env) -> Result<Config, ConfigError> {
-    let shard = match raw.value(Opt::Shard) {
-        Some(v) => Some(Shard::parse(v)?),
-        None => Shard::from_env(|k| env.var(k).map(String::from))?,
-    };
-    let Some(shard) = shard else {
+    let Some(shard) = shard_of(raw, env)? else {
         return Ok(c);
     };
     c.cluster.shard = Some(shard);
@@ -1360,6 +1410,34 @@ mod tests {
         assert!(j.to_string_lossy().ends_with(".journal.jsonl"));
         let c = two_engines("-journal off").unwrap();
         assert!(c.outputs.journal.is_none());
+    }
+
+    #[test]
+    fn one_engine_is_read_once_with_each_under_it_and_checked() {
+        let raw = |line: &str| {
+            let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+            crate::cli::parse_legacy(&args).unwrap()
+        };
+        let env = Env(BTreeMap::new());
+        let line = "-each tc=5/1 name=a -engine cmd=/bin/sh name=b -rule 4 -boardsize 20 -concurrency 3 -shard 2/4";
+        let one = OneEngine::from_raw(&raw(line), &env).unwrap();
+        assert_eq!(one.spec.name.as_deref(), Some("b"));
+        assert_eq!(one.spec.tc, TimeControl::parse("5/1").unwrap());
+        assert_eq!(
+            (one.size.get(), one.rule, one.concurrency),
+            (20, Rule::Renju, 3)
+        );
+        assert_eq!(one.shard, Some(Shard::parse("2/4").unwrap()));
+        // Checked as a match checks its engines, and named as its first.
+        let e = |line: &str| {
+            OneEngine::from_raw(&raw(line), &env)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(e("-engine cmd=/nonexistent/x").starts_with("engine 1: program"));
+        assert!(e("-engine cmd=/bin/sh depth=0").contains("depth=0"));
+        assert!(e("-engine name=x").contains("engine 1 has no cmd="));
+        assert!(e("-engine cmd=/bin/sh -startuptimeout 0").contains("-startuptimeout"));
     }
 
     #[test]

@@ -153,8 +153,8 @@ fn encoding(p: &Parsed) -> String {
     p.value("--encoding").unwrap_or("windows-1252").to_string()
 }
 
-/// `key=value` settings back in their written form (`RecordArgs` holds them so).
-fn written(p: &Parsed, name: &str) -> Option<Vec<String>> {
+/// `key=value` settings back in their written form (`RecordArgs` and tune's options hold them so).
+pub fn written(p: &Parsed, name: &str) -> Option<Vec<String>> {
     p.settings(name)
         .map(|kvs| kvs.into_iter().map(|(k, v)| format!("{k}={v}")).collect())
 }

@@ -8,7 +8,7 @@ use gomoku_cli::cli;
 use gomoku_cli::cli::table::Command;
 use gomoku_cli::rules::Rule;
 
-use super::{block_on, one_engine_config, say, CommandError, CommandResult, Outcome};
+use super::{block_on, one_engine, say, CommandError, CommandResult, Outcome};
 
 /// Run the check from the arguments after `check` (its options: `gomoku_cli::cli::table`).
 pub fn run(args: &[String]) -> CommandResult {
@@ -19,8 +19,7 @@ pub fn run(args: &[String]) -> CommandResult {
     let rules = p.value("-rule").map(String::from);
     let startup = p.value("-startuptimeout").map(String::from);
     let raw = cli::raw_of(&p);
-    let config = one_engine_config(&raw, "check", usage)?;
-    let spec = config.tournament.engines[0].clone();
+    let spec = one_engine(&raw, "check", usage)?.spec;
 
     let folder = std::env::temp_dir().join(format!("gomoku-cli-check-{}", std::process::id()));
     let mut opts = CheckOptions::new(spec, folder.clone());

@@ -82,23 +82,20 @@ fn block_on_with<F: std::future::Future>(
     Ok(output)
 }
 
-/// The configuration of a command that takes exactly one engine (`what` names the command in
-/// the error): the match configuration checks the engine's keys as a run would; it wants two
-/// engines, so the one engine is given twice (no file is opened: only the run writes its
-/// outputs).
-pub fn one_engine_config(
+/// The engine and shared match options of a command that takes exactly one engine (`what`
+/// names the command in the error), read once and checked as a run checks each engine (no file
+/// is opened: only a run writes its outputs).
+pub fn one_engine(
     raw: &gomoku_cli::cli::RawCli,
     what: &str,
     usage: impl Fn(String) -> CommandError,
-) -> Result<gomoku_cli::config::Config, CommandError> {
+) -> Result<gomoku_cli::config::OneEngine, CommandError> {
     if raw.engines.len() != 1 {
         let n = raw.engines.len();
         return Err(usage(format!("{what} takes exactly one -engine (got {n})")));
     }
-    let mut twice = raw.clone();
-    twice.engines.push(raw.engines[0].clone());
     let env = gomoku_cli::config::Env::of_process();
-    gomoku_cli::config::Config::from_raw(&twice, &env).map_err(failed)
+    gomoku_cli::config::OneEngine::from_raw(raw, &env).map_err(failed)
 }
 
 /// Write to standard output, ignoring a closed pipe (`gomoku-cli ... | head` must not panic).

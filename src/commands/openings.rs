@@ -10,7 +10,7 @@ use gomoku_cli::opening::{OpeningBook, OpeningFormat};
 use gomoku_cli::openings_audit::{canonical_openings, to_text, AuditGame, Auditor};
 use gomoku_cli::rules::Rule;
 
-use super::{block_on, failed, one_engine_config, say, CommandError, CommandResult, Outcome};
+use super::{block_on, failed, one_engine, say, CommandError, CommandResult, Outcome};
 
 /// The `openings` subcommands.
 #[derive(Debug)]
@@ -180,8 +180,8 @@ fn number<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
     }
 }
 
-/// `openings generate`: the options checked (the engine's through `Config::from_raw`, as
-/// `check` does), then the generation on a tokio runtime.
+/// `openings generate`: the options checked (the engine's by `config::OneEngine`, as `check`
+/// does), then the generation on a tokio runtime.
 fn generate(args: &[String]) -> CommandResult {
     use gomoku_cli::opengen::run::{generate, summary, GenerateOptions};
     use gomoku_cli::opengen::{shard_target, CandidateSettings, StoneRange};
@@ -192,8 +192,8 @@ fn generate(args: &[String]) -> CommandResult {
     // The engine and the match options it shares (-rule, -boardsize, -concurrency, -shard,
     // -startuptimeout) are read as the match runner reads them.
     let raw = gomoku_cli::cli::raw_of(&p);
-    let config = one_engine_config(&raw, "generate", usage)?;
-    let spec = config.tournament.engines[0].clone();
+    let one = one_engine(&raw, "generate", usage)?;
+    let spec = one.spec.clone();
     if spec.depth.is_none()
         && spec.nodes.is_none()
         && spec.tc == gomoku_cli::engine::TimeControl::UNLIMITED
@@ -212,11 +212,11 @@ fn generate(args: &[String]) -> CommandResult {
         .ok_or_else(|| usage("-o FILE is required".into()))?;
     let stones =
         StoneRange::parse(p.value("-stones").unwrap_or("3-5")).map_err(|e| usage(e.to_string()))?;
-    let size = config.game.size;
+    let size = one.size;
     let area = number("-area", p.value("-area"), 3u8, 0..=size.get() / 2)?;
     let settings = CandidateSettings {
         size,
-        rule: config.game.rule,
+        rule: one.rule,
         stones,
         area,
         seed: number("-srand", p.value("-srand"), 1u64, 0..=u64::MAX)?,
@@ -228,7 +228,7 @@ fn generate(args: &[String]) -> CommandResult {
         "pos" => return Err(usage(format!("-format pos: only up to 26x26, not {size}"))),
         other => return Err(usage(format!("-format {other:?}: expected pos or offset"))),
     };
-    let shard = config.cluster.shard;
+    let shard = one.shard;
     let output = match shard {
         Some(s) => s.output_name(&output),
         None => output,
@@ -236,11 +236,11 @@ fn generate(args: &[String]) -> CommandResult {
     let opts = GenerateOptions {
         settings,
         spec,
-        startup: config.tournament.startup_timeout,
+        startup: one.startup_timeout,
         count: shard_target(count, shard),
         balance: number("-balance", p.value("-balance"), 100u32, 0..=1_000_000)?,
         format,
-        concurrency: config.tournament.concurrency,
+        concurrency: one.concurrency,
         shard,
         output,
     };

@@ -29,10 +29,7 @@ struct TuneArgs {
 /// The tuning's options and the match's, read from the table of options.
 fn split(args: &[String]) -> Result<(TuneArgs, RawCli), CommandError> {
     let p = super::args::parsed(Command::Tune, args)?;
-    let written = |name: &str| -> Vec<String> {
-        let kvs = p.settings(name).unwrap_or_default();
-        kvs.into_iter().map(|(k, v)| format!("{k}={v}")).collect()
-    };
+    let written = |name: &str| super::args::written(&p, name).unwrap_or_default();
     let t = TuneArgs {
         params: p.value("-params").map(String::from),
         iterations: p.value("-iterations").map(String::from),
