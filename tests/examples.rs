@@ -218,3 +218,79 @@ fn the_readme_names_every_option_and_key_of_every_command() {
     }
     assert!(missing.is_empty(), "README.md does not name: {missing:?}");
 }
+
+/// c-gomoku-cli's README (`../shared/reference`), or `None` after saying so when it is absent;
+/// under `CI=true` its absence fails the test.
+fn predecessor_readme() -> Option<String> {
+    let path = repo_root().join("../shared/reference/c-gomoku-cli-README.md");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("c-gomoku-cli's README missing at {}", path.display())
+        }
+        Err(_) => {
+            println!(
+                "skipping: c-gomoku-cli's README not found at {}",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+#[test]
+fn the_predecessors_readme_examples_and_options_are_ours() {
+    let Some(text) = predecessor_readme() else {
+        return;
+    };
+    // Its example command lines (code blocks, continuation lines joined), synopses left out.
+    let mut examples = Vec::new();
+    let mut in_code = false;
+    let mut pending = String::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        let line = format!("{pending}{}", line.trim());
+        pending.clear();
+        if let Some(head) = line.strip_suffix('\\') {
+            pending = head.to_string();
+            continue;
+        }
+        if in_code && line.starts_with("c-gomoku-cli ") && !line.contains(" [") {
+            examples.push(line);
+        }
+    }
+    // And the examples in its prose: `-sample freq=0.25 format=csv file=out.csv `.
+    examples.push("c-gomoku-cli -sample freq=0.25 format=csv file=out.csv".into());
+    assert!(!examples.is_empty());
+    for line in &examples {
+        let words = shell_words(line);
+        gomoku_cli::cli::parse_legacy(&words[1..]).unwrap_or_else(|e| panic!("{line}: {e}"));
+    }
+    // Every option of its list (` * `name ...``) is one of the match runner's, every engine
+    // option (`cmd=...`) one of -engine's keys.
+    let runner: Vec<&str> = gomoku_cli::cli::table::rows_of(Command::Run)
+        .flat_map(|r| r.names.iter().map(|n| n.trim_start_matches('-')))
+        .collect();
+    let mut options = 0;
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix(" * `") else {
+            continue;
+        };
+        let word: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+            .collect();
+        let word = word
+            .strip_prefix("option.")
+            .map_or(word.as_str(), |_| "option.K");
+        assert!(
+            runner.contains(&word),
+            "c-gomoku-cli's {word} is not an option or key of ours"
+        );
+        options += 1;
+    }
+    assert!(options > 20, "{options} options read");
+}

@@ -525,10 +525,6 @@ mod tests {
     use super::*;
     use crate::cli::parse::{parse, Given};
 
-    fn words(line: &str) -> Vec<String> {
-        line.split_whitespace().map(String::from).collect()
-    }
-
     /// The words that satisfy `command`'s required positionals.
     fn required(command: Command) -> Vec<String> {
         rows_of(command)
@@ -680,16 +676,5 @@ mod tests {
             crate::config::config_in("-engine cmd=/bin/sh -engine cmd=/bin/sh -each bogus=1", &[]);
         let e = e.unwrap_err().to_string();
         assert!(e.contains(&keys_of(Command::Run, "-engine")), "{e}");
-    }
-
-    #[test]
-    fn the_predecessor_readme_examples_parse() {
-        // c-gomoku-cli's README (../shared/reference, its example command lines).
-        for line in [
-            "-each tc=180/30 -engine name=Wine cmd=./example-engine/pbrain-wine -engine name=Rapfi cmd=./example-engine/pbrain-rapfi1 -rule 0 -boardsize 20 -rounds 2 -games 4000 -debug -repeat -concurrency 8 -drawafter 200 -pgn my_games.pgn -sgf my_games.sgf -msg my_games.txt -openings file=opening_examples/offset_freestyle_20x20.txt order=random",
-            "-engine cmd=../Engines/Wine2.0 -engine cmd=../Engines/Rapfi -each tc=10/1 -games 100 -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 -gauntlet -loseonly -draw 10 20 -resign 3 400",
-        ] {
-            parse(Command::Run, &words(line)).unwrap_or_else(|e| panic!("{line}: {e}"));
-        }
     }
 }
