@@ -1,6 +1,14 @@
 //! The one table of options: for every command, each option's spellings, value syntax, section,
 //! help text and what it takes. The parsers (`cli::parse`), `--help`/`help CMD`, the man page and
 //! docs/reference/options.md all come from it (`cli::help`), so they cannot disagree.
+//!
+//! To add an option: a row in `ROWS` (its commands, spellings, value, what it takes, section,
+//! help, an example value); for the match runner also an `Opt` variant (`opts!` in `cli.rs`) named
+//! by the row, read in `config.rs`; for a subcommand, its `*Args` field filled in
+//! `commands/args.rs` (check, tune and openings generate read `p.value("-name")` in their `run`).
+//! A key of a `key=value` option is a row of its own (`Takes::Key`). Then
+//! `GOMOKU_CLI_BLESS=1 cargo test --lib cli::help` rewrites the reference and the man page, and
+//! README.md must name it (tests/examples.rs).
 
 use super::Opt;
 
