@@ -209,14 +209,14 @@ impl CheckReport {
         })
     }
 
-    /// The table's first line.
-    pub fn heading(&self) -> String {
-        format!("check of {}\n", self.engine)
+    /// The table's first line, for a check of `engine`.
+    pub fn heading(engine: &str) -> String {
+        format!("check of {engine}\n")
     }
 
     /// The table: the heading, `STATUS  ITEM  DETAIL` per item, then the count line.
     pub fn table(&self) -> String {
-        let mut out = self.heading();
+        let mut out = Self::heading(&self.engine);
         for i in &self.items {
             out.push_str(&i.line());
         }
@@ -1879,6 +1879,35 @@ mod tests {
             both.starts_with("2 check item(s) failed: the judge would reject or disqualify this engine on memory; board winning line only informational"),
             "{both}"
         );
+    }
+
+    #[test]
+    fn lines_printed_as_items_come_line_up_and_an_interrupted_table_says_so() {
+        let item = |name: &str| Item {
+            name: name.into(),
+            status: Status::Pass,
+            detail: "d".into(),
+            judge: true,
+        };
+        let mut report = CheckReport {
+            engine: "x".into(),
+            items: vec![item("prefix"), item("board winning line")],
+            interrupted: false,
+        };
+        assert_eq!(
+            report.table(),
+            "check of x\npass  prefix              d\npass  board winning line  d\n\
+             2 pass, 0 warn, 0 fail (0 the judge acts on), 0 skip\n"
+        );
+        report.interrupted = true;
+        assert!(report
+            .counts()
+            .ends_with("0 skip (interrupted: the items above are those checked before it)\n"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["interrupted"], true);
+        report.interrupted = false;
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json.get("interrupted").is_none(), "{json}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! it (what was checked by then printed).
 
 use gomoku_cli::board::BoardSize;
-use gomoku_cli::check::{run_check, CheckOptions};
+use gomoku_cli::check::{run_check, CheckOptions, CheckReport};
 use gomoku_cli::cli;
 use gomoku_cli::rules::Rule;
 use gomoku_cli::runner::Stops;
@@ -80,7 +80,7 @@ pub fn run(args: &[String]) -> CommandResult {
 
     // Each item is printed as it is decided: the table's lines on standard output, or with
     // --json (one document, at the end) on standard error when a terminal reads it.
-    let heading = format!("check of {}\n", opts.spec.cmd);
+    let heading = CheckReport::heading(&opts.spec.cmd);
     opts.on_item = match (json, std::io::stderr().is_terminal()) {
         (false, _) => {
             say(&heading);
