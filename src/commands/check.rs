@@ -3,12 +3,13 @@
 //! decided (or `--json` at the end); exit code 1 when any item fails, 130 when a signal stopped
 //! it (what was checked by then printed).
 
+use std::io::IsTerminal;
+
 use gomoku_cli::board::BoardSize;
 use gomoku_cli::check::{run_check, CheckOptions, CheckReport};
 use gomoku_cli::cli;
 use gomoku_cli::rules::Rule;
 use gomoku_cli::runner::Stops;
-use std::io::IsTerminal;
 
 use super::{block_on, one_engine_config, say, CommandError, CommandResult, Outcome};
 
