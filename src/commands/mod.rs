@@ -11,6 +11,7 @@ pub mod openings;
 pub mod report;
 pub mod run;
 pub mod samples;
+pub mod signals;
 pub mod sprt;
 pub mod tune;
 

@@ -338,8 +338,19 @@ fn generate(args: &[String]) -> CommandResult {
         shard,
         output,
     };
-    let report = block_on(generate(opts.clone()))?.map_err(failed)?;
+    let report = block_on(async {
+        let stops = gomoku_cli::runner::Stops::default();
+        super::signals::watch(
+            &stops,
+            "ending the engines, writing the openings kept so far (Ctrl-C again to kill them now)",
+        );
+        generate(opts.clone(), &stops).await
+    })?
+    .map_err(failed)?;
     eprintln!("{}", summary(&report, opts.count, &opts.output));
+    if report.interrupted {
+        return Ok(Outcome::Interrupted);
+    }
     if report.exhausted {
         eprintln!(
             "warning: {} candidates in a row were refused: the settings give no more openings",

@@ -182,6 +182,11 @@ fn announce(
             });
         }
     }
+    // A tuning's trajectory is its seed's: one drawn is shown so the run can be repeated
+    // (a resumed run's is its journal's).
+    if let (Some(_), crate::config::Seed::Fresh(seed)) = (&config.tune, config.seed) {
+        console.show(ConsoleEvent::TuneSeed(seed));
+    }
     if let Some(j) = outputs.journal_path() {
         console.show(ConsoleEvent::Journal(j.to_path_buf()));
     }
