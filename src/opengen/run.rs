@@ -198,8 +198,13 @@ pub async fn generate(opts: GenerateOptions) -> Result<GenerateReport, GenerateE
 }
 
 /// The progress file read (a run to continue, a torn last line cut off) or started, and the
-/// generation fed with what it holds; the file is open for appending.
-fn open_progress(opts: &GenerateOptions) -> Result<(Generation, std::fs::File), GenerateError> {
+/// generation fed with what it holds; the file is open for appending. An output that is a device
+/// or a FIFO (`-o /dev/null`) gets no progress file: no side file is made beside a device.
+fn open_progress(opts: &GenerateOptions) -> Result<(Generation, Box<dyn Write>), GenerateError> {
+    if crate::atomic_file::writes_in_place(&opts.output) {
+        let gen = Generation::new(opts.settings, opts.shard, opts.count, &[]);
+        return Ok((gen, Box::new(std::io::sink())));
+    }
     let path = progress_path(&opts.output);
     let io = |source| GenerateError::Io {
         path: path.clone(),
@@ -236,7 +241,7 @@ fn open_progress(opts: &GenerateOptions) -> Result<(Generation, std::fs::File), 
             .map_err(io)?;
     }
     let gen = Generation::new(opts.settings, opts.shard, opts.count, &done);
-    Ok((gen, file))
+    Ok((gen, Box::new(file)))
 }
 
 /// The chosen openings, in candidate order, written atomically.
