@@ -320,6 +320,8 @@ pub struct Config {
 #[derive(Debug, Clone)]
 pub struct TuneConfig {
     pub setup: crate::tune::TuneSetup,
+    /// `-params FILE`: the parameter file read (no output may overwrite it).
+    pub params_file: PathBuf,
     /// The trajectory as CSV, rewritten every `every` iterations and at the end.
     pub csv: Option<PathBuf>,
     /// θ in the parameter file's own format, rewritten with the CSV.

@@ -5,6 +5,7 @@
 pub mod logs;
 pub mod paths;
 pub mod records;
+pub mod same_file;
 pub mod writer;
 
 use std::path::PathBuf;
