@@ -240,3 +240,43 @@ fn generate_short_of_its_count_keeps_what_it_made_and_exits_1() {
         1
     );
 }
+
+/// A process id no process has: the kernel hands out ids below `pid_max` only.
+fn dead_pid() -> u32 {
+    let max = std::fs::read_to_string("/proc/sys/kernel/pid_max").unwrap_or_default();
+    max.trim().parse().unwrap_or(4_194_304)
+}
+
+#[test]
+fn resume_removes_the_temporary_files_a_killed_run_left_and_no_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = || two_games().psq("psq").renlib("r.lib");
+    run().run_in(d).assert_success();
+    let dead = dead_pid();
+    // This test's own process is alive: its files stand for a runner still writing.
+    let live = std::process::id();
+    let stale = [
+        format!("psq/.game-000002.psq.{dead}.tmp"),
+        format!(".r.lib.{dead}.tmp"),
+    ];
+    let keep = [
+        format!("psq/.game-000001.psq.{live}.tmp"),
+        format!("psq/.notes.txt.{dead}.tmp"),
+        format!(".j.jsonl.{dead}.tmp"),
+    ];
+    for f in stale.iter().chain(&keep) {
+        std::fs::write(d.join(f), "half a file").unwrap();
+    }
+    run()
+        .resume()
+        .run_in(d)
+        .assert_success()
+        .assert_stderr_has("removed 2 temporary files a killed run left");
+    for f in &stale {
+        assert!(!d.join(f).exists(), "{f} was left");
+    }
+    for f in &keep {
+        assert!(d.join(f).exists(), "{f} was removed");
+    }
+}
