@@ -5,11 +5,23 @@
 //! Only a regular file (or a path not there yet) is replaced so: a device or a FIFO (`-o
 //! /dev/null`) is written in place, never renamed over (as root, a rename made `/dev/null` a
 //! regular file), and no temporary file is made beside it; a write error there (`/dev/full`) is
-//! an error all the same.
+//! an error all the same. A symlink is followed: the file it names is replaced and the link
+//! stays (`/dev/stdout` redirected to a file must not become a file in `/dev`).
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+/// The file replacing `path` replaces: `path` itself, or the file a symlink there names (the
+/// link stays; a link that cannot be resolved is replaced as before).
+pub fn replaced_file(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
 
 /// Whether `path` is written in place rather than replaced: it exists and is not a regular file
 /// (a device, a FIFO, a socket; a directory, which then fails to open). Side files (temporary,
@@ -47,6 +59,7 @@ pub fn write_atomic(
         fill(&mut out)?;
         return out.flush();
     }
+    let path = &replaced_file(path);
     let dir = dir_of(path);
     let tmp = temp_path(path, std::process::id())?;
     let result = write_synced(&tmp, fill).and_then(|()| fs::rename(&tmp, path));
@@ -122,6 +135,24 @@ mod special_files {
         assert_eq!(reader.join().unwrap().unwrap(), b"through the pipe");
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().collect();
         assert_eq!(names.len(), 1, "nothing beside the FIFO: {names:?}");
+    }
+
+    #[test]
+    fn a_symlink_stays_and_the_file_it_names_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir(d.join("links")).unwrap();
+        fs::write(d.join("out.txt"), "old").unwrap();
+        let link = d.join("links/stdout");
+        std::os::unix::fs::symlink(d.join("out.txt"), &link).unwrap();
+        write_atomic(&link, |w| w.write_all(b"new")).unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read(d.join("out.txt")).unwrap(), b"new");
+        assert_eq!(fs::read_dir(d.join("links")).unwrap().count(), 1);
+        assert_eq!(fs::read_dir(d).unwrap().count(), 2, "no temporary left");
     }
 
     #[test]

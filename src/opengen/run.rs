@@ -76,7 +76,8 @@ pub enum GenerateError {
 
 /// The progress file of `output`: `FILE.progress`.
 pub fn progress_path(output: &Path) -> PathBuf {
-    let mut name = output.as_os_str().to_owned();
+    // Beside the file a symlink names, as the output is (`atomic_file`), not beside the link.
+    let mut name = crate::atomic_file::replaced_file(output).into_os_string();
     name.push(".progress");
     PathBuf::from(name)
 }
