@@ -61,9 +61,12 @@ impl Leftovers {
         }
     }
 
-    /// A file this run replaces whole.
+    /// A file this run replaces whole (a device or FIFO is written in place: nothing is made
+    /// beside it, and nothing is looked for there).
     pub fn file(&mut self, path: &Path) -> &mut Leftovers {
-        self.files.push(path.to_path_buf());
+        if !crate::atomic_file::writes_in_place(path) {
+            self.files.push(path.to_path_buf());
+        }
         self
     }
 
