@@ -110,5 +110,18 @@ mod tests {
             .to_string();
         assert!(under.contains("is a file"), "{under}");
         check_replaceable(Path::new("/dev/null")).unwrap();
+        // A folder it may not write (root may write anywhere: not checkable there).
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            use std::os::unix::fs::PermissionsExt;
+            let ro = d.join("ro");
+            std::fs::create_dir(&ro).unwrap();
+            std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o500)).unwrap();
+            let denied = check_replaceable(&ro.join("t.csv"))
+                .unwrap_err()
+                .to_string();
+            assert!(denied.contains("ermission denied"), "{denied}");
+            std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o700)).unwrap();
+        }
     }
 }
