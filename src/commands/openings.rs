@@ -104,6 +104,15 @@ fn canonical(
     let format = format_of(file.get(1))?;
     let size = BoardSize::new(boardsize).map_err(|e| usage(format!("--boardsize: {e}")))?;
     let rule = Rule::from_code(rule).map_err(|e| usage(format!("--rule: {e}")))?;
+    // FILE is read whole before `-o` replaces it, so `-o FILE` rewrites it in place; the counts
+    // go to a file of their own.
+    super::check_roles(
+        &[],
+        &[("-o", out.as_deref()), ("--counts", counts.as_deref())],
+    )?;
+    if let Some(c) = &counts {
+        super::check_roles(&[PathBuf::from(&file[0])], &[("--counts", Some(c))])?;
+    }
     let book = OpeningBook::load(&file[0], format, size, rule).map_err(failed)?;
     let unique = canonical_openings(&book.openings, size);
     let mut text = String::new();
@@ -356,6 +365,15 @@ fn generate(args: &[String]) -> CommandResult {
             "warning: {} candidates in a row were refused: the settings give no more openings",
             gomoku_cli::opengen::REFUSED_RUN_MAX
         );
+    }
+    // What was made is kept, but a short set is not what was asked for: the exit says so.
+    if (report.written as u64) < opts.count {
+        return Err(failed(format!(
+            "{}: only {} of the {} openings asked for (-count)",
+            opts.output.display(),
+            report.written,
+            opts.count
+        )));
     }
     Ok(Outcome::Done)
 }

@@ -80,7 +80,8 @@ pub enum GenerateError {
 
 /// The progress file of `output`: `FILE.progress`.
 pub fn progress_path(output: &Path) -> PathBuf {
-    let mut name = output.as_os_str().to_owned();
+    // Beside the file a symlink names, as the output is (`atomic_file`), not beside the link.
+    let mut name = crate::atomic_file::replaced_file(output).into_os_string();
     name.push(".progress");
     PathBuf::from(name)
 }
@@ -218,8 +219,13 @@ pub async fn generate(
 }
 
 /// The progress file read (a run to continue, a torn last line cut off) or started, and the
-/// generation fed with what it holds; the file is open for appending.
-fn open_progress(opts: &GenerateOptions) -> Result<(Generation, std::fs::File), GenerateError> {
+/// generation fed with what it holds; the file is open for appending. An output that is a device
+/// or a FIFO (`-o /dev/null`) gets no progress file: no side file is made beside a device.
+fn open_progress(opts: &GenerateOptions) -> Result<(Generation, Box<dyn Write>), GenerateError> {
+    if crate::atomic_file::writes_in_place(&opts.output) {
+        let gen = Generation::new(opts.settings, opts.shard, opts.count, &[]);
+        return Ok((gen, Box::new(std::io::sink())));
+    }
     let path = progress_path(&opts.output);
     let io = |source| GenerateError::Io {
         path: path.clone(),
@@ -256,7 +262,7 @@ fn open_progress(opts: &GenerateOptions) -> Result<(Generation, std::fs::File), 
             .map_err(io)?;
     }
     let gen = Generation::new(opts.settings, opts.shard, opts.count, &done);
-    Ok((gen, file))
+    Ok((gen, Box::new(file)))
 }
 
 /// The chosen openings, in candidate order, written atomically.
