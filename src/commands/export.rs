@@ -171,6 +171,17 @@ pub fn write(journals: &[PathBuf], a: RecordArgs) -> Result<(u64, u64), CommandE
             "nothing to export: give -pgn, -sgf, -msg, -psq or -sample".into(),
         ));
     }
+    let sample_file = sample.as_ref().map(|s| s.file.as_path());
+    super::check_roles(
+        &journals,
+        &[
+            ("-pgn", a.pgn.as_deref()),
+            ("-sgf", a.sgf.as_deref()),
+            ("-msg", a.msg.as_deref()),
+            ("-psq", a.psq.as_deref()),
+            ("-sample file=", sample_file),
+        ],
+    )?;
     for p in outputs.into_iter().flatten() {
         check_new(p)?;
     }

@@ -279,6 +279,8 @@ fn merge(
     page: CodePage,
     inputs: &[PathBuf],
 ) -> CommandResult {
+    // `--into` is read whole before `-o` is replaced: it may be the output.
+    super::check_roles(inputs, &[("-o", Some(out))])?;
     let mut lib = match into {
         Some(p) => file::load(p).map_err(failed)?,
         None => Library::new(),

@@ -12,6 +12,7 @@ pub mod openings;
 pub mod report;
 pub mod run;
 pub mod samples;
+pub mod signals;
 pub mod sprt;
 pub mod tune;
 
@@ -96,6 +97,25 @@ pub fn one_engine(
     }
     let env = gomoku_cli::config::Env::of_process();
     gomoku_cli::config::OneEngine::from_raw(raw, &env).map_err(failed)
+}
+
+/// One file, one role, before any work (`outputs::same_file`): no output may name one of the
+/// files `inputs` (files, or run directories standing for their journals) or another output.
+/// Each output is `(the option naming it, its path)`.
+pub fn check_roles(
+    inputs: &[std::path::PathBuf],
+    outputs: &[(&str, Option<&std::path::Path>)],
+) -> Result<(), CommandError> {
+    let mut roles = gomoku_cli::outputs::same_file::Roles::of_command();
+    for f in journal_files(inputs).map_err(failed)? {
+        roles.input("input", f);
+    }
+    for (label, path) in outputs {
+        if let Some(p) = path {
+            roles.output(*label, *p);
+        }
+    }
+    roles.check().map_err(failed)
 }
 
 /// Write to standard output, ignoring a closed pipe (`gomoku-cli ... | head` must not panic).

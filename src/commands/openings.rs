@@ -94,6 +94,15 @@ fn canonical(
     let format = format_of(file.get(1))?;
     let size = BoardSize::new(boardsize).map_err(|e| usage(format!("--boardsize: {e}")))?;
     let rule = Rule::from_code(rule).map_err(|e| usage(format!("--rule: {e}")))?;
+    // FILE is read whole before `-o` replaces it, so `-o FILE` rewrites it in place; the counts
+    // go to a file of their own.
+    super::check_roles(
+        &[],
+        &[("-o", out.as_deref()), ("--counts", counts.as_deref())],
+    )?;
+    if let Some(c) = &counts {
+        super::check_roles(&[PathBuf::from(&file[0])], &[("--counts", Some(c))])?;
+    }
     let book = OpeningBook::load(&file[0], format, size, rule).map_err(failed)?;
     let unique = canonical_openings(&book.openings, size);
     let mut text = String::new();
@@ -244,13 +253,33 @@ fn generate(args: &[String]) -> CommandResult {
         shard,
         output,
     };
-    let report = block_on(generate(opts.clone()))?.map_err(failed)?;
+    let report = block_on(async {
+        let stops = gomoku_cli::runner::Stops::default();
+        super::signals::watch(
+            &stops,
+            "ending the engines, writing the openings kept so far (Ctrl-C again to kill them now)",
+        );
+        generate(opts.clone(), &stops).await
+    })?
+    .map_err(failed)?;
     eprintln!("{}", summary(&report, opts.count, &opts.output));
+    if report.interrupted {
+        return Ok(Outcome::Interrupted);
+    }
     if report.exhausted {
         eprintln!(
             "warning: {} candidates in a row were refused: the settings give no more openings",
             gomoku_cli::opengen::REFUSED_RUN_MAX
         );
+    }
+    // What was made is kept, but a short set is not what was asked for: the exit says so.
+    if (report.written as u64) < opts.count {
+        return Err(failed(format!(
+            "{}: only {} of the {} openings asked for (-count)",
+            opts.output.display(),
+            report.written,
+            opts.count
+        )));
     }
     Ok(Outcome::Done)
 }

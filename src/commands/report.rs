@@ -16,6 +16,7 @@ pub struct ReportArgs {
 
 /// Build the report and write it.
 pub fn run(a: ReportArgs) -> CommandResult {
+    super::check_roles(&a.journals, &[("-o", Some(&a.output))])?;
     let mut set = super::JournalSet::<JournalEntry>::open(&a.journals).map_err(failed)?;
     let files = super::journal_files(&a.journals).map_err(failed)?;
     let where_ = || {

@@ -177,6 +177,7 @@ fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, Command
             pairs,
             every,
         },
+        params_file: PathBuf::from(file),
         csv,
         params_out,
         info_out,

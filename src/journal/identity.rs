@@ -315,6 +315,7 @@ mod tests {
         };
         c.tune = Some(crate::config::TuneConfig {
             setup,
+            params_file: "p".into(),
             csv: None,
             params_out: None,
             info_out: None,

@@ -222,6 +222,7 @@ pub fn prepare(
     if let Some(last) = read.entries.last() {
         notes.extend(complete_last(&record_targets(config), last)?);
     }
+    notes.extend(remove_leftovers(config, &path));
     Ok(Resumed {
         journal: path,
         entries: read.entries,
@@ -233,6 +234,32 @@ pub fn prepare(
             .iter()
             .map(|e| e.name.clone())
             .collect(),
+    })
+}
+
+/// The temporary files a killed run left beside its outputs (`outputs::leftovers`), removed;
+/// the note says which.
+fn remove_leftovers(config: &Config, journal: &std::path::Path) -> Option<String> {
+    let mut l = crate::outputs::leftovers::Leftovers::new(config.cluster.shard);
+    let o = &config.outputs;
+    for p in [&o.renlib, &o.report].into_iter().flatten() {
+        l.file(p);
+    }
+    for p in super::tune_files(config, Some(journal)).iter().flatten() {
+        l.file(p);
+    }
+    if let Some(p) = &record_targets(config).psq {
+        l.psq(p);
+    }
+    let removed = l.remove();
+    let names: Vec<String> = removed.iter().map(|p| p.display().to_string()).collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "removed {} temporary file{} a killed run left: {}",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        )
     })
 }
 
