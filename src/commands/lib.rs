@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use gomoku_cli::journal;
 use gomoku_cli::record::psq;
 use gomoku_cli::renlib::stats::{has_stats_lines, refresh_stats, LibStats};
+use gomoku_cli::renlib::write::comments_before_passes;
 use gomoku_cli::renlib::{
     dump, file, sgf, CodePage, GameMerge, LibGame, Library, NotMergeable, Notation, MAGIC,
 };
@@ -352,6 +353,13 @@ fn merge(
         refresh_stats(&mut lib);
     }
     file::save_atomic(out, &lib).map_err(failed)?;
+    let before_pass = comments_before_passes(&lib).len();
+    if before_pass > 0 {
+        eprintln!(
+            "warning: {}: {before_pass} comment(s) right before a pass node (a game that ends where another goes on with a pass): Figrid skips the pass with the comment's end and misreads the tree below; RenLib reads it",
+            out.display()
+        );
+    }
     say(&format!(
         "wrote {}: {} nodes, {} games{}\n",
         out.display(),
