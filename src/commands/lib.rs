@@ -64,6 +64,10 @@ pub enum LibTool {
         /// Code page of the comments written and read (gbk, big5, shift_jis, utf-8, ...).
         #[arg(long, default_value = "windows-1252")]
         encoding: String,
+        /// Read a journal whose header no longer gives its fingerprint (its settings were edited),
+        /// with a warning naming it, instead of refusing it.
+        #[arg(long)]
+        force: bool,
         /// Journals (.jsonl), SGF files, .psq records, pos-notation game lists, .lib files.
         #[arg(required = true, value_name = "INPUTS")]
         inputs: Vec<PathBuf>,
@@ -99,6 +103,7 @@ pub fn run(args: LibArgs) -> CommandResult {
             into,
             stats,
             encoding,
+            force,
             inputs,
         } => {
             let lines = if stats {
@@ -106,7 +111,9 @@ pub fn run(args: LibArgs) -> CommandResult {
             } else {
                 StatsLines::IfPresent
             };
-            merge(&out, into.as_deref(), lines, code_page(&encoding)?, &inputs)
+            let check = journal::HeaderCheck::forced(force);
+            let page = code_page(&encoding)?;
+            merge(&out, into.as_deref(), lines, page, check, &inputs)
         }
     }
 }
@@ -288,6 +295,7 @@ fn merge(
     into: Option<&Path>,
     lines: StatsLines,
     page: CodePage,
+    check: journal::HeaderCheck,
     inputs: &[PathBuf],
 ) -> CommandResult {
     let mut lib = match into {
@@ -309,7 +317,7 @@ fn merge(
                     m.new_games
                 )
             }
-            Kind::Journal => merge_journal(&mut lib, input, page)?,
+            Kind::Journal => merge_journal(&mut lib, input, page, check)?,
             Kind::Sgf => {
                 let bytes = fs::read(input).map_err(read_err)?;
                 let text = String::from_utf8_lossy(&bytes);
@@ -370,10 +378,15 @@ fn merge(
     Ok(Outcome::Done)
 }
 
-fn merge_journal(lib: &mut Library, path: &Path, page: CodePage) -> Result<String, CommandError> {
+fn merge_journal(
+    lib: &mut Library,
+    path: &Path,
+    page: CodePage,
+    check: journal::HeaderCheck,
+) -> Result<String, CommandError> {
     let name = path.display().to_string();
     let text = fs::read(path).map_err(|e| failed(format!("cannot read {name}: {e}")))?;
-    let read = journal::parse(&text, &name).map_err(failed)?;
+    let read = journal::parse_checked(&text, &name, check).map_err(failed)?;
     for w in &read.warnings {
         eprintln!("warning: {w}");
     }
