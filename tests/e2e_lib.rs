@@ -226,6 +226,35 @@ fn statistics_lines_are_updated_not_duplicated() {
     }
 }
 
+/// Nodes and leaves (paths) of a library as Figrid v0.20 reads one (its `Tree::load_renlib`):
+/// after a comment it skips every NUL byte, not only the padding, so a pass node's `00` right
+/// after a comment goes with it.
+fn figrid_reading(bytes: &[u8]) -> (usize, usize) {
+    let (mut at, mut open, mut nodes, mut leaves) = (20, 0usize, 0, 0);
+    while at + 1 < bytes.len() {
+        let flags = bytes[at + 1];
+        at += 2;
+        nodes += 1;
+        let (leaf, sibling) = (flags & 0x40 != 0, flags & 0x80 != 0);
+        leaves += usize::from(leaf);
+        match (leaf, sibling) {
+            (false, true) => open += 1,
+            (true, false) if open == 0 => break,
+            (true, false) => open -= 1,
+            _ => {}
+        }
+        if flags & 0x28 != 0 {
+            while at < bytes.len() && bytes[at] != 0 {
+                at += 1;
+            }
+            while at < bytes.len() && bytes[at] == 0 {
+                at += 1;
+            }
+        }
+    }
+    (nodes, leaves)
+}
+
 #[test]
 fn no_pass_node_follows_a_statistics_line() {
     // Two games from h8 h9: one goes on with a pass (SGF's empty move), the other with a stone.
@@ -247,6 +276,8 @@ fn no_pass_node_follows_a_statistics_line() {
     );
     let paths = ok(dir, &["dump", "--paths", "p.lib"]);
     assert_eq!(paths.lines().count(), 2, "{paths}");
+    let bytes = std::fs::read(dir.join("p.lib")).unwrap();
+    assert_eq!(figrid_reading(&bytes), (6, 2));
     let tree = ok(dir, &["dump", "p.lib"]);
     assert!(tree.starts_with("ROOT {[stats] 2 games"), "{tree}");
     // A game that ends at h9 needs its line there: that one is said.
