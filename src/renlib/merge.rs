@@ -408,6 +408,8 @@ fn merge_comments(lib: &mut Library, mine: &Comment, theirs: &Comment) -> Commen
             continue;
         }
         match parse_game_line(l) {
+            // The same run's game under its older or newer key, at the node it ends on.
+            Some(g) if holds_other_key_of(&lines, g.key) => {}
             Some(g) => {
                 let ids = lib.game_ids_mut();
                 if ids.insert(g.key.into()) {
@@ -423,6 +425,22 @@ fn merge_comments(lib: &mut Library, mine: &Comment, theirs: &Comment) -> Commen
     } else {
         Comment::new(&lines.to_bytes())
     }
+}
+
+/// Whether `lines` hold a game line for the same run's game as `key` under its other form:
+/// `FINGERPRINT:GAME` (earlier builds) against `FINGERPRINT:GAME:MOVES`. Both sit on the node
+/// the game ends on, so a library of each merged together keep the game once.
+fn holds_other_key_of(lines: &CommentLines, key: &[u8]) -> bool {
+    let older_of = |old: &[u8], new: &[u8]| {
+        old.iter().filter(|&&b| b == b':').count() == 1
+            && new.len() == old.len() + 17
+            && new.starts_with(old)
+            && new[old.len()] == b':'
+    };
+    lines
+        .body_lines()
+        .iter()
+        .any(|l| parse_game_line(l).is_some_and(|g| older_of(g.key, key) || older_of(key, g.key)))
 }
 
 /// Game lines stay in key order and before the statistics line; the first one goes where the
@@ -514,6 +532,26 @@ pub(crate) mod tests {
             GameMerge::Added { .. }
         ));
         assert_eq!(collect_game_ids(&lib).len(), 2);
+    }
+
+    #[test]
+    fn libraries_keyed_before_and_after_merge_into_one_line_a_game() {
+        let moves = |b: &[u8]| b.iter().map(|&b| Cell::from_byte(b).unwrap()).collect();
+        let page = CodePage::default();
+        let mut new = Library::new();
+        new.merge_game(
+            &LibGame::of_run_for_tests("f00d", 1, moves(&[0x78, 0x69])),
+            page,
+        );
+        let mut old = Library::new();
+        old.merge_game(&game("f00d:1", &[0x78, 0x69]), page);
+        old.merge_game(&game("f00d:2", &[0x78, 0x68]), page);
+        let mut both = new.clone();
+        assert_eq!(both.merge_library(&old).new_games, 1);
+        let mut back = old.clone();
+        assert_eq!(back.merge_library(&new).new_games, 0);
+        assert_eq!(collect_game_ids(&both).len(), 2);
+        assert_eq!(collect_game_ids(&back).len(), 2);
     }
 
     #[test]
