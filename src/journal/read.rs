@@ -373,7 +373,8 @@ pub fn journal_files(args: &[std::path::PathBuf]) -> Result<Vec<std::path::PathB
 pub enum Order {
     /// The order the games finished: one file in its own order, several merged by each game's
     /// `ended` time, then number. Statistics read so, and an SPRT crossing is found at the game
-    /// the run found it. Streams, in memory independent of the number of games.
+    /// the run found it. Streams: no game is held, only what the duplicate check keeps of
+    /// each ([`SeenLines`]: some 50 bytes a game, 10 MB for 200 000).
     Finished,
     /// By game number (records and archives: the order a user reads a run in). One file keeps
     /// its own order, as the run wrote its records.
