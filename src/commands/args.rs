@@ -56,11 +56,13 @@ pub fn run(command: Command, args: &[String]) -> CommandResult {
         Command::Export => super::export::run(ExportArgs {
             journals: paths(&p, "JOURNAL"),
             to: records(&p),
+            force: p.flag("--force"),
         }),
         Command::Merge => super::merge::run(MergeArgs {
             journals: paths(&p, "RUNDIR|JOURNAL"),
             json: p.flag("--json"),
             export: records(&p),
+            force: p.flag("--force"),
         }),
         Command::LibStats => super::lib::run(LibArgs {
             command: LibTool::Stats {
@@ -86,11 +88,13 @@ pub fn run(command: Command, args: &[String]) -> CommandResult {
                 stats: p.flag("--stats"),
                 encoding: encoding(&p),
                 inputs: paths(&p, "INPUTS"),
+                force: p.flag("--force"),
             },
         }),
         Command::Report => super::report::run(ReportArgs {
             journals: paths(&p, "RUNDIR|JOURNAL"),
             output: PathBuf::from(p.value("-o").unwrap_or("report.html")),
+            force: p.flag("--force"),
         }),
         Command::OpeningsCanonical => super::openings::run(OpeningsArgs {
             command: OpeningsTool::Canonical {
@@ -105,6 +109,7 @@ pub fn run(command: Command, args: &[String]) -> CommandResult {
             command: OpeningsTool::Audit {
                 journals: paths(&p, "RUNDIR|JOURNAL"),
                 json: p.flag("--json"),
+                force: p.flag("--force"),
             },
         }),
         Command::OpeningsGenerate => super::openings::run(OpeningsArgs {
@@ -200,6 +205,7 @@ fn sprt(p: &Parsed) -> Result<SprtArgs, String> {
         model: p.value("--model").map(String::from),
         json: p.flag("--json"),
         journals: paths(p, "JOURNAL"),
+        force: p.flag("--force"),
     })
 }
 

@@ -136,6 +136,7 @@ type Summary = gomoku_cli::journal::GameSummary;
 pub fn replay(
     args: &[std::path::PathBuf],
     sprt: Option<gomoku_cli::stats::Sprt>,
+    check: gomoku_cli::journal::HeaderCheck,
 ) -> Result<
     (
         gomoku_cli::tracker::Replay,
@@ -144,7 +145,7 @@ pub fn replay(
     String,
 > {
     use gomoku_cli::tracker;
-    let mut set = JournalSet::<Summary>::open(args)?;
+    let mut set = JournalSet::<Summary>::open_checked(args, check)?;
     let headers = set.headers.clone();
     let runs: std::collections::BTreeSet<&str> =
         headers.iter().map(|h| h.fingerprint.as_str()).collect();
@@ -174,8 +175,9 @@ pub fn replay(
 /// its journals; `None` for a run without one or a journal without a header.
 pub fn run_sprt(
     args: &[std::path::PathBuf],
+    check: gomoku_cli::journal::HeaderCheck,
 ) -> Result<Option<gomoku_cli::stats::Sprt>, CommandError> {
-    JournalSet::<Summary>::open(args)
+    JournalSet::<Summary>::open_checked(args, check)
         .map_err(CommandError::Failed)?
         .headers
         .first()

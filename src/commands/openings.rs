@@ -41,6 +41,9 @@ pub enum OpeningsTool {
         journals: Vec<PathBuf>,
         /// One JSON object instead of the text table.
         json: bool,
+        /// Read a journal whose header no longer gives its fingerprint (its settings were edited),
+        /// with a warning naming it, instead of refusing it.
+        force: bool,
     },
     /// Random openings near the centre, each searched by an engine at a fixed depth or node
     /// count, kept when the evaluation is within ±E (all options: `gomoku-cli openings generate -h`).
@@ -60,7 +63,11 @@ pub fn run(args: OpeningsArgs) -> CommandResult {
             rule,
             counts,
         } => canonical(&file, out, boardsize, rule, counts),
-        OpeningsTool::Audit { journals, json } => audit(&journals, json),
+        OpeningsTool::Audit {
+            journals,
+            json,
+            force,
+        } => audit(&journals, json, force),
         OpeningsTool::Generate { args } => generate(&args),
     }
 }
@@ -139,8 +146,10 @@ fn write_file(path: &std::path::Path, text: &str) -> Result<(), CommandError> {
 
 /// `openings audit`: the journals read through `JournalSet` (directories stand for their
 /// journals), every game counted once.
-fn audit(journals: &[PathBuf], json: bool) -> CommandResult {
-    let mut set = super::JournalSet::<JournalEntry>::open(journals).map_err(failed)?;
+fn audit(journals: &[PathBuf], json: bool, force: bool) -> CommandResult {
+    let check = gomoku_cli::journal::HeaderCheck::forced(force);
+    let mut set =
+        super::JournalSet::<JournalEntry>::open_checked(journals, check).map_err(failed)?;
     // A game line that reads but cannot be used names the game; the files say where it is.
     let files = super::journal_files(journals).map_err(failed)?;
     let named = |e: String| {

@@ -12,12 +12,17 @@ pub struct ReportArgs {
     pub journals: Vec<std::path::PathBuf>,
     /// The HTML file to write (replaced atomically: a browser reloading it never sees half a file).
     pub output: std::path::PathBuf,
+    /// Read a journal whose header no longer gives its fingerprint (its settings were edited),
+    /// with a warning naming it, instead of refusing it.
+    pub force: bool,
 }
 
 /// Build the report and write it.
 pub fn run(a: ReportArgs) -> CommandResult {
     super::check_roles(&a.journals, &[("-o", Some(&a.output))])?;
-    let mut set = super::JournalSet::<JournalEntry>::open(&a.journals).map_err(failed)?;
+    let check = gomoku_cli::journal::HeaderCheck::forced(a.force);
+    let mut set =
+        super::JournalSet::<JournalEntry>::open_checked(&a.journals, check).map_err(failed)?;
     let files = super::journal_files(&a.journals).map_err(failed)?;
     let where_ = || {
         files

@@ -169,8 +169,13 @@ pub fn prepare(
             .open(&path)?
             .set_len(len)
     };
-    let read = journal::parse(&text, &path.display().to_string())
-        .map_err(|e| RunError::BadJournal(e.to_string()))?;
+    let read = journal::parse(&text, &path.display().to_string()).map_err(|e| {
+        RunError::BadJournal(match e {
+            // Its games were not played under the settings it says: not a run to continue.
+            journal::JournalError::Header(m) => format!("{m}; it cannot be resumed"),
+            e => e.to_string(),
+        })
+    })?;
     if read.header.is_none() && read.entries.is_empty() {
         // Killed before its first line was complete: nothing was played; start over in it.
         cut(0).map_err(io)?;
