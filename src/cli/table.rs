@@ -655,17 +655,25 @@ mod tests {
             let Takes::Key { parent } = row.takes else {
                 continue;
             };
+            // A setting the option needs, unless it is the row's own key (no key twice).
+            let required = |kv: &'static str| match kv.split_once('=') {
+                Some((k, _)) if k == row.name() => "",
+                _ => kv,
+            };
             let line = match parent {
                 "-engine" => format!(
                     "-engine cmd=/bin/sh -engine cmd=/bin/sh -each {}",
                     key_word(row)
                 ),
                 "-sprt" => format!(
-                    "-engine cmd=/bin/sh -engine cmd=/bin/sh -sprt elo1=5 {}",
+                    "-engine cmd=/bin/sh -engine cmd=/bin/sh -sprt {} {}",
+                    required("elo1=5"),
                     key_word(row)
                 ),
                 "-draw" | "-resign" => format!(
-                    "-engine cmd=/bin/sh -engine cmd=/bin/sh {parent} movecount=3 score=10 {}",
+                    "-engine cmd=/bin/sh -engine cmd=/bin/sh {parent} {} {} {}",
+                    required("movecount=3"),
+                    required("score=10"),
                     key_word(row)
                 ),
                 "-records" => format!(
