@@ -13,6 +13,7 @@ pub mod engine;
 pub mod game;
 pub mod journal;
 pub mod judge;
+pub mod numbers;
 pub mod opengen;
 pub mod opening;
 pub mod openings_audit;

@@ -264,14 +264,8 @@ fn number<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
     let Some(text) = text else {
         return Ok(default);
     };
-    match text.trim().parse::<T>() {
-        Ok(n) if range.contains(&n) => Ok(n),
-        _ => Err(CommandError::Usage(format!(
-            "{option} {text:?}: expected a whole number from {} to {}",
-            range.start(),
-            range.end()
-        ))),
-    }
+    gomoku_cli::numbers::whole_number(text, range)
+        .map_err(|e| CommandError::Usage(format!("{option} {text:?}: expected {e}")))
 }
 
 /// `openings generate`: the options checked (the engine's through `Config::from_raw`, as

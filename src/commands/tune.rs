@@ -80,10 +80,8 @@ fn count(option: &str, text: Option<&str>, default: Option<u64>) -> Result<u64, 
     match (text, default) {
         (None, Some(d)) => Ok(d),
         (None, None) => Err(format!("{option} N is required")),
-        (Some(t), _) => match t.parse::<u64>() {
-            Ok(n) if n >= 1 => Ok(n),
-            _ => Err(format!("{option} {t:?}: not a whole number of at least 1")),
-        },
+        (Some(t), _) => gomoku_cli::numbers::whole_number(t, 1..=u64::MAX)
+            .map_err(|e| format!("{option} {t:?}: expected {e}")),
     }
 }
 
