@@ -91,7 +91,7 @@ fn pairs_of<'a>(
     items: &'a [String],
     keys: &[&str],
 ) -> Result<Vec<(&'a str, &'a str)>, String> {
-    items
+    let pairs = items
         .iter()
         .map(|kv| match kv.split_once('=') {
             Some((k, v)) if keys.contains(&k) => Ok((k, v)),
@@ -100,7 +100,9 @@ fn pairs_of<'a>(
                 keys.join(", ")
             )),
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    cli::refuse_repeated_keys(option, pairs.iter().copied()).map_err(|e| e.to_string())?;
+    Ok(pairs)
 }
 
 /// SPSA's settings from `-spsa`, for a run of `iterations`.
@@ -270,6 +272,16 @@ mod tests {
         assert_eq!(t.out, args("every=5 csv=t.csv"));
         assert_eq!(rest, args("-engine cmd=x -concurrency 2"));
         assert!(split(&args("-params")).is_err());
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused() {
+        assert_eq!(
+            spsa_of(&args("alpha=0.5 alpha=0.6"), 10).unwrap_err(),
+            "-spsa: alpha given twice (\"0.5\" and \"0.6\")"
+        );
+        let out = args("csv=a.csv csv=b.csv");
+        assert!(pairs_of("-tuneout", &out, &["csv"]).is_err());
     }
 
     #[test]
