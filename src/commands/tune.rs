@@ -235,13 +235,16 @@ pub fn run(args: &[String]) -> CommandResult {
     let (t, rest) = split(args).map_err(|e| CommandError::Usage(format!("{e}\n{USAGE}")))?;
     let config = config_of(&t, &rest, &Env::of_process())?;
     let setup = config.tune.as_ref().map(|t| t.setup.clone());
+    let resumable = config.outputs.journal.is_some();
     let summary = super::run::execute(config)?;
     if let (Some(setup), Some(theta)) = (setup, &summary.theta) {
         say(&format!(
             "\nTuned parameters ({}):\n{}\nAs INFO lines:\n{}\n{}",
-            match summary.reason {
-                gomoku_cli::runner::StopReason::Completed => "the run completed",
-                _ => "the run stopped early: resume it with -resume",
+            match (summary.reason, resumable) {
+                (gomoku_cli::runner::StopReason::Completed, _) => "the run completed",
+                (_, true) => "the run stopped early: resume it with -resume",
+                // -resume needs the journal that -journal off left out.
+                (_, false) => "the run stopped early; it has no journal to resume",
             },
             setup.params.render(theta),
             setup.params.info_lines(theta),
