@@ -25,6 +25,7 @@ pub mod rules;
 pub mod runner;
 pub mod schedule;
 pub mod search;
+pub mod settings_diff;
 pub mod shard;
 pub mod stats;
 pub mod swap;
