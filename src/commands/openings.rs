@@ -138,6 +138,18 @@ fn write_file(path: &std::path::Path, text: &str) -> Result<(), CommandError> {
         .map_err(|e| CommandError::Failed(format!("cannot write {}: {e}", path.display())))
 }
 
+/// The file and line of game `game`'s line among `files` (sought only to name a bad line).
+fn line_of(files: &[PathBuf], game: u64) -> Option<(&PathBuf, usize)> {
+    files.iter().find_map(|f| {
+        let text = std::fs::read_to_string(f).ok()?;
+        let at = text.lines().position(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .is_ok_and(|v| v.get("game").and_then(|g| g.as_u64()) == Some(game))
+        })?;
+        Some((f, at + 1))
+    })
+}
+
 /// `openings audit`: the journals read through `JournalSet` (directories stand for their
 /// journals), every game counted once.
 fn audit(journals: &[PathBuf], json: bool) -> CommandResult {
@@ -150,7 +162,10 @@ fn audit(journals: &[PathBuf], json: bool) -> CommandResult {
     };
     let mut auditor = Auditor::default();
     for e in set.by_ref() {
-        let game = AuditGame::from_entry(&e).map_err(|e| named(e.to_string()))?;
+        let game = AuditGame::from_entry(&e).map_err(|err| match line_of(&files, e.game) {
+            Some((file, line)) => failed(format!("{}:{line}: {err}", file.display())),
+            None => named(err.to_string()),
+        })?;
         auditor.add(&game).map_err(|e| named(e.to_string()))?;
     }
     super::warn_all(&set.warnings);
