@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
+use tokio_util::sync::CancellationToken;
 
 use crate::board::{Board, BoardSize, Color, Pos};
 use crate::engine::leftovers::{sweep, Leftover, Subreaper};
@@ -100,6 +101,9 @@ pub struct CheckOptions {
     pub end_grace: Duration,
     /// The folder given with `INFO folder` (created if missing).
     pub folder: PathBuf,
+    /// Called with each item as soon as it is decided, in the report's order (the command
+    /// prints it: a check takes a minute, a hung engine half of it).
+    pub on_item: Option<fn(&Item)>,
 }
 
 impl CheckOptions {
@@ -122,6 +126,7 @@ impl CheckOptions {
             short: tc(1, 20),
             end_grace: Duration::from_secs(1),
             folder,
+            on_item: None,
         }
     }
 }
@@ -131,6 +136,26 @@ impl CheckOptions {
 pub struct CheckReport {
     pub engine: String,
     pub items: Vec<Item>,
+    /// Stopped by a signal before its end: `items` are those decided by then (in JSON only
+    /// when true).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+}
+
+/// The width of the item names in the table: the longest of the fixed names
+/// (`board winning line`), so that lines printed as the items come line up.
+const NAME_WIDTH: usize = 18;
+
+impl Item {
+    /// The item's line of the table: `STATUS  ITEM  DETAIL`.
+    pub fn line(&self) -> String {
+        format!(
+            "{:<4}  {:<NAME_WIDTH$}  {}\n",
+            self.status.label(),
+            self.name,
+            self.detail
+        )
+    }
 }
 
 impl CheckReport {
@@ -184,28 +209,37 @@ impl CheckReport {
         })
     }
 
-    /// The table: `STATUS  ITEM  DETAIL`, then a count line.
+    /// The table's first line, for a check of `engine`.
+    pub fn heading(engine: &str) -> String {
+        format!("check of {engine}\n")
+    }
+
+    /// The table: the heading, `STATUS  ITEM  DETAIL` per item, then the count line.
     pub fn table(&self) -> String {
-        let width = self.items.iter().map(|i| i.name.len()).max().unwrap_or(0);
-        let mut out = format!("check of {}\n", self.engine);
+        let mut out = Self::heading(&self.engine);
         for i in &self.items {
-            out.push_str(&format!(
-                "{:<4}  {:<width$}  {}\n",
-                i.status.label(),
-                i.name,
-                i.detail
-            ));
+            out.push_str(&i.line());
         }
+        out.push_str(&self.counts());
+        out
+    }
+
+    /// The table's last line: the items by status (and, after a signal, that the check
+    /// stopped).
+    pub fn counts(&self) -> String {
         let count = |s: Status| self.items.iter().filter(|i| i.status == s).count();
-        out.push_str(&format!(
-            "{} pass, {} warn, {} fail ({} the judge acts on), {} skip\n",
+        format!(
+            "{} pass, {} warn, {} fail ({} the judge acts on), {} skip{}\n",
             count(Status::Pass),
             count(Status::Warn),
             count(Status::Fail),
             self.judge_failures().len(),
-            count(Status::Skip)
-        ));
-        out
+            count(Status::Skip),
+            match self.interrupted {
+                true => " (interrupted: the items above are those checked before it)",
+                false => "",
+            }
+        )
     }
 }
 
@@ -290,8 +324,10 @@ struct Checker {
     wine_left: Option<String>,
 }
 
-/// Runs the whole check. Must be called inside a tokio runtime.
-pub async fn run_check(opts: CheckOptions) -> CheckReport {
+/// Runs the whole check, or until `stop` is cancelled (the report then holds the items decided
+/// by then, and the engine and all it started are killed). Must be called inside a tokio
+/// runtime.
+pub async fn run_check(opts: CheckOptions, stop: CancellationToken) -> CheckReport {
     // Orphans of the engine (double-forked daemons) come to the check, to be found and killed,
     // instead of to init. Without it (not Linux) only the engine's group is searched.
     let subreaper = Subreaper::set();
@@ -300,6 +336,7 @@ pub async fn run_check(opts: CheckOptions) -> CheckReport {
         report: CheckReport {
             engine: opts.spec.cmd.clone(),
             items: Vec::new(),
+            interrupted: false,
         },
         opts,
         timing: Timing::default(),
@@ -326,7 +363,12 @@ pub async fn run_check(opts: CheckOptions) -> CheckReport {
         leftovers: Vec::new(),
         wine_left: None,
     };
-    c.run().await;
+    // Stopped, the check's future is dropped with the session it holds: the engine's process
+    // group is killed, and the sweep below finds what escaped it.
+    c.report.interrupted = tokio::select! {
+        _ = c.run() => false,
+        _ = stop.cancelled() => true,
+    };
     // Whatever is still left after an early stop: nothing outlives the check.
     sweep(None, &[]).await;
     drop(subreaper);
@@ -337,20 +379,25 @@ impl Checker {
     fn push(&mut self, name: impl Into<String>, status: Status, detail: impl Into<String>) {
         let name = name.into();
         let judge = !INFORMATIONAL.contains(&name.as_str());
-        self.report.items.push(Item {
-            name,
-            status,
-            detail: detail.into(),
-            judge,
-        });
+        self.push_item(name, status, detail.into(), judge);
     }
 
     /// [`push`](Self::push) of an item the judge does not act on.
     fn push_informational(&mut self, name: &str, status: Status, detail: impl Into<String>) {
-        self.push(name, status, detail);
-        if let Some(item) = self.report.items.last_mut() {
-            item.judge = false;
+        self.push_item(name.into(), status, detail.into(), false);
+    }
+
+    fn push_item(&mut self, name: String, status: Status, detail: String, judge: bool) {
+        let item = Item {
+            name,
+            status,
+            detail,
+            judge,
+        };
+        if let Some(show) = self.opts.on_item {
+            show(&item);
         }
+        self.report.items.push(item);
     }
 
     /// The rule under test, the first of `-rule`: every game is started with it (`INFO rule`)
@@ -1815,6 +1862,7 @@ mod tests {
         let mut report = CheckReport {
             engine: "x".into(),
             items: vec![item("begin", Status::Pass, true)],
+            interrupted: false,
         };
         assert_eq!(report.verdict(), None);
         report
@@ -1831,6 +1879,35 @@ mod tests {
             both.starts_with("2 check item(s) failed: the judge would reject or disqualify this engine on memory; board winning line only informational"),
             "{both}"
         );
+    }
+
+    #[test]
+    fn lines_printed_as_items_come_line_up_and_an_interrupted_table_says_so() {
+        let item = |name: &str| Item {
+            name: name.into(),
+            status: Status::Pass,
+            detail: "d".into(),
+            judge: true,
+        };
+        let mut report = CheckReport {
+            engine: "x".into(),
+            items: vec![item("prefix"), item("board winning line")],
+            interrupted: false,
+        };
+        assert_eq!(
+            report.table(),
+            "check of x\npass  prefix              d\npass  board winning line  d\n\
+             2 pass, 0 warn, 0 fail (0 the judge acts on), 0 skip\n"
+        );
+        report.interrupted = true;
+        assert!(report
+            .counts()
+            .ends_with("0 skip (interrupted: the items above are those checked before it)\n"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["interrupted"], true);
+        report.interrupted = false;
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json.get("interrupted").is_none(), "{json}");
     }
 
     #[test]

@@ -320,6 +320,8 @@ pub struct Config {
 #[derive(Debug, Clone)]
 pub struct TuneConfig {
     pub setup: crate::tune::TuneSetup,
+    /// `-params FILE`: the parameter file read (no output may overwrite it).
+    pub params_file: PathBuf,
     /// The trajectory as CSV, rewritten every `every` iterations and at the end.
     pub csv: Option<PathBuf>,
     /// θ in the parameter file's own format, rewritten with the CSV.
@@ -603,16 +605,18 @@ fn parse_sprt(kvs: &KeyValues) -> Result<Sprt, ConfigError> {
 }
 
 /// The journal is on by default: `-journal FILE` names it, `-journal off` turns it off, otherwise
-/// it goes next to the first other output (or into the current directory) with a timestamped name,
-/// so separate runs never mix in one file.
+/// it goes next to the first other output that is a file (or into the current directory) with a
+/// timestamped name, so separate runs never mix in one file.
 fn journal_path(raw: &RawCli) -> Option<JournalTarget> {
     match raw.value(Opt::Journal) {
         Some("off") | Some("none") => None,
         Some(p) => Some(JournalTarget::Named(PathBuf::from(p))),
         None => {
+            // Not beside a device or FIFO (`-pgn /dev/null`): no side file is made there.
             let first = [Opt::Pgn, Opt::Sgf, Opt::Msg]
                 .into_iter()
-                .find_map(|o| raw.value(o));
+                .filter_map(|o| raw.value(o))
+                .find(|p| !crate::atomic_file::writes_in_place(std::path::Path::new(p)));
             let dir = first.and_then(|p| std::path::Path::new(p).parent());
             let dir = dir.map(PathBuf::from).unwrap_or_default();
             let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
@@ -1378,6 +1382,13 @@ mod tests {
         assert!(j.to_string_lossy().ends_with(".journal.jsonl"));
         let c = two_engines("-journal off").unwrap();
         assert!(c.outputs.journal.is_none());
+        // Never beside a device: `-pgn /dev/null` would have put it in /dev.
+        let c = two_engines("-pgn /dev/null -sgf out/g.sgf").unwrap();
+        let j = c.outputs.journal.unwrap();
+        assert_eq!(j.path().parent().unwrap(), std::path::Path::new("out"));
+        let c = two_engines("-pgn /dev/null").unwrap();
+        let j = c.outputs.journal.unwrap();
+        assert_eq!(j.path().parent().unwrap(), std::path::Path::new(""));
     }
 
     #[test]

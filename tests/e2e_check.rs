@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use serde_json::Value;
+use std::time::Duration;
 
 /// Runs `check --json` on `cmd` with `extra` options; returns the exit code and the items as
 /// (name, status, detail).
@@ -498,4 +499,74 @@ fn lines_that_are_no_answer_are_counted_by_the_stray_lines_item() {
     assert_eq!(code, Some(0));
     let (_, items) = check(&engine("pbrain-scout"), &["-rule", "0", "-boardsize", "15"]);
     assert_eq!(item(&items, "stray lines").1, "pass", "{items:?}");
+}
+
+/// How a signal reaches a long command: Ctrl-C, SIGINT to a script's background job (started
+/// with SIGINT ignored), SIGTERM.
+const STOPS: [(&str, i32, bool); 3] = [
+    ("Ctrl-C", libc::SIGINT, false),
+    ("kill -INT of a background job", libc::SIGINT, true),
+    ("SIGTERM", libc::SIGTERM, false),
+];
+
+/// A check of an engine that never answers ABOUT, with 600 s to answer: its items print as they
+/// are decided (the first before the engine is asked anything), and a signal stops it at once
+/// with the items so far, the count line saying it was interrupted, exit code 130, and the
+/// engine killed with the child in its group and the daemon that escaped it.
+#[test]
+fn check_prints_each_item_as_it_comes_and_a_signal_stops_it_with_them() {
+    let hung = format!(
+        "{} --fault about:hang --spawn-child --spawn-daemon",
+        engine("pbrain-faulty")
+    );
+    for (how, sig, background) in STOPS {
+        let dir = tempfile_dir();
+        let m = Match::command(&["check"])
+            .engine_cmd(&hung, &[])
+            .opt("-startuptimeout", 600);
+        let mut run = match background {
+            true => m.spawn_in_background(dir.path()),
+            false => m.spawn_in(dir.path()),
+        };
+        let out = run.follow_stdout();
+        let streamed = out.wait_for("pass  prefix", Duration::from_secs(60));
+        // The engine and its two sleepers are up before the signal, so it must kill them.
+        wait_until(Duration::from_secs(60), || {
+            tagged_processes(&run.tag).len() >= 4
+        });
+        // Far less than the 600 s the check would wait, far more than stopping takes.
+        let finished = run.stop_with(sig, Duration::from_secs(60));
+        let stdout = out.all();
+        assert!(streamed, "{how}: no item before the end: {stdout:?}");
+        finished.assert_exit(130);
+        assert!(stdout.starts_with("check of "), "{how}: {stdout}");
+        assert!(
+            stdout.contains("1 pass, 0 warn, 0 fail (0 the judge acts on), 0 skip (interrupted"),
+            "{how}: {stdout}"
+        );
+        finished.assert_stderr_has("Interrupted");
+    }
+}
+
+/// `check --json` stopped by a signal still prints its one document, with the items decided
+/// and `"interrupted": true`; exit code 130.
+#[test]
+fn check_json_stopped_by_a_signal_prints_the_items_so_far() {
+    let dir = tempfile_dir();
+    let mut run = Match::command(&["check"])
+        .engine("pbrain-faulty --fault about:hang --spawn-child", &[])
+        .opt("-startuptimeout", 600)
+        .arg("--json")
+        .spawn_in_background(dir.path());
+    let out = run.follow_stdout();
+    wait_until(Duration::from_secs(60), || {
+        tagged_processes(&run.tag).len() >= 3
+    });
+    let finished = run.stop_with(libc::SIGINT, Duration::from_secs(60));
+    finished.assert_exit(130);
+    let stdout = out.all();
+    let json: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("check --json output is JSON ({e}): {stdout}"));
+    assert_eq!(json["interrupted"], true, "{json}");
+    assert_eq!(json["items"][0]["name"], "prefix", "{json}");
 }

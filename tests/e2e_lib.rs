@@ -161,6 +161,45 @@ fn journals_sgf_and_game_lists_go_in_once_in_one_orientation() {
 }
 
 #[test]
+fn two_runs_with_the_same_settings_keep_all_their_games() {
+    // Two runs of one configuration: the same fingerprint and game numbers, other moves (the
+    // engine draws its moves at random). Every game goes in; each journal again adds nothing.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    for run in ["a", "b"] {
+        std::fs::create_dir(dir.join(run)).unwrap();
+        play(&dir.join(run), "4", "15");
+    }
+    let (a, b) = (dir.join("a/j.jsonl"), dir.join("b/j.jsonl"));
+    let fingerprint = |p: &Path| journal_games(p)[0]["fingerprint"].clone();
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    assert_ne!(journal_stones(&a), journal_stones(&b));
+    says(
+        dir,
+        &["merge", "-o", "out.lib", "a/j.jsonl", "b/j.jsonl"],
+        "b/j.jsonl: journal, 4 games: 4 added (",
+    );
+    assert_eq!(stats_json(dir, "out.lib")["games"], 8);
+    says(
+        dir,
+        &[
+            "merge",
+            "-o",
+            "again.lib",
+            "--into",
+            "out.lib",
+            "b/j.jsonl",
+            "a/j.jsonl",
+        ],
+        "a/j.jsonl: journal, 4 games: 0 added (0 new nodes), 4 already in the library",
+    );
+    assert_eq!(
+        std::fs::read(dir.join("again.lib")).unwrap(),
+        std::fs::read(dir.join("out.lib")).unwrap()
+    );
+}
+
+#[test]
 fn statistics_lines_are_updated_not_duplicated() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -185,6 +224,70 @@ fn statistics_lines_are_updated_not_duplicated() {
             assert!(node.matches("[stats]").count() <= 1, "{line}");
         }
     }
+}
+
+/// Nodes and leaves (paths) of a library as Figrid v0.20 reads one (its `Tree::load_renlib`):
+/// after a comment it skips every NUL byte, not only the padding, so a pass node's `00` right
+/// after a comment goes with it.
+fn figrid_reading(bytes: &[u8]) -> (usize, usize) {
+    let (mut at, mut open, mut nodes, mut leaves) = (20, 0usize, 0, 0);
+    while at + 1 < bytes.len() {
+        let flags = bytes[at + 1];
+        at += 2;
+        nodes += 1;
+        let (leaf, sibling) = (flags & 0x40 != 0, flags & 0x80 != 0);
+        leaves += usize::from(leaf);
+        match (leaf, sibling) {
+            (false, true) => open += 1,
+            (true, false) if open == 0 => break,
+            (true, false) => open -= 1,
+            _ => {}
+        }
+        if flags & 0x28 != 0 {
+            while at < bytes.len() && bytes[at] != 0 {
+                at += 1;
+            }
+            while at < bytes.len() && bytes[at] == 0 {
+                at += 1;
+            }
+        }
+    }
+    (nodes, leaves)
+}
+
+#[test]
+fn no_pass_node_follows_a_statistics_line() {
+    // Two games from h8 h9: one goes on with a pass (SGF's empty move), the other with a stone.
+    // With --stats h9 has games below it, and a pass for first child: a comment right before
+    // the pass is what Figrid misreads (1 path and 2 nodes for 2 and 6).
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("g.sgf"),
+        "(;GM[4]SZ[15];B[hh];W[hg];B[];W[ig])\n(;GM[4]SZ[15];B[hh];W[hg];B[ih])\n",
+    )
+    .unwrap();
+    let out = ok(dir, &["merge", "-o", "p.lib", "--stats", "g.sgf"]);
+    assert!(out.contains("wrote p.lib: 6 nodes, 2 games"), "{out}");
+    let written = read(&std::fs::read(dir.join("p.lib")).unwrap()).unwrap();
+    assert_eq!(
+        gomoku_cli::renlib::write::comments_before_passes(&written),
+        vec![]
+    );
+    let paths = ok(dir, &["dump", "--paths", "p.lib"]);
+    assert_eq!(paths.lines().count(), 2, "{paths}");
+    let bytes = std::fs::read(dir.join("p.lib")).unwrap();
+    assert_eq!(figrid_reading(&bytes), (6, 2));
+    let tree = ok(dir, &["dump", "p.lib"]);
+    assert!(tree.starts_with("ROOT {[stats] 2 games"), "{tree}");
+    // A game that ends at h9 needs its line there: that one is said.
+    std::fs::write(dir.join("end.sgf"), "(;GM[4]SZ[15];B[hh];W[hg])\n").unwrap();
+    let (code, _, err) = lib(dir, &["merge", "-o", "e.lib", "--into", "p.lib", "end.sgf"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("e.lib: 1 comment(s) right before a pass node"),
+        "{err}"
+    );
 }
 
 #[test]

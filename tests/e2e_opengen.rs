@@ -262,3 +262,52 @@ fn the_bundled_balanced_sets_load_and_hold_distinct_positions() {
         assert_eq!(keys.len(), book.len(), "{name}: a position twice");
     }
 }
+
+/// A long generation (1000 openings asked of an engine taking 150 ms an evaluation, which
+/// starts a child in its group) stopped by Ctrl-C, by SIGINT to a script's background job
+/// (started with SIGINT ignored) or by SIGTERM: it ends at once with its summary, saying it was
+/// interrupted, writes the openings kept so far (those of the progress file), exits with 130,
+/// and leaves no engine running.
+#[test]
+fn a_signal_stops_generate_with_its_summary_and_the_openings_kept() {
+    let faulty = format!(
+        "cmd={} --search-good --move-ms 150 --spawn-child",
+        engine("pbrain-faulty")
+    );
+    let mut args = slow_args(&faulty);
+    let count = args.iter().position(|a| a == "-count").unwrap() + 1;
+    args[count] = "1000".into();
+    for (how, sig, background) in [
+        ("Ctrl-C", libc::SIGINT, false),
+        ("kill -INT of a background job", libc::SIGINT, true),
+        ("SIGTERM", libc::SIGTERM, true),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let progress = dir.path().join("set.txt.progress");
+        let run = match background {
+            true => common::spawn_tagged_in_background(dir.path(), &strs(&args)),
+            false => spawn_tagged(dir.path(), &strs(&args)),
+        };
+        let evaluated = || {
+            std::fs::read_to_string(&progress).map_or(0, |t| t.lines().count().saturating_sub(1))
+        };
+        wait_until(Duration::from_secs(60), || evaluated() >= 3);
+        // 1000 evaluations take minutes: a stop within 60 s is the signal's.
+        let out = run.stop_with(sig, Duration::from_secs(60));
+        out.assert_exit(130)
+            .assert_stderr_has("of 1000 openings written")
+            .assert_stderr_has("(interrupted: every evaluation is in");
+        let kept = read(&progress)
+            .lines()
+            .filter(|l| l.ends_with("\tkept"))
+            .count();
+        let written = read(dir.path().join("set.txt")).lines().count();
+        assert_eq!(written, kept, "{how}");
+        assert!(
+            out.stderr
+                .contains(&format!(": {written} of 1000 openings written")),
+            "{how}: {}",
+            out.stderr
+        );
+    }
+}

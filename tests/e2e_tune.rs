@@ -291,3 +291,58 @@ fn shards_play_whole_iterations_and_apply_each_others_steps() {
         .run_in(dir.path());
     unseeded.assert_exit(2).assert_stderr_has("share one seed");
 }
+
+/// A tuning stopped by SIGINT as a script's background job (started with SIGINT ignored) or by
+/// SIGTERM: the run's summary says it was interrupted, θ so far is printed, exit code 130, and
+/// no engine is left.
+#[test]
+fn a_signal_stops_a_tuning_with_its_summary_and_the_values_so_far() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join("tune.journal.jsonl");
+        let run = tuning(dir.path(), 1000, 1).spawn_in_background(dir.path());
+        wait_until(Duration::from_secs(120), || {
+            common::journal_games(&journal).len() >= 2
+        });
+        let out = run.stop_with(sig, Duration::from_secs(60));
+        out.assert_exit(130)
+            .assert_stdout_has("of 2000 games (interrupted)")
+            .assert_stdout_has("Tuned parameters (the run stopped early");
+    }
+}
+
+/// A tuning without `-srand` prints the seed it drew, and `-srand` with that seed repeats its
+/// trajectory.
+#[test]
+fn a_drawn_seed_is_printed_and_repeats_the_tuning() {
+    let dir = tempfile::tempdir().unwrap();
+    let without = tuning(dir.path(), 3, 1).to_args();
+    let at = without.iter().position(|a| a == "-srand").unwrap();
+    let mut drawn = without.clone();
+    drawn.drain(at..at + 2);
+    let first = common::run_in(dir.path(), &common::strs(&drawn));
+    first.assert_success();
+    let line = first
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("Tune: seed "))
+        .unwrap_or_else(|| panic!("no seed on standard error: {}", first.stderr));
+    let seed: u64 = line["Tune: seed ".len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert_eq!(
+        line,
+        format!("Tune: seed {seed} drawn (repeat the run with -srand {seed})")
+    );
+    let expected = trajectory(&first.journal("tune.journal.jsonl"));
+    assert_eq!(expected.len(), 3);
+    let mut repeat = without;
+    repeat[at + 1] = seed.to_string();
+    let other = tempfile::tempdir().unwrap();
+    let second = common::run_in(other.path(), &common::strs(&repeat));
+    second.assert_success();
+    assert!(!second.stderr.contains("Tune: seed"), "{}", second.stderr);
+    assert_eq!(trajectory(&second.journal("tune.journal.jsonl")), expected);
+}

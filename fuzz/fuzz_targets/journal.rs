@@ -34,7 +34,10 @@ fn items<E: serde::de::DeserializeOwned>(bytes: &[u8]) -> Vec<Result<Item<E>, Jo
 
 fn check_error(e: &JournalError, bytes: &[u8]) {
     let lines = bytes.split(|&b| b == b'\n').count();
-    let JournalError::BadLine { line, .. } = e;
+    // The stream's only error (the header check and the duplicate rule are the readers' above it).
+    let JournalError::BadLine { line, .. } = e else {
+        panic!("a stream error that is not a bad line: {e}");
+    };
     assert!((1..=lines).contains(line), "line {line} of {lines}: {e}");
     assert!(!e.to_string().is_empty());
 }

@@ -1,11 +1,15 @@
 //! `gomoku-cli check -engine cmd=COMMAND [...]`: the legacy-style command line → an engine spec,
-//! board sizes and rules → `gomoku_cli::check::run_check` → the table (or `--json`); exit code 1
-//! when any item fails.
+//! board sizes and rules → `gomoku_cli::check::run_check` → the table, a line per item as it is
+//! decided (or `--json` at the end); exit code 1 when any item fails, 130 when a signal stopped
+//! it (what was checked by then printed).
+
+use std::io::IsTerminal;
 
 use gomoku_cli::board::BoardSize;
-use gomoku_cli::check::{run_check, CheckOptions};
+use gomoku_cli::check::{run_check, CheckOptions, CheckReport};
 use gomoku_cli::cli;
 use gomoku_cli::rules::Rule;
+use gomoku_cli::runner::Stops;
 
 use super::{block_on, one_engine_config, say, CommandError, CommandResult, Outcome};
 
@@ -75,14 +79,35 @@ pub fn run(args: &[String]) -> CommandResult {
         opts.startup = std::time::Duration::from_secs_f64(secs);
     }
 
-    let report = block_on(run_check(opts))?;
+    // Each item is printed as it is decided: the table's lines on standard output, or with
+    // --json (one document, at the end) on standard error when a terminal reads it.
+    let heading = CheckReport::heading(&opts.spec.cmd);
+    opts.on_item = match (json, std::io::stderr().is_terminal()) {
+        (false, _) => {
+            say(&heading);
+            Some(|item| say(&item.line()))
+        }
+        (true, true) => {
+            eprint!("{heading}");
+            Some(|item| eprint!("{}", item.line()))
+        }
+        (true, false) => None,
+    };
+    let report = block_on(async {
+        let stops = Stops::default();
+        super::signals::watch(&stops, "stopping the check, killing the engine");
+        run_check(opts, stops.abort.clone()).await
+    })?;
     let _ = std::fs::remove_dir_all(&folder);
     if json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| CommandError::Failed(format!("cannot write the report: {e}")))?;
         say(&format!("{text}\n"));
     } else {
-        say(&report.table());
+        say(&report.counts());
+    }
+    if report.interrupted {
+        return Ok(Outcome::Interrupted);
     }
     // Any failure fails the command; the message names those the judge acts on.
     match report.verdict() {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gomoku_cli::journal::{JournalEntry, JournalHeader, JournalSet, Order, ReadAll, Repeats, Seen};
+use gomoku_cli::journal::{HeaderCheck, JournalEntry, JournalHeader, JournalSet, Order, ReadAll};
 use gomoku_cli::outputs::records::{PsqTarget, RecordFiles, RecordTargets};
 use gomoku_cli::record::samples::SampleConfig;
 use gomoku_cli::record::{Evals, TextFormat};
@@ -21,6 +21,10 @@ pub struct ExportArgs {
     pub journals: Vec<PathBuf>,
     #[command(flatten)]
     pub to: RecordArgs,
+    /// Read a journal whose header no longer gives its fingerprint (its settings were edited),
+    /// with a warning naming it, instead of refusing it.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The record files to write (shared by `export` and `merge`).
@@ -106,15 +110,17 @@ fn check_new_records(p: &PsqTarget, entries: &[JournalEntry]) -> Result<(), Comm
 }
 
 /// Journal entries of every file: one file in its own order (the order games finished), several
-/// in game order; repeats of a game are dropped, the same game with two results refused.
+/// in game order; the reader counts a repeated line once and refuses two lines for one game.
 fn read_journals(
     files: &[PathBuf],
+    check: HeaderCheck,
 ) -> Result<(Option<JournalHeader>, Vec<JournalEntry>), CommandError> {
     let ReadAll {
         headers,
         games: entries,
         warnings,
-    } = JournalSet::<JournalEntry>::read_all(files, Order::GameNumber).map_err(failed)?;
+    } = JournalSet::<JournalEntry>::read_all_checked(files, Order::GameNumber, check)
+        .map_err(failed)?;
     super::warn_all(&warnings);
     let fingerprints: std::collections::BTreeSet<&str> = (headers.iter().map(|h| &h.fingerprint))
         .chain(entries.iter().map(|e| &e.fingerprint))
@@ -126,18 +132,7 @@ fn read_journals(
             fingerprints.len()
         )));
     }
-    let mut seen = Repeats::default();
-    let mut kept = Vec::with_capacity(entries.len());
-    for e in entries {
-        if seen
-            .admit(e.game, e.result)
-            .map_err(|c| failed(c.to_string()))?
-            == Seen::First
-        {
-            kept.push(e);
-        }
-    }
-    Ok((headers.into_iter().next(), kept))
+    Ok((headers.into_iter().next(), entries))
 }
 
 impl RecordArgs {
@@ -153,7 +148,7 @@ impl RecordArgs {
 
 /// Run the export.
 pub fn run(a: ExportArgs) -> CommandResult {
-    let (written, journal_only) = write(&a.journals, a.to)?;
+    let (written, journal_only) = write(&a.journals, a.to, HeaderCheck::forced(a.force))?;
     say(&summary(written, journal_only));
     Ok(Outcome::Done)
 }
@@ -172,7 +167,11 @@ pub fn summary(written: u64, journal_only: u64) -> String {
 
 /// Write the records of the journals (files or run directories) to `a`: the games written and
 /// the journal-only games left out.
-pub fn write(journals: &[PathBuf], a: RecordArgs) -> Result<(u64, u64), CommandError> {
+pub fn write(
+    journals: &[PathBuf],
+    a: RecordArgs,
+    check: HeaderCheck,
+) -> Result<(u64, u64), CommandError> {
     let journals = super::journal_files(journals).map_err(CommandError::Failed)?;
     let usage = |e: &dyn std::fmt::Display| CommandError::Usage(e.to_string());
     let sample = match &a.sample {
@@ -197,10 +196,21 @@ pub fn write(journals: &[PathBuf], a: RecordArgs) -> Result<(u64, u64), CommandE
             "nothing to export: give -pgn, -sgf, -msg, -psq or -sample".into(),
         ));
     }
+    let sample_file = sample.as_ref().map(|s| s.file.as_path());
+    super::check_roles(
+        &journals,
+        &[
+            ("-pgn", a.pgn.as_deref()),
+            ("-sgf", a.sgf.as_deref()),
+            ("-msg", a.msg.as_deref()),
+            ("-psq", a.psq.as_deref()),
+            ("-sample file=", sample_file),
+        ],
+    )?;
     for p in outputs.into_iter().flatten() {
         check_new(p)?;
     }
-    let (header, entries) = read_journals(&journals)?;
+    let (header, entries) = read_journals(&journals, check)?;
     let psq = a.psq.map(|dir| PsqTarget { dir, shard: None });
     if let Some(p) = &psq {
         check_new_records(p, &entries)?;

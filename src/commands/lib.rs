@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use gomoku_cli::journal;
 use gomoku_cli::record::psq;
 use gomoku_cli::renlib::stats::{has_stats_lines, refresh_stats, LibStats};
+use gomoku_cli::renlib::write::comments_before_passes;
 use gomoku_cli::renlib::{
     dump, file, sgf, CodePage, GameMerge, LibGame, Library, NotMergeable, Notation, MAGIC,
 };
@@ -63,6 +64,10 @@ pub enum LibTool {
         /// Code page of the comments written and read (gbk, big5, shift_jis, utf-8, ...).
         #[arg(long, default_value = "windows-1252")]
         encoding: String,
+        /// Read a journal whose header no longer gives its fingerprint (its settings were edited),
+        /// with a warning naming it, instead of refusing it.
+        #[arg(long)]
+        force: bool,
         /// Journals (.jsonl), SGF files, .psq records, pos-notation game lists, .lib files.
         #[arg(required = true, value_name = "INPUTS")]
         inputs: Vec<PathBuf>,
@@ -98,6 +103,7 @@ pub fn run(args: LibArgs) -> CommandResult {
             into,
             stats,
             encoding,
+            force,
             inputs,
         } => {
             let lines = if stats {
@@ -105,7 +111,9 @@ pub fn run(args: LibArgs) -> CommandResult {
             } else {
                 StatsLines::IfPresent
             };
-            merge(&out, into.as_deref(), lines, code_page(&encoding)?, &inputs)
+            let check = journal::HeaderCheck::forced(force);
+            let page = code_page(&encoding)?;
+            merge(&out, into.as_deref(), lines, page, check, &inputs)
         }
     }
 }
@@ -287,8 +295,11 @@ fn merge(
     into: Option<&Path>,
     lines: StatsLines,
     page: CodePage,
+    check: journal::HeaderCheck,
     inputs: &[PathBuf],
 ) -> CommandResult {
+    // `--into` is read whole before `-o` is replaced: it may be the output.
+    super::check_roles(inputs, &[("-o", Some(out))])?;
     let mut lib = match into {
         Some(p) => file::load(p).map_err(failed)?,
         None => Library::new(),
@@ -308,7 +319,7 @@ fn merge(
                     m.new_games
                 )
             }
-            Kind::Journal => merge_journal(&mut lib, input, page)?,
+            Kind::Journal => merge_journal(&mut lib, input, page, check)?,
             Kind::Sgf => {
                 let bytes = fs::read(input).map_err(read_err)?;
                 let text = String::from_utf8_lossy(&bytes);
@@ -352,6 +363,13 @@ fn merge(
         refresh_stats(&mut lib);
     }
     file::save_atomic(out, &lib).map_err(failed)?;
+    let before_pass = comments_before_passes(&lib).len();
+    if before_pass > 0 {
+        eprintln!(
+            "warning: {}: {before_pass} comment(s) right before a pass node (a game that ends where another goes on with a pass): Figrid skips the pass with the comment's end and misreads the tree below; RenLib reads it",
+            out.display()
+        );
+    }
     say(&format!(
         "wrote {}: {} nodes, {} games{}\n",
         out.display(),
@@ -362,10 +380,15 @@ fn merge(
     Ok(Outcome::Done)
 }
 
-fn merge_journal(lib: &mut Library, path: &Path, page: CodePage) -> Result<String, CommandError> {
+fn merge_journal(
+    lib: &mut Library,
+    path: &Path,
+    page: CodePage,
+    check: journal::HeaderCheck,
+) -> Result<String, CommandError> {
     let name = path.display().to_string();
     let text = fs::read(path).map_err(|e| failed(format!("cannot read {name}: {e}")))?;
-    let read = journal::parse(&text, &name).map_err(failed)?;
+    let read = journal::parse_checked(&text, &name, check).map_err(failed)?;
     for w in &read.warnings {
         eprintln!("warning: {w}");
     }

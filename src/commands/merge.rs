@@ -25,6 +25,10 @@ pub struct MergeArgs {
     /// -psq DIR, -sample freq=F format=F file=F.
     #[command(flatten)]
     pub export: super::export::RecordArgs,
+    /// Read a journal whose header no longer gives its fingerprint (its settings were edited),
+    /// with a warning naming it, instead of refusing it.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// What `--json` adds to the SPRT calculator's fields.
@@ -59,13 +63,15 @@ fn merged_json(sprt: Option<SprtCalculation>, merged: Merged) -> serde_json::Res
 
 /// Run the merge.
 pub fn run(mut a: MergeArgs) -> CommandResult {
-    let sprt = super::run_sprt(&a.journals)?;
-    let (replay, headers) = super::replay(&a.journals, sprt).map_err(CommandError::Failed)?;
+    let check = gomoku_cli::journal::HeaderCheck::forced(a.force);
+    let sprt = super::run_sprt(&a.journals, check)?;
+    let (replay, headers) =
+        super::replay(&a.journals, sprt, check).map_err(CommandError::Failed)?;
     let header = headers.first();
     let t = &replay.tracker;
     if a.export.any() {
         let to = std::mem::take(&mut a.export);
-        let (written, journal_only) = super::export::write(&a.journals, to)?;
+        let (written, journal_only) = super::export::write(&a.journals, to, check)?;
         // On stderr: standard output is the results (or the JSON object).
         eprint!("{}", super::export::summary(written, journal_only));
     }

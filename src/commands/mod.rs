@@ -11,6 +11,7 @@ pub mod openings;
 pub mod report;
 pub mod run;
 pub mod samples;
+pub mod signals;
 pub mod sprt;
 pub mod tune;
 
@@ -100,6 +101,25 @@ pub fn one_engine_config(
     gomoku_cli::config::Config::from_raw(&twice, &env).map_err(failed)
 }
 
+/// One file, one role, before any work (`outputs::same_file`): no output may name one of the
+/// files `inputs` (files, or run directories standing for their journals) or another output.
+/// Each output is `(the option naming it, its path)`.
+pub fn check_roles(
+    inputs: &[std::path::PathBuf],
+    outputs: &[(&str, Option<&std::path::Path>)],
+) -> Result<(), CommandError> {
+    let mut roles = gomoku_cli::outputs::same_file::Roles::of_command();
+    for f in journal_files(inputs).map_err(failed)? {
+        roles.input("input", f);
+    }
+    for (label, path) in outputs {
+        if let Some(p) = path {
+            roles.output(*label, *p);
+        }
+    }
+    roles.check().map_err(failed)
+}
+
 /// Write to standard output, ignoring a closed pipe (`gomoku-cli ... | head` must not panic).
 pub fn say(text: &str) {
     let mut out = std::io::stdout().lock();
@@ -118,6 +138,7 @@ type Summary = gomoku_cli::journal::GameSummary;
 pub fn replay(
     args: &[std::path::PathBuf],
     sprt: Option<gomoku_cli::stats::Sprt>,
+    check: gomoku_cli::journal::HeaderCheck,
 ) -> Result<
     (
         gomoku_cli::tracker::Replay,
@@ -126,7 +147,7 @@ pub fn replay(
     String,
 > {
     use gomoku_cli::tracker;
-    let mut set = JournalSet::<Summary>::open(args)?;
+    let mut set = JournalSet::<Summary>::open_checked(args, check)?;
     let headers = set.headers.clone();
     let runs: std::collections::BTreeSet<&str> =
         headers.iter().map(|h| h.fingerprint.as_str()).collect();
@@ -156,8 +177,9 @@ pub fn replay(
 /// its journals; `None` for a run without one or a journal without a header.
 pub fn run_sprt(
     args: &[std::path::PathBuf],
+    check: gomoku_cli::journal::HeaderCheck,
 ) -> Result<Option<gomoku_cli::stats::Sprt>, CommandError> {
-    JournalSet::<Summary>::open(args)
+    JournalSet::<Summary>::open_checked(args, check)
         .map_err(CommandError::Failed)?
         .headers
         .first()

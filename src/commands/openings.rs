@@ -49,6 +49,10 @@ pub enum OpeningsTool {
         /// One JSON object instead of the text table.
         #[arg(long)]
         json: bool,
+        /// Read a journal whose header no longer gives its fingerprint (its settings were edited),
+        /// with a warning naming it, instead of refusing it.
+        #[arg(long)]
+        force: bool,
     },
     /// Random openings near the centre, each searched by an engine at a fixed depth or node
     /// count, kept when the evaluation is within ±E (all options: `gomoku-cli openings generate -h`).
@@ -70,7 +74,11 @@ pub fn run(args: OpeningsArgs) -> CommandResult {
             rule,
             counts,
         } => canonical(&file, out, boardsize, rule, counts),
-        OpeningsTool::Audit { journals, json } => audit(&journals, json),
+        OpeningsTool::Audit {
+            journals,
+            json,
+            force,
+        } => audit(&journals, json, force),
         OpeningsTool::Generate { args } => generate(&args),
     }
 }
@@ -104,6 +112,15 @@ fn canonical(
     let format = format_of(file.get(1))?;
     let size = BoardSize::new(boardsize).map_err(|e| usage(format!("--boardsize: {e}")))?;
     let rule = Rule::from_code(rule).map_err(|e| usage(format!("--rule: {e}")))?;
+    // FILE is read whole before `-o` replaces it, so `-o FILE` rewrites it in place; the counts
+    // go to a file of their own.
+    super::check_roles(
+        &[],
+        &[("-o", out.as_deref()), ("--counts", counts.as_deref())],
+    )?;
+    if let Some(c) = &counts {
+        super::check_roles(&[PathBuf::from(&file[0])], &[("--counts", Some(c))])?;
+    }
     let book = OpeningBook::load(&file[0], format, size, rule).map_err(failed)?;
     let unique = canonical_openings(&book.openings, size);
     let mut text = String::new();
@@ -152,8 +169,10 @@ fn line_of(files: &[PathBuf], game: u64) -> Option<(&PathBuf, usize)> {
 
 /// `openings audit`: the journals read through `JournalSet` (directories stand for their
 /// journals), every game counted once.
-fn audit(journals: &[PathBuf], json: bool) -> CommandResult {
-    let mut set = super::JournalSet::<JournalEntry>::open(journals).map_err(failed)?;
+fn audit(journals: &[PathBuf], json: bool, force: bool) -> CommandResult {
+    let check = gomoku_cli::journal::HeaderCheck::forced(force);
+    let mut set =
+        super::JournalSet::<JournalEntry>::open_checked(journals, check).map_err(failed)?;
     // A game line that reads but cannot be used names the game; the files say where it is.
     let files = super::journal_files(journals).map_err(failed)?;
     let named = |e: String| {
@@ -347,13 +366,33 @@ fn generate(args: &[String]) -> CommandResult {
         shard,
         output,
     };
-    let report = block_on(generate(opts.clone()))?.map_err(failed)?;
+    let report = block_on(async {
+        let stops = gomoku_cli::runner::Stops::default();
+        super::signals::watch(
+            &stops,
+            "ending the engines, writing the openings kept so far (Ctrl-C again to kill them now)",
+        );
+        generate(opts.clone(), &stops).await
+    })?
+    .map_err(failed)?;
     eprintln!("{}", summary(&report, opts.count, &opts.output));
+    if report.interrupted {
+        return Ok(Outcome::Interrupted);
+    }
     if report.exhausted {
         eprintln!(
             "warning: {} candidates in a row were refused: the settings give no more openings",
             gomoku_cli::opengen::REFUSED_RUN_MAX
         );
+    }
+    // What was made is kept, but a short set is not what was asked for: the exit says so.
+    if (report.written as u64) < opts.count {
+        return Err(failed(format!(
+            "{}: only {} of the {} openings asked for (-count)",
+            opts.output.display(),
+            report.written,
+            opts.count
+        )));
     }
     Ok(Outcome::Done)
 }

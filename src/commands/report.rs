@@ -14,11 +14,18 @@ pub struct ReportArgs {
     /// The HTML file to write (replaced atomically: a browser reloading it never sees half a file).
     #[arg(short = 'o', long = "output", default_value = "report.html")]
     output: std::path::PathBuf,
+    /// Read a journal whose header no longer gives its fingerprint (its settings were edited),
+    /// with a warning naming it, instead of refusing it.
+    #[arg(long)]
+    force: bool,
 }
 
 /// Build the report and write it.
 pub fn run(a: ReportArgs) -> CommandResult {
-    let mut set = super::JournalSet::<JournalEntry>::open(&a.journals).map_err(failed)?;
+    super::check_roles(&a.journals, &[("-o", Some(&a.output))])?;
+    let check = gomoku_cli::journal::HeaderCheck::forced(a.force);
+    let mut set =
+        super::JournalSet::<JournalEntry>::open_checked(&a.journals, check).map_err(failed)?;
     let files = super::journal_files(&a.journals).map_err(failed)?;
     let where_ = || {
         files

@@ -28,8 +28,10 @@ pub fn execute(config: Config) -> Result<runner::RunSummary, CommandError> {
     let result = block_on_here(async {
         // Registered before the run starts, so a Ctrl-C at any moment of it is handled (and the
         // process-wide descriptors tokio creates for signals exist before the count below).
-        let signals = Signals::register();
-        tokio::spawn(watch_signals(signals, stops.clone()));
+        super::signals::watch(
+            &stops,
+            "abandoning games in progress, ending engines (Ctrl-C again to kill them now)",
+        );
         // The engine launcher is the process's for good (one socket): started here, before
         // the count and while the descriptor table is smallest (it starts from a copy of it).
         // A failure to start it shows at the first engine start, with the engine's name.
@@ -73,44 +75,6 @@ fn init_diagnostics(filter: Option<&str>) {
                 .try_init();
         }
         Err(e) => eprintln!("warning: RUST_LOG: {e}"),
-    }
-}
-
-/// SIGINT and SIGTERM, once their handlers are installed (`None` when that failed).
-struct Signals(Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>);
-
-impl Signals {
-    /// Install the handlers; must be called inside the runtime.
-    fn register() -> Signals {
-        use tokio::signal::unix::{signal, SignalKind};
-        match (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) {
-            (Ok(int), Ok(term)) => Signals(Some((int, term))),
-            _ => Signals(None),
-        }
-    }
-}
-
-/// First Ctrl-C or SIGTERM: abandon games in progress and end engines politely. Second: kill now.
-async fn watch_signals(signals: Signals, stops: Stops) {
-    let Signals(Some((mut int, mut term))) = signals else {
-        return;
-    };
-    let mut seen = 0;
-    loop {
-        tokio::select! {
-            _ = int.recv() => {}
-            _ = term.recv() => {}
-        }
-        seen += 1;
-        if seen == 1 {
-            eprintln!("\nInterrupted: abandoning games in progress, ending engines (Ctrl-C again to kill them now)");
-            stops.abort.cancel();
-        } else {
-            stops.hard.cancel();
-        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! journal files of a run.
 
 use super::{say, CommandError, CommandResult, Outcome};
+use gomoku_cli::journal::HeaderCheck;
 
 /// The calculator's flags.
 #[derive(clap::Args, Debug)]
@@ -33,6 +34,10 @@ pub struct SprtArgs {
     json: bool,
     /// Journal files (`-journal`) of one run, possibly split over shards.
     journals: Vec<std::path::PathBuf>,
+    /// Read a journal whose header no longer gives its fingerprint (its settings were edited),
+    /// with a warning naming it, instead of refusing it.
+    #[arg(long)]
+    force: bool,
 }
 
 /// The design when neither the journal nor a flag gives one: fishtest's usual bounds.
@@ -102,7 +107,7 @@ pub fn run(a: SprtArgs) -> CommandResult {
                 "give counts or journal files, not both".into(),
             ));
         }
-        super::run_sprt(&a.journals)?
+        super::run_sprt(&a.journals, HeaderCheck::forced(a.force))?
     };
     let sprt = design(&a, run_design)?;
     let calc = if a.journals.is_empty() {
@@ -113,7 +118,8 @@ pub fn run(a: SprtArgs) -> CommandResult {
             }
         }
     } else {
-        sprt_from_journals(&a.journals, &sprt).map_err(CommandError::Failed)?
+        sprt_from_journals(&a.journals, &sprt, HeaderCheck::forced(a.force))
+            .map_err(CommandError::Failed)?
     };
     if a.json {
         match serde_json::to_string(&calc) {
@@ -133,7 +139,8 @@ pub fn run(a: SprtArgs) -> CommandResult {
 fn sprt_from_journals(
     files: &[std::path::PathBuf],
     sprt: &gomoku_cli::stats::Sprt,
+    check: HeaderCheck,
 ) -> Result<gomoku_cli::stats::SprtCalculation, String> {
-    let (replay, _) = super::replay(files, Some(*sprt))?;
+    let (replay, _) = super::replay(files, Some(*sprt), check)?;
     gomoku_cli::tracker::sprt_calculation(&replay.tracker, sprt).map_err(|e| e.to_string())
 }

@@ -216,6 +216,7 @@ fn config_of(t: &TuneArgs, rest: &[String], env: &Env) -> Result<Config, Command
             pairs,
             every,
         },
+        params_file: PathBuf::from(file),
         csv,
         params_out,
         info_out,

@@ -206,6 +206,36 @@ impl RunSettings {
     }
 }
 
+/// A header whose settings do not give the fingerprint it carries: edited by hand (a rule changed
+/// from 0 to 4), so it no longer says how its games were played.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: the header's settings give the fingerprint {computed}, not the {claimed} it carries (were they edited?): its games were not played under these settings")]
+pub struct HeaderMismatch {
+    pub file: String,
+    pub claimed: String,
+    pub computed: String,
+}
+
+impl JournalHeader {
+    /// Whether the header's settings still give its fingerprint. Only the SHA-256 form (32 hex
+    /// digits) is computed from the header alone; the older `DefaultHasher` one (16 digits, see
+    /// [`legacy_identity`]) hashed the configuration with std's unstable hasher and cannot be
+    /// recomputed, so such a header, or one with any other value, is taken as it is.
+    pub fn check(&self, file: &str) -> Result<(), HeaderMismatch> {
+        let sha = self.fingerprint.len() == 32
+            && (self.fingerprint.bytes()).all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        let computed = self.settings.identity();
+        if !sha || computed == self.fingerprint {
+            return Ok(());
+        }
+        Err(HeaderMismatch {
+            file: file.to_string(),
+            claimed: self.fingerprint.clone(),
+            computed,
+        })
+    }
+}
+
 /// The identity as builds before the SHA-256 one computed it (std's `DefaultHasher` over
 /// `Debug` text, which Rust does not promise to keep): only to find and accept journals they
 /// wrote; it matches when this build's std hashes as theirs did.
@@ -315,6 +345,7 @@ mod tests {
         };
         c.tune = Some(crate::config::TuneConfig {
             setup,
+            params_file: "p".into(),
             csv: None,
             params_out: None,
             info_out: None,
@@ -329,5 +360,27 @@ mod tests {
         assert_ne!(reseeded.identity(), h.fingerprint);
         c.tune = None;
         assert_ne!(fingerprint(&c), h.fingerprint);
+    }
+
+    #[test]
+    fn a_header_edited_by_hand_no_longer_matches_its_fingerprint() {
+        let h = header(&config(RUN), &["x".into(), "y".into()], 16);
+        assert_eq!(h.check("j.jsonl"), Ok(()));
+        let mut edited = h.clone();
+        edited.settings.rule = 0;
+        let e = edited.check("j.jsonl").unwrap_err();
+        assert_eq!(e.claimed, h.fingerprint);
+        assert!(
+            e.to_string()
+                .starts_with("j.jsonl: the header's settings give"),
+            "{e}"
+        );
+        // What is not part of the identity may change (a name, the threads).
+        let mut renamed = h.clone();
+        renamed.settings.engines[0].name = "z".into();
+        assert_eq!(renamed.check("j.jsonl"), Ok(()));
+        // An older build's fingerprint cannot be recomputed: taken as it is.
+        edited.fingerprint = "0123456789abcdef".into();
+        assert_eq!(edited.check("j.jsonl"), Ok(()));
     }
 }

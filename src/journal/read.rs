@@ -5,6 +5,8 @@
 use serde::Deserialize;
 use thiserror::Error;
 
+use super::identity::HeaderMismatch;
+use super::repeats::{LineSeen, SeenLines};
 use super::wire::{GameSummary, JournalEntry, JournalHeader, HEADER_KIND};
 
 /// A game line of any shape (whole entry or summary) as readers merging several journals order
@@ -13,6 +15,8 @@ pub trait FinishedGame {
     fn game_number(&self) -> u64;
     /// RFC 3339 end time.
     fn ended_at(&self) -> &str;
+    /// The run's identity, as the line carries it.
+    fn run(&self) -> &str;
 }
 
 impl FinishedGame for JournalEntry {
@@ -22,6 +26,9 @@ impl FinishedGame for JournalEntry {
     fn ended_at(&self) -> &str {
         &self.ended
     }
+    fn run(&self) -> &str {
+        &self.fingerprint
+    }
 }
 
 impl FinishedGame for GameSummary {
@@ -30,6 +37,9 @@ impl FinishedGame for GameSummary {
     }
     fn ended_at(&self) -> &str {
         &self.ended
+    }
+    fn run(&self) -> &str {
+        &self.fingerprint
     }
 }
 
@@ -44,6 +54,78 @@ pub enum JournalError {
         why: String,
         text: String,
     },
+    /// A header whose settings were edited (see [`JournalHeader::check`]).
+    #[error("{0} ({FORCE_HINT})")]
+    Header(HeaderMismatch),
+    /// Two different lines for the same game of the same run.
+    #[error("{file}:{line}: game {game} is also at {first_file}:{first_line} with other content: the journals are not of one run, or one was edited")]
+    Conflict {
+        file: String,
+        line: usize,
+        game: u64,
+        first_file: String,
+        first_line: usize,
+    },
+}
+
+/// What the reading commands say of a header refused.
+const FORCE_HINT: &str = "--force reads it anyway, with a warning";
+
+/// Whether a reader refuses a journal whose header no longer gives its fingerprint, or warns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeaderCheck {
+    #[default]
+    Refuse,
+    /// `--force`: read it, with a warning naming the file.
+    Warn,
+}
+
+impl HeaderCheck {
+    pub fn forced(force: bool) -> HeaderCheck {
+        if force {
+            HeaderCheck::Warn
+        } else {
+            HeaderCheck::Refuse
+        }
+    }
+
+    /// Apply the check to `h`, read from `file`: a warning to keep, or the error.
+    fn apply(self, h: &JournalHeader, file: &str) -> Result<Option<String>, JournalError> {
+        match (h.check(file), self) {
+            (Ok(()), _) => Ok(None),
+            (Err(e), HeaderCheck::Refuse) => Err(JournalError::Header(e)),
+            (Err(e), HeaderCheck::Warn) => Ok(Some(format!("{e}; read anyway (--force)"))),
+        }
+    }
+}
+
+/// Repeated game lines, one warning for them all: the first named, the rest counted.
+#[derive(Debug, Default)]
+struct RepeatNote {
+    count: u64,
+    /// The warning's index among the reader's warnings, once there is one.
+    at: Option<usize>,
+    first: String,
+}
+
+impl RepeatNote {
+    fn note(&mut self, warnings: &mut Vec<String>, first: impl FnOnce() -> String) {
+        self.count += 1;
+        if self.at.is_none() {
+            self.first = first();
+            self.at = Some(warnings.len());
+            warnings.push(String::new());
+        }
+        if let Some(w) = self.at.and_then(|i| warnings.get_mut(i)) {
+            *w = match self.count {
+                1 => format!("{}: counted once", self.first),
+                n => format!(
+                    "{n} repeated game lines counted once (the first: {})",
+                    self.first
+                ),
+            };
+        }
+    }
 }
 
 /// The entries of a journal plus what was skipped.
@@ -94,6 +176,19 @@ pub struct Stream<R, E = JournalEntry> {
     buf: Vec<u8>,
     done: bool,
     entries: std::marker::PhantomData<E>,
+}
+
+impl<R, E> Stream<R, E> {
+    /// The file's name as messages give it.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The number and text of the line just read (the last item's).
+    fn current(&self) -> (usize, &str) {
+        let text = std::str::from_utf8(&self.buf).unwrap_or_default();
+        (self.line, text)
+    }
 }
 
 impl<R: std::io::BufRead, E> Stream<R, E> {
@@ -179,16 +274,49 @@ impl<R: std::io::BufRead, E: serde::de::DeserializeOwned> Iterator for Stream<R,
     }
 }
 
-/// Parse a journal's bytes (see [`Stream`]).
+/// Parse a journal's bytes (see [`Stream`]): its header checked against its fingerprint, a
+/// repeated game line counted once, two lines for one game refused naming both.
 pub fn parse(bytes: impl AsRef<[u8]>, file: &str) -> Result<JournalRead, JournalError> {
+    parse_checked(bytes, file, HeaderCheck::Refuse)
+}
+
+/// [`parse`], the header checked as `check` says.
+pub fn parse_checked(
+    bytes: impl AsRef<[u8]>,
+    file: &str,
+    check: HeaderCheck,
+) -> Result<JournalRead, JournalError> {
     let mut out = JournalRead::default();
-    for item in Stream::<_, JournalEntry>::new(bytes.as_ref(), file) {
+    let mut seen = SeenLines::default();
+    let mut repeats = RepeatNote::default();
+    let mut lines = Stream::<_, JournalEntry>::new(bytes.as_ref(), file);
+    while let Some(item) = lines.next() {
         match item? {
-            Item::Header(h) if out.header.is_none() => out.header = Some(*h),
+            Item::Header(h) if out.header.is_none() => {
+                out.warnings.extend(check.apply(&h, file)?);
+                out.header = Some(*h);
+            }
             Item::Header(_) => out
                 .warnings
                 .push(format!("{file}: a second header line is ignored")),
-            Item::Entry(e) => out.entries.push(*e),
+            Item::Entry(e) => {
+                let (line, text) = lines.current();
+                match seen.admit(&e.fingerprint, e.game, text, 0, line) {
+                    LineSeen::First => out.entries.push(*e),
+                    LineSeen::Repeat { line: first, .. } => repeats.note(&mut out.warnings, || {
+                        format!("{file}:{line}: game {} repeats {file}:{first}", e.game)
+                    }),
+                    LineSeen::Conflict { line: first, .. } => {
+                        return Err(JournalError::Conflict {
+                            file: file.to_string(),
+                            line,
+                            game: e.game,
+                            first_file: file.to_string(),
+                            first_line: first,
+                        })
+                    }
+                }
+            }
             Item::Torn(w) => out.warnings.push(w),
         }
     }
@@ -245,7 +373,8 @@ pub fn journal_files(args: &[std::path::PathBuf]) -> Result<Vec<std::path::PathB
 pub enum Order {
     /// The order the games finished: one file in its own order, several merged by each game's
     /// `ended` time, then number. Statistics read so, and an SPRT crossing is found at the game
-    /// the run found it. Streams, in memory independent of the number of games.
+    /// the run found it. Streams: no game is held, only what the duplicate check keeps of
+    /// each ([`SeenLines`]: some 50 bytes a game, 10 MB for 200 000).
     Finished,
     /// By game number (records and archives: the order a user reads a run in). One file keeps
     /// its own order, as the run wrote its records.
@@ -273,8 +402,12 @@ pub struct JournalSet<E = GameSummary> {
     pending: Vec<Option<E>>,
     /// The first read error: the iteration stops there and the caller reports it.
     pub error: Option<String>,
-    /// Torn last lines skipped so far (a killed run), one message each.
+    /// Torn last lines skipped so far (a killed run), one message each; headers read with
+    /// `--force`; repeated game lines (one message for them all).
     pub warnings: Vec<String>,
+    check: HeaderCheck,
+    seen: SeenLines,
+    repeats: RepeatNote,
 }
 
 impl<E> JournalSet<E>
@@ -282,8 +415,18 @@ where
     E: serde::de::DeserializeOwned + FinishedGame,
 {
     /// Open journal files or run directories (see [`journal_files`]), to be read in
-    /// [`Order::Finished`].
+    /// [`Order::Finished`]. Each header is checked against its fingerprint (refused when it no
+    /// longer gives it); a repeated game line is read once, two lines for one game of one run
+    /// are an error naming both.
     pub fn open(args: &[std::path::PathBuf]) -> Result<JournalSet<E>, String> {
+        Self::open_checked(args, HeaderCheck::Refuse)
+    }
+
+    /// [`JournalSet::open`], headers checked as `check` says (`--force`).
+    pub fn open_checked(
+        args: &[std::path::PathBuf],
+        check: HeaderCheck,
+    ) -> Result<JournalSet<E>, String> {
         let mut set = JournalSet {
             headers: Vec::new(),
             streams: Vec::new(),
@@ -291,6 +434,9 @@ where
             pending: Vec::new(),
             error: None,
             warnings: Vec::new(),
+            check,
+            seen: SeenLines::default(),
+            repeats: RepeatNote::default(),
         };
         let mut firsts = Vec::new();
         for f in journal_files(args)? {
@@ -308,7 +454,16 @@ where
 
     /// Every game of the journals in `order`, with the headers; the first read error fails.
     pub fn read_all(args: &[std::path::PathBuf], order: Order) -> Result<ReadAll<E>, String> {
-        let mut set = Self::open(args)?;
+        Self::read_all_checked(args, order, HeaderCheck::Refuse)
+    }
+
+    /// [`JournalSet::read_all`], headers checked as `check` says (`--force`).
+    pub fn read_all_checked(
+        args: &[std::path::PathBuf],
+        order: Order,
+        check: HeaderCheck,
+    ) -> Result<ReadAll<E>, String> {
+        let mut set = Self::open_checked(args, check)?;
         let several = set.streams.len() > 1;
         let mut games: Vec<E> = set.by_ref().collect();
         if let Some(e) = set.error {
@@ -324,12 +479,40 @@ where
         })
     }
 
-    /// The next entry of file `i` (its header lines kept aside, torn lines noted).
+    /// The next entry of file `i` (its header lines checked and kept aside, torn lines and
+    /// repeated game lines noted).
     fn pull(&mut self, i: usize) -> Result<Option<E>, String> {
-        for item in self.streams[i].by_ref() {
+        while let Some(item) = self.streams[i].next() {
             match item.map_err(|e| e.to_string())? {
-                Item::Header(h) => self.headers.push(*h),
-                Item::Entry(e) => return Ok(Some(*e)),
+                Item::Header(h) => {
+                    let file = self.streams[i].file();
+                    let warning = self.check.apply(&h, file).map_err(|e| e.to_string())?;
+                    self.warnings.extend(warning);
+                    self.headers.push(*h);
+                }
+                Item::Entry(e) => {
+                    let (line, text) = self.streams[i].current();
+                    match (self.seen).admit(e.run(), e.game_number(), text, i, line) {
+                        LineSeen::First => return Ok(Some(*e)),
+                        LineSeen::Repeat { file, line: first } => {
+                            let (here, there) = (self.streams[i].file(), self.streams[file].file());
+                            let game = e.game_number();
+                            let say =
+                                || format!("{here}:{line}: game {game} repeats {there}:{first}");
+                            self.repeats.note(&mut self.warnings, say);
+                        }
+                        LineSeen::Conflict { file, line: first } => {
+                            return Err(JournalError::Conflict {
+                                file: self.streams[i].file().to_string(),
+                                line,
+                                game: e.game_number(),
+                                first_file: self.streams[file].file().to_string(),
+                                first_line: first,
+                            }
+                            .to_string())
+                        }
+                    }
+                }
                 Item::Torn(w) => self.warnings.push(w),
             }
         }
@@ -458,6 +641,98 @@ mod tests {
         assert!(
             err.contains("j.jsonl:2") && err.contains("\"2-0\""),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_repeated_line_is_read_once_and_a_conflicting_one_named_with_both_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = sample_record();
+        let mut lines = Vec::new();
+        for n in 1..=3 {
+            r.game = crate::schedule::GameId(n);
+            lines.push(render_line(&r, "f"));
+        }
+        let a = dir.path().join("a.jsonl");
+        std::fs::write(&a, lines.concat() + &lines[1]).unwrap();
+        let read =
+            JournalSet::<GameSummary>::read_all(std::slice::from_ref(&a), Order::Finished).unwrap();
+        assert_eq!(read.games.len(), 3);
+        assert_eq!(read.warnings.len(), 1, "{:?}", read.warnings);
+        assert!(
+            read.warnings[0].contains("a.jsonl:4: game 2 repeats")
+                && read.warnings[0].contains("a.jsonl:2: counted once"),
+            "{:?}",
+            read.warnings
+        );
+        let parsed = parse(std::fs::read(&a).unwrap(), "a.jsonl").unwrap();
+        assert_eq!(parsed.entries.len(), 3);
+        // The journal named twice: each game once.
+        let twice = JournalSet::<GameSummary>::read_all(&[a.clone(), a.clone()], Order::Finished);
+        assert_eq!(twice.unwrap().games.len(), 3);
+        // Game 2 again with another result, in another file.
+        let b = dir.path().join("b.jsonl");
+        let other = lines[1].replace("\"result\":\"1-0\"", "\"result\":\"0-1\"");
+        assert_ne!(other, lines[1]);
+        std::fs::write(&b, format!("{}{other}", lines[0])).unwrap();
+        let err = JournalSet::<JournalEntry>::read_all(&[a.clone(), b.clone()], Order::GameNumber)
+            .unwrap_err();
+        assert!(
+            err.contains(":2: game 2 is also at")
+                && err.contains("a.jsonl:2")
+                && err.contains("b.jsonl:2")
+                && err.contains("with other content"),
+            "{err}"
+        );
+        std::fs::write(&b, format!("{}{other}", lines.concat())).unwrap();
+        let err = parse(std::fs::read(&b).unwrap(), "b.jsonl")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("b.jsonl:4: game 2 is also at b.jsonl:2"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_header_whose_settings_were_edited_is_refused_or_read_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::config::config_in(
+            "-engine cmd=cat -engine cmd=sh -each tc=10/1 -games 2",
+            &[("PATH", "/usr/bin:/bin")],
+        )
+        .unwrap();
+        let h = crate::journal::header(&config, &["a".into(), "b".into()], 2);
+        let game = render_line(&sample_record(), &h.fingerprint);
+        let good = crate::journal::render_header(&h);
+        let mut edited = h.clone();
+        edited.settings.rule = 4;
+        let edited = crate::journal::render_header(&edited);
+        let p = dir.path().join("j.jsonl");
+        std::fs::write(&p, format!("{good}{game}")).unwrap();
+        assert!(
+            JournalSet::<GameSummary>::read_all(std::slice::from_ref(&p), Order::Finished).is_ok()
+        );
+        std::fs::write(&p, format!("{edited}{game}")).unwrap();
+        let err = JournalSet::<GameSummary>::read_all(std::slice::from_ref(&p), Order::Finished)
+            .unwrap_err();
+        assert!(
+            err.contains("j.jsonl: the header's settings give") && err.contains("--force"),
+            "{err}"
+        );
+        let err = parse(std::fs::read(&p).unwrap(), "j.jsonl").unwrap_err();
+        assert!(matches!(err, JournalError::Header(_)), "{err}");
+        let forced = JournalSet::<GameSummary>::read_all_checked(
+            std::slice::from_ref(&p),
+            Order::Finished,
+            HeaderCheck::Warn,
+        )
+        .unwrap();
+        assert_eq!(forced.games.len(), 1);
+        assert!(
+            forced.warnings[0].contains("read anyway (--force)"),
+            "{:?}",
+            forced.warnings
         );
     }
 

@@ -719,7 +719,10 @@ mod tests {
     #[test]
     fn torn_last_line_is_skipped_other_bad_lines_fail() {
         let good = render_line(&sample_record(), "f");
-        let text = format!("{good}{good}{{\"game\":3,\"rou");
+        let mut next = sample_record();
+        next.game = crate::schedule::GameId(8);
+        let next = render_line(&next, "f");
+        let text = format!("{good}{next}{{\"game\":3,\"rou");
         let read = parse(&text, "j.jsonl").unwrap();
         assert_eq!(read.entries.len(), 2);
         assert_eq!(read.warnings.len(), 1);

@@ -15,6 +15,7 @@ use super::{CandidateSettings, Evaluated, Generation, Progress, ProgressError, T
 use crate::board::{Color, Pos};
 use crate::engine::{EngineError, EngineSession, EngineSpec, Field, LogSink, MoveRequest};
 use crate::opening::{Opening, OpeningFormat};
+use crate::runner::Stops;
 use crate::search::Eval;
 use crate::shard::Shard;
 
@@ -45,6 +46,9 @@ pub struct GenerateReport {
     pub written: usize,
     /// The candidates of the settings ran out before `count` were kept.
     pub exhausted: bool,
+    /// A signal stopped the run: the openings kept by then were written, the progress file
+    /// holds every evaluation, and the same command goes on from it.
+    pub interrupted: bool,
     pub elapsed: Duration,
 }
 
@@ -76,7 +80,8 @@ pub enum GenerateError {
 
 /// The progress file of `output`: `FILE.progress`.
 pub fn progress_path(output: &Path) -> PathBuf {
-    let mut name = output.as_os_str().to_owned();
+    // Beside the file a symlink names, as the output is (`atomic_file`), not beside the link.
+    let mut name = crate::atomic_file::replaced_file(output).into_os_string();
     name.push(".progress");
     PathBuf::from(name)
 }
@@ -115,8 +120,13 @@ enum Event {
     SpawnFailed(EngineError),
 }
 
-/// Runs a generation to its end (tokio runtime needed).
-pub async fn generate(opts: GenerateOptions) -> Result<GenerateReport, GenerateError> {
+/// Runs a generation to its end, or until `stops.abort` is cancelled: then no candidate is
+/// handed out any more, the engines are ended (`stops.hard`: killed at once) and the openings
+/// kept so far are written (tokio runtime needed).
+pub async fn generate(
+    opts: GenerateOptions,
+    stops: &Stops,
+) -> Result<GenerateReport, GenerateError> {
     let started = Instant::now();
     let (mut gen, mut progress) = open_progress(&opts)?;
     let bar = progress_bar(gen.target(), gen.chosen().len() as u64);
@@ -134,13 +144,23 @@ pub async fn generate(opts: GenerateOptions) -> Result<GenerateReport, GenerateE
             worker: w,
             opts: opts.clone(),
             events: events_tx.clone(),
+            stops: stops.clone(),
         };
         tasks.push(tokio::spawn(worker(ctx, rx)));
     }
     drop(events_tx);
     let progress_file = progress_path(&opts.output);
     let mut failure = None;
-    while let Some(ev) = events.recv().await {
+    let mut interrupted = false;
+    loop {
+        let ev = tokio::select! {
+            ev = events.recv() => ev,
+            _ = stops.abort.cancelled() => None,
+        };
+        let Some(ev) = ev else {
+            interrupted = stops.abort.is_cancelled();
+            break;
+        };
         match ev {
             Event::Answered { worker, done } => {
                 let line = done.line();
@@ -193,13 +213,19 @@ pub async fn generate(opts: GenerateOptions) -> Result<GenerateReport, GenerateE
         tally: gen.tally,
         written,
         exhausted: gen.exhausted,
+        interrupted,
         elapsed: started.elapsed(),
     })
 }
 
 /// The progress file read (a run to continue, a torn last line cut off) or started, and the
-/// generation fed with what it holds; the file is open for appending.
-fn open_progress(opts: &GenerateOptions) -> Result<(Generation, std::fs::File), GenerateError> {
+/// generation fed with what it holds; the file is open for appending. An output that is a device
+/// or a FIFO (`-o /dev/null`) gets no progress file: no side file is made beside a device.
+fn open_progress(opts: &GenerateOptions) -> Result<(Generation, Box<dyn Write>), GenerateError> {
+    if crate::atomic_file::writes_in_place(&opts.output) {
+        let gen = Generation::new(opts.settings, opts.shard, opts.count, &[]);
+        return Ok((gen, Box::new(std::io::sink())));
+    }
     let path = progress_path(&opts.output);
     let io = |source| GenerateError::Io {
         path: path.clone(),
@@ -236,7 +262,7 @@ fn open_progress(opts: &GenerateOptions) -> Result<(Generation, std::fs::File), 
             .map_err(io)?;
     }
     let gen = Generation::new(opts.settings, opts.shard, opts.count, &done);
-    Ok((gen, file))
+    Ok((gen, Box::new(file)))
 }
 
 /// The chosen openings, in candidate order, written atomically.
@@ -277,20 +303,43 @@ struct WorkerContext {
     worker: usize,
     opts: GenerateOptions,
     events: mpsc::UnboundedSender<Event>,
+    stops: Stops,
 }
 
-/// One engine session evaluating the jobs it is given until its channel closes.
-async fn worker(ctx: WorkerContext, mut jobs: mpsc::UnboundedReceiver<Job>) {
-    let mut session = match EngineSession::spawn(&ctx.opts.spec, ctx.worker, LogSink::none()).await
-    {
+/// One engine session evaluating the jobs it is given until its channel closes or the run is
+/// stopped (a search in progress is abandoned). Its engine is ended, or killed on a hard stop.
+async fn worker(ctx: WorkerContext, jobs: mpsc::UnboundedReceiver<Job>) {
+    let abort = ctx.stops.abort.clone();
+    let spawned = tokio::select! {
+        s = EngineSession::spawn(&ctx.opts.spec, ctx.worker, LogSink::none()) => s,
+        _ = abort.cancelled() => return,
+    };
+    let mut session = match spawned {
         Ok(s) => s,
         Err(e) => {
             let _ = ctx.events.send(Event::SpawnFailed(e));
             return;
         }
     };
+    tokio::select! {
+        _ = evaluate_jobs(&ctx, &mut session, jobs) => {}
+        _ = abort.cancelled() => {}
+    }
+    // Dropped unfinished on a hard stop, the session kills the engine's process group.
+    tokio::select! {
+        _ = session.shutdown() => {}
+        _ = ctx.stops.hard.cancelled() => {}
+    }
+}
+
+/// The jobs of one worker, evaluated in turn until its channel closes.
+async fn evaluate_jobs(
+    ctx: &WorkerContext,
+    session: &mut EngineSession,
+    mut jobs: mpsc::UnboundedReceiver<Job>,
+) {
     while let Some(job) = jobs.recv().await {
-        let eval = match evaluate(&mut session, &ctx.opts, &job.stones).await {
+        let eval = match evaluate(session, &ctx.opts, &job.stones).await {
             Ok(Some(e)) => Some(e),
             Ok(None) => {
                 let why = format!(
@@ -319,7 +368,6 @@ async fn worker(ctx: WorkerContext, mut jobs: mpsc::UnboundedReceiver<Job>) {
             break;
         }
     }
-    session.shutdown().await;
 }
 
 /// A new game, the position as `BOARD`, one move asked: the evaluation of the search report
@@ -369,7 +417,7 @@ fn note(bar: &Option<indicatif::ProgressBar>, text: &str) {
     }
 }
 
-/// The summary line.
+/// The summary line (ending in what to do after an interruption).
 pub fn summary(r: &GenerateReport, count: u64, output: &Path) -> String {
     let t = &r.tally;
     let resumed = if t.resumed > 0 {
@@ -378,7 +426,7 @@ pub fn summary(r: &GenerateReport, count: u64, output: &Path) -> String {
         String::new()
     };
     format!(
-        "{}: {} of {count} openings written; candidates tried {}, refused as illegal {}, as duplicate {}; evaluated {}{resumed}, kept {}, out of window {}, errors {}; {:.1} s",
+        "{}: {} of {count} openings written; candidates tried {}, refused as illegal {}, as duplicate {}; evaluated {}{resumed}, kept {}, out of window {}, errors {}; {:.1} s{}",
         output.display(),
         r.written,
         t.tried,
@@ -388,6 +436,13 @@ pub fn summary(r: &GenerateReport, count: u64, output: &Path) -> String {
         t.kept,
         t.out,
         t.errors,
-        r.elapsed.as_secs_f64()
+        r.elapsed.as_secs_f64(),
+        match r.interrupted {
+            true => format!(
+                " (interrupted: every evaluation is in {}; the same command goes on from there)",
+                progress_path(output).display()
+            ),
+            false => String::new(),
+        }
     )
 }

@@ -2,9 +2,11 @@
 //! completing the last game's records on resume (`records::complete_last`) and the protocol logs
 //! (`logs`); files replaced whole go through `atomic_file`. The runner, `export`, `report` and `lib` write through here.
 
+pub mod leftovers;
 pub mod logs;
 pub mod paths;
 pub mod records;
+pub mod same_file;
 pub mod writer;
 
 use std::path::PathBuf;

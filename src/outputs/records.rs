@@ -62,9 +62,11 @@ impl PsqTarget {
     /// unusable one stops the run at once rather than failing every game.
     pub fn prepare(&self) -> Result<(), OutputError> {
         prepare_dir(&self.dir, &self.dir)?;
-        let probe = self
-            .dir
-            .join(format!(".gomoku-cli-check.{}.tmp", std::process::id()));
+        let probe = self.dir.join(format!(
+            ".{}.{}.tmp",
+            super::leftovers::PROBE,
+            std::process::id()
+        ));
         std::fs::File::create(&probe).map_err(|source| OutputError::Open {
             path: self.dir.clone(),
             source,

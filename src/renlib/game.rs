@@ -14,10 +14,11 @@ use super::sgf::SgfGame;
 use super::Cell;
 
 /// What identifies a game across merges: merging a game whose key the library already holds
-/// changes nothing. Journal games (and the runner's) are `FINGERPRINT:GAME` (a run's
-/// configuration and the game's number in its schedule, the same after a resume or in any shard);
-/// SGF games are `sgf:HASH` of their text, pos-notation and `.psq` games `pos:HASH` / `psq:HASH`
-/// of their moves.
+/// changes nothing. Journal games (and the runner's) are `FINGERPRINT:GAME:MOVES` (a run's
+/// configuration, the game's number in its schedule, the same after a resume or in any shard,
+/// and a hash of its stones: runs with the same settings share the first two, their games
+/// differ in the third); SGF games are `sgf:HASH` of their text, pos-notation and `.psq` games
+/// `pos:HASH` / `psq:HASH` of their moves.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GameKey(String);
 
@@ -32,8 +33,17 @@ impl GameKey {
         )
     }
 
-    /// The key of game `game` of the run whose configuration has `fingerprint`.
-    pub fn of_run(fingerprint: &str, game: u64) -> GameKey {
+    /// The key of game `game`, played as `moves`, of a run whose configuration has
+    /// `fingerprint`.
+    pub fn of_run(fingerprint: &str, game: u64, moves: &[Cell]) -> GameKey {
+        let hash = fnv1a(moves.iter().map(|c| c.byte()));
+        GameKey::new(&format!("{fingerprint}:{game}:{hash:016x}"))
+    }
+
+    /// The key earlier builds gave a run's game, `FINGERPRINT:GAME`: two runs with the same
+    /// settings shared it. Libraries they wrote hold it; a game with that key there is the same
+    /// game only where the key's line sits at the end of the game's moves.
+    pub fn legacy_of_run(fingerprint: &str, game: u64) -> GameKey {
         GameKey::new(&format!("{fingerprint}:{game}"))
     }
 
@@ -76,6 +86,8 @@ impl NotMergeable {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LibGame {
     pub key: GameKey,
+    /// The key older builds gave the same game ([`GameKey::legacy_of_run`]), for a run's games.
+    pub legacy_key: Option<GameKey>,
     /// Every stone from the empty board, the opening included, black first; a pass is
     /// [`Cell::PASS`].
     pub moves: Vec<Cell>,
@@ -99,6 +111,7 @@ impl LibGame {
         check_moves(&moves)?;
         Ok(LibGame {
             key,
+            legacy_key: None,
             moves,
             result,
             black: one_line(players.0),
@@ -110,13 +123,35 @@ impl LibGame {
     /// A game the runner just finished; `fingerprint` is the run's (the journal's).
     pub fn from_record(r: &GameRecord, fingerprint: &str) -> Result<LibGame, NotMergeable> {
         standard_board(r.size.get().into())?;
-        LibGame::new(
-            GameKey::of_run(fingerprint, r.game.0),
+        LibGame::of_run(
+            fingerprint,
+            r.game.0,
             cells(&r.all_stones())?,
             Some(r.outcome.result()),
             (&r.black_name, &r.white_name),
             r.outcome.termination.code(),
         )
+    }
+
+    /// Game `game` of the run with `fingerprint`: keyed by the run, the number and the moves.
+    fn of_run(
+        fingerprint: &str,
+        game: u64,
+        moves: Vec<Cell>,
+        result: Option<GameResult>,
+        players: (&str, &str),
+        termination: &str,
+    ) -> Result<LibGame, NotMergeable> {
+        let key = GameKey::of_run(fingerprint, game, &moves);
+        let mut g = LibGame::new(key, moves, result, players, termination)?;
+        g.legacy_key = Some(GameKey::legacy_of_run(fingerprint, game));
+        Ok(g)
+    }
+
+    /// A run's game with no result or players (unit tests).
+    #[cfg(test)]
+    pub(crate) fn of_run_for_tests(fingerprint: &str, game: u64, moves: Vec<Cell>) -> LibGame {
+        LibGame::of_run(fingerprint, game, moves, None, ("a", "b"), "").unwrap()
     }
 
     /// A game line of a journal.
@@ -125,8 +160,9 @@ impl LibGame {
         let g = JournalGame::try_from(e).map_err(|err| NotMergeable::BadMoves {
             why: err.to_string(),
         })?;
-        LibGame::new(
-            GameKey::of_run(&e.fingerprint, e.game),
+        LibGame::of_run(
+            &e.fingerprint,
+            e.game,
             cells(&[g.opening, g.moves].concat())?,
             Some(e.result),
             (&e.black, &e.white),
@@ -348,7 +384,9 @@ mod tests {
     fn a_runner_record_keeps_opening_and_moves() {
         let r = sample_record();
         let g = LibGame::from_record(&r, "abc").unwrap();
-        assert_eq!(g.key.as_str(), "abc:7");
+        let hash = fnv1a(g.moves.iter().map(|c| c.byte()));
+        assert_eq!(g.key.as_str(), format!("abc:7:{hash:016x}"));
+        assert_eq!(g.legacy_key, Some(GameKey::new("abc:7")));
         assert_eq!(g.moves.len(), 9);
         assert_eq!(g.moves[0], Cell::CENTER);
         assert_eq!(g.result, Some(GameResult::BlackWins));

@@ -46,6 +46,17 @@ impl Library {
         if self.game_ids_mut().contains(key.as_slice()) {
             return GameMerge::AlreadyPresent;
         }
+        if let Some(legacy) = &game.legacy_key {
+            // A library written before keys held the moves: its line for this run's game number
+            // is this game only where it sits at the end of these moves (another run with the
+            // same settings played other moves under the same number).
+            let legacy = page.encode(legacy.as_str());
+            if self.game_ids_mut().contains(legacy.as_slice())
+                && holds_line_at_end(self, &game.moves, &legacy)
+            {
+                return GameMerge::AlreadyPresent;
+            }
+        }
         // A library without a root (3.0) can only start at h8 and holds no pass, as in RenLib.
         let first_is_h8 = game.moves.first() == Some(&Cell::CENTER);
         if !first_is_h8 || game.moves.contains(&Cell::PASS) {
@@ -131,6 +142,18 @@ pub(crate) fn collect_game_ids(lib: &Library) -> HashSet<Box<[u8]>> {
         }
     }
     ids
+}
+
+/// Whether the node at the end of `moves` (in any symmetry) has a game line keyed `key`.
+fn holds_line_at_end(lib: &Library, moves: &[Cell], key: &[u8]) -> bool {
+    Symmetry::ALL.into_iter().any(|s| {
+        let end = moves.iter().try_fold(lib.game_root(), |node, m| {
+            lib.find_child(node, m.transformed(s))
+        });
+        end.and_then(|n| lib.comment(n)).is_some_and(|c| {
+            body_lines(&c.content()).any(|l| parse_game_line(l).is_some_and(|g| g.key == key))
+        })
+    })
 }
 
 /// The symmetry that follows the tree deepest from `root`; ties go to the smallest image.
@@ -385,6 +408,8 @@ fn merge_comments(lib: &mut Library, mine: &Comment, theirs: &Comment) -> Commen
             continue;
         }
         match parse_game_line(l) {
+            // The same run's game under its older or newer key, at the node it ends on.
+            Some(g) if holds_other_key_of(&lines, g.key) => {}
             Some(g) => {
                 let ids = lib.game_ids_mut();
                 if ids.insert(g.key.into()) {
@@ -400,6 +425,22 @@ fn merge_comments(lib: &mut Library, mine: &Comment, theirs: &Comment) -> Commen
     } else {
         Comment::new(&lines.to_bytes())
     }
+}
+
+/// Whether `lines` hold a game line for the same run's game as `key` under its other form:
+/// `FINGERPRINT:GAME` (earlier builds) against `FINGERPRINT:GAME:MOVES`. Both sit on the node
+/// the game ends on, so a library of each merged together keep the game once.
+fn holds_other_key_of(lines: &CommentLines, key: &[u8]) -> bool {
+    let older_of = |old: &[u8], new: &[u8]| {
+        old.iter().filter(|&&b| b == b':').count() == 1
+            && new.len() == old.len() + 17
+            && new.starts_with(old)
+            && new[old.len()] == b':'
+    };
+    lines
+        .body_lines()
+        .iter()
+        .any(|l| parse_game_line(l).is_some_and(|g| older_of(g.key, key) || older_of(key, g.key)))
 }
 
 /// Game lines stay in key order and before the statistics line; the first one goes where the
@@ -425,11 +466,12 @@ fn insert_line_sorted(lines: &mut CommentLines, line: Vec<u8>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::renlib::GameKey;
 
-    fn game(key: &str, moves: &[u8]) -> LibGame {
+    /// A game of these point bytes, no result (the statistics' tests take it too).
+    pub(crate) fn game(key: &str, moves: &[u8]) -> LibGame {
         let moves = moves.iter().map(|&b| Cell::from_byte(b).unwrap()).collect();
         LibGame::new(GameKey::new(key), moves, None, ("a", "b"), "").unwrap()
     }
@@ -443,6 +485,73 @@ mod tests {
         let h8 = lib.find_child(lib.game_root(), Cell::CENTER).unwrap();
         let kids: Vec<u8> = lib.children(h8).map(|c| lib.cell(c).byte()).collect();
         assert_eq!(kids, [0x68]);
+    }
+
+    #[test]
+    fn games_of_two_runs_with_the_same_settings_all_go_in() {
+        // The same fingerprint and game numbers, other moves: other games.
+        let run = |moves: &[u8], game| {
+            let moves = moves.iter().map(|&b| Cell::from_byte(b).unwrap()).collect();
+            LibGame::of_run_for_tests("f00d", game, moves)
+        };
+        let mut lib = Library::new();
+        let page = CodePage::default();
+        for g in [run(&[0x78, 0x69], 1), run(&[0x78, 0x79, 0x88], 2)] {
+            assert!(matches!(lib.merge_game(&g, page), GameMerge::Added { .. }));
+        }
+        for g in [run(&[0x78, 0x68, 0x57], 1), run(&[0x78, 0x89], 2)] {
+            assert!(matches!(lib.merge_game(&g, page), GameMerge::Added { .. }));
+        }
+        assert_eq!(collect_game_ids(&lib).len(), 4);
+        // Each again: nothing.
+        for g in [run(&[0x78, 0x69], 1), run(&[0x78, 0x89], 2)] {
+            assert_eq!(lib.merge_game(&g, page), GameMerge::AlreadyPresent);
+        }
+    }
+
+    #[test]
+    fn a_library_keyed_as_before_keeps_its_games_and_takes_other_runs() {
+        // An older build keyed game 1 of run f00d `f00d:1`: its line, at the end of its moves,
+        // still stands for that game; game 1 of another run with the same settings goes in.
+        let moves = |b: &[u8]| b.iter().map(|&b| Cell::from_byte(b).unwrap()).collect();
+        let page = CodePage::default();
+        let mut lib = Library::new();
+        let mut old = LibGame::of_run_for_tests("f00d", 1, moves(&[0x78, 0x69]));
+        old.key = GameKey::new("f00d:1");
+        old.legacy_key = None;
+        lib.merge_game(&old, page);
+        lib.set_comment(NodeId::TOP, None); // forget the collected keys: read as from a file
+        let same = LibGame::of_run_for_tests("f00d", 1, moves(&[0x78, 0x69]));
+        assert_eq!(lib.merge_game(&same, page), GameMerge::AlreadyPresent);
+        // In another orientation too (the merge chose it).
+        let mirrored = LibGame::of_run_for_tests("f00d", 1, moves(&[0x78, 0x87]));
+        assert_eq!(lib.merge_game(&mirrored, page), GameMerge::AlreadyPresent);
+        let other = LibGame::of_run_for_tests("f00d", 1, moves(&[0x78, 0x68, 0x57]));
+        assert!(matches!(
+            lib.merge_game(&other, page),
+            GameMerge::Added { .. }
+        ));
+        assert_eq!(collect_game_ids(&lib).len(), 2);
+    }
+
+    #[test]
+    fn libraries_keyed_before_and_after_merge_into_one_line_a_game() {
+        let moves = |b: &[u8]| b.iter().map(|&b| Cell::from_byte(b).unwrap()).collect();
+        let page = CodePage::default();
+        let mut new = Library::new();
+        new.merge_game(
+            &LibGame::of_run_for_tests("f00d", 1, moves(&[0x78, 0x69])),
+            page,
+        );
+        let mut old = Library::new();
+        old.merge_game(&game("f00d:1", &[0x78, 0x69]), page);
+        old.merge_game(&game("f00d:2", &[0x78, 0x68]), page);
+        let mut both = new.clone();
+        assert_eq!(both.merge_library(&old).new_games, 1);
+        let mut back = old.clone();
+        assert_eq!(back.merge_library(&new).new_games, 0);
+        assert_eq!(collect_game_ids(&both).len(), 2);
+        assert_eq!(collect_game_ids(&back).len(), 2);
     }
 
     #[test]

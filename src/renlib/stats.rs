@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::lines::{is_stats_line, parse_game_line, push_stats_line, stats_line, Tally};
 use super::text::body_lines;
 use super::write::flags;
-use super::{Comment, Library, NodeId};
+use super::{Cell, Comment, Library, NodeId};
 
 /// The counts `lib stats` prints; field names follow `samples_summary.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -188,8 +188,17 @@ pub fn refresh_stats(lib: &mut Library) {
         .filter(|&&id| tally[id.index()].games() > 0 && lib.extra(id).is_none())
         .count();
     lib.reserve_extras(fresh);
-    for &id in &order {
-        set_stats_line(lib, id, &tally[id.index()]);
+    for (i, &id) in order.iter().enumerate() {
+        // A node right before a pass in the file gets no line: a comment's end is NUL bytes, and
+        // readers that skip every NUL after a comment (Figrid) would take the pass's point byte,
+        // 00, for one and lose the tree from there.
+        let before_pass = order.get(i + 1).is_some_and(|&n| lib.cell(n) == Cell::PASS);
+        let t = if before_pass {
+            Tally::default()
+        } else {
+            tally[id.index()]
+        };
+        set_stats_line(lib, id, &t);
     }
 }
 
@@ -227,5 +236,45 @@ fn set_stats_line(lib: &mut Library, id: NodeId, t: &Tally) {
     if lib.comment(id).map(|c| c.content()) != Some(new.content()) {
         let empty = lines.title.is_empty() && lines.body_lines().iter().all(|b| b.is_empty());
         lib.put_comment(id, (!empty).then_some(new));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::renlib::merge::tests::game;
+    use crate::renlib::write::{comments_before_passes, to_bytes};
+    use crate::renlib::CodePage;
+
+    #[test]
+    fn no_statistics_line_comes_right_before_a_pass() {
+        // h8 h9, then black passes and white goes on; another game goes on from h9 with a
+        // stone: h9 has games below it and a pass for first child.
+        let mut lib = Library::new();
+        for (key, moves) in [
+            ("p", &[0x78, 0x68, 0x00, 0x69][..]),
+            ("q", &[0x78, 0x68, 0x79]),
+        ] {
+            lib.merge_game(&game(key, moves), CodePage::default());
+        }
+        refresh_stats(&mut lib);
+        assert!(has_stats_lines(&lib));
+        assert_eq!(comments_before_passes(&lib), vec![]);
+        let back = crate::renlib::read(&to_bytes(&lib)).unwrap();
+        assert_eq!(back.node_count(), lib.node_count());
+        assert_eq!(comments_before_passes(&back), vec![]);
+        // The nodes around it keep theirs: the root and h8 count both games, the pass one.
+        let lines: Vec<String> = back
+            .preorder()
+            .map(|id| {
+                let c = back.comment(id).map(|c| c.content().into_owned());
+                String::from_utf8_lossy(&c.unwrap_or_default()).into_owned()
+            })
+            .collect();
+        assert!(
+            lines[0].contains("2 games") && lines[1].contains("2 games"),
+            "{lines:?}"
+        );
+        assert!(lines[3].contains("1 game,"), "{lines:?}");
     }
 }

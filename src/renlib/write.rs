@@ -56,6 +56,25 @@ pub fn write(lib: &Library, out: &mut impl Write) -> io::Result<()> {
     out.write_all(&buf)
 }
 
+/// The nodes that carry a comment and come right before a pass node in the file. A comment
+/// ends in NUL bytes and a pass's point byte is 00: Figrid skips every NUL after a comment, reads
+/// the pass's flag byte as a point and loses the rest of the tree (RenLib reads the padding to
+/// an even length only). `lib merge` writes none with its statistics lines and warns of any
+/// other (a game that ends where another goes on with a pass).
+pub fn comments_before_passes(lib: &Library) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut previous: Option<NodeId> = None;
+    for id in lib.preorder() {
+        if let Some(p) = previous.filter(|_| lib.cell(id) == super::Cell::PASS) {
+            if lib.comment(p).is_some() {
+                out.push(p);
+            }
+        }
+        previous = Some(id);
+    }
+    out
+}
+
 /// The file's bytes in memory.
 pub fn to_bytes(lib: &Library) -> Vec<u8> {
     let mut v = Vec::new();

@@ -97,6 +97,9 @@ pub enum ConsoleEvent {
     },
     /// Openings drawn in random order, with the seed that repeats them (standard error).
     RandomOpenings { file: PathBuf, seed: u64 },
+    /// A tuning's seed, drawn for want of `-srand`, with the option that repeats the run
+    /// (standard error).
+    TuneSeed(u64),
     /// Where the journal goes (standard error; `-quiet` hides it).
     Journal(PathBuf),
     /// Something is off, but the run goes on (standard error).
@@ -230,6 +233,9 @@ impl ConsoleEvent {
             E::RandomOpenings { file, seed } => err(format!(
                 "Openings: {} in random order, srand={seed} (repeat with this seed to replay)",
                 file.display()
+            )),
+            E::TuneSeed(seed) => err(format!(
+                "Tune: seed {seed} drawn (repeat the run with -srand {seed})"
             )),
             E::Journal(_) if !per_game => None,
             E::Journal(path) => err(format!("Journal: {}", path.display())),
@@ -456,6 +462,12 @@ mod tests {
                 },
                 Stderr,
                 "Openings: o.txt in random order, srand=42 (repeat with this seed to replay)\n",
+                true,
+            ),
+            (
+                E::TuneSeed(7),
+                Stderr,
+                "Tune: seed 7 drawn (repeat the run with -srand 7)\n",
                 true,
             ),
             (

@@ -79,6 +79,13 @@ pub enum RunError {
     /// `-cpus` names CPUs this process may not run on (absent, offline, or outside its affinity).
     #[error("-cpus: CPU {missing} cannot be used: this process may run on CPUs {allowed} only")]
     Cpus { missing: String, allowed: String },
+    /// A `tune` output (`-tuneout csv=`, `params=`, `info=`) cannot be written.
+    #[error("-tuneout {key}={}: {why}", path.display())]
+    TuneOut {
+        key: &'static str,
+        path: PathBuf,
+        why: String,
+    },
     /// Two outputs, or an output and an input, name one file.
     #[error("{0}")]
     SameFile(#[from] same_file::SameFile),
@@ -183,6 +190,11 @@ fn announce(
             });
         }
     }
+    // A tuning's trajectory is its seed's: one drawn is shown so the run can be repeated
+    // (a resumed run's is its journal's).
+    if let (Some(_), crate::config::Seed::Fresh(seed)) = (&config.tune, config.seed) {
+        console.show(ConsoleEvent::TuneSeed(seed));
+    }
     if let Some(j) = outputs.journal_path() {
         console.show(ConsoleEvent::Journal(j.to_path_buf()));
     }
@@ -262,14 +274,21 @@ impl Writer {
                 }
             }
             Write::TuneSnapshot(texts) => {
+                if self.write_failed {
+                    return false;
+                }
                 for (path, text) in self.tune_files.iter().zip(texts) {
                     let Some(path) = path else { continue };
                     let written = crate::atomic_file::write_atomic(path, |w| {
                         std::io::Write::write_all(w, text.as_bytes())
                     });
+                    // A tuning that cannot save θ stops as a failed record does (exit 5): playing
+                    // on would end in a run whose result is nowhere but the journal.
                     if let Err(e) = written {
                         let e = format!("cannot write {}: {e}", path.display());
                         self.console.show(ConsoleEvent::Error(e));
+                        self.write_failed = true;
+                        return true;
                     }
                 }
             }
@@ -598,6 +617,25 @@ fn tune_files(config: &Config, journal: Option<&std::path::Path>) -> [Option<Pat
     ]
 }
 
+/// `tune`: every `-tuneout` file can be written, found before the first game rather than after
+/// the first iteration.
+fn check_tune_files(files: &[Option<PathBuf>; 3]) -> Result<(), RunError> {
+    for (key, path) in ["csv", "params", "info"].into_iter().zip(files) {
+        let Some(path) = path else { continue };
+        let why = match path.as_os_str().is_empty() {
+            true => Some("an empty path: name a file".to_string()),
+            false => crate::outputs::paths::check_replaceable(path)
+                .err()
+                .map(|e| e.to_string()),
+        };
+        if let Some(why) = why {
+            let path = path.clone();
+            return Err(RunError::TuneOut { key, path, why });
+        }
+    }
+    Ok(())
+}
+
 /// `-report FILE`: its first page is written before the first game.
 fn live_report(
     config: &Config,
@@ -782,6 +820,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     }
     let cancel_games = stops.abort.child_token();
     let tune_files = tune_files(&config, outputs.journal_path());
+    check_tune_files(&tune_files)?;
     let sync = shard_sync(&config, &dispatcher);
     let report = live_report(&config, &outputs, &console)?;
     outputs.games_begin();

@@ -143,8 +143,13 @@ pub fn prepare(
             .open(&path)?
             .set_len(len)
     };
-    let read = journal::parse(&text, &path.display().to_string())
-        .map_err(|e| RunError::BadJournal(e.to_string()))?;
+    let read = journal::parse(&text, &path.display().to_string()).map_err(|e| {
+        RunError::BadJournal(match e {
+            // Its games were not played under the settings it says: not a run to continue.
+            journal::JournalError::Header(m) => format!("{m}; it cannot be resumed"),
+            e => e.to_string(),
+        })
+    })?;
     if read.header.is_none() && read.entries.is_empty() {
         // Killed before its first line was complete: nothing was played; start over in it.
         cut(0).map_err(io)?;
@@ -196,6 +201,7 @@ pub fn prepare(
     if let Some(last) = read.entries.last() {
         notes.extend(complete_last(&record_targets(config), last)?);
     }
+    notes.extend(remove_leftovers(config, &path));
     Ok(Resumed {
         journal: path,
         entries: read.entries,
@@ -207,6 +213,32 @@ pub fn prepare(
             .iter()
             .map(|e| e.name.clone())
             .collect(),
+    })
+}
+
+/// The temporary files a killed run left beside its outputs (`outputs::leftovers`), removed;
+/// the note says which.
+fn remove_leftovers(config: &Config, journal: &std::path::Path) -> Option<String> {
+    let mut l = crate::outputs::leftovers::Leftovers::new(config.cluster.shard);
+    let o = &config.outputs;
+    for p in [&o.renlib, &o.report].into_iter().flatten() {
+        l.file(p);
+    }
+    for p in super::tune_files(config, Some(journal)).iter().flatten() {
+        l.file(p);
+    }
+    if let Some(p) = &record_targets(config).psq {
+        l.psq(p);
+    }
+    let removed = l.remove();
+    let names: Vec<String> = removed.iter().map(|p| p.display().to_string()).collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "removed {} temporary file{} a killed run left: {}",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        )
     })
 }
 

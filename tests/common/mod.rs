@@ -332,6 +332,11 @@ impl Match {
     pub fn spawn_in(&self, dir: &Path) -> Tagged {
         spawn_tagged(dir, &strs(&self.args))
     }
+    /// Start it in `dir` as a script's background job, SIGINT ignored (see
+    /// [`spawn_tagged_in_background`]).
+    pub fn spawn_in_background(&self, dir: &Path) -> Tagged {
+        spawn_tagged_in_background(dir, &strs(&self.args))
+    }
     /// Run it under `ulimit` settings in `dir` (see [`run_with_ulimit`]).
     pub fn run_with_ulimit(&self, dir: &Path, ulimit: &str) -> Output {
         run_with_ulimit(dir, ulimit, &strs(&self.args))
@@ -360,16 +365,36 @@ pub struct Tagged {
 
 /// Start the runner in `dir` without waiting for it.
 pub fn spawn_tagged(dir: &Path, args: &[&str]) -> Tagged {
+    spawn_tagged_with(dir, args, false)
+}
+
+/// Start the runner in `dir` as a shell script starts a background job (`gomoku-cli ... &`):
+/// with SIGINT ignored, a disposition it inherits.
+pub fn spawn_tagged_in_background(dir: &Path, args: &[&str]) -> Tagged {
+    spawn_tagged_with(dir, args, true)
+}
+
+fn spawn_tagged_with(dir: &Path, args: &[&str], sigint_ignored: bool) -> Tagged {
+    use std::os::unix::process::CommandExt;
     let tag = unique_tag();
-    let child = Command::new(runner())
+    let mut command = Command::new(runner());
+    command
         .args(args)
         .current_dir(dir)
         .env(TAG_VAR, &tag)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("runner starts");
+        .stderr(Stdio::piped());
+    if sigint_ignored {
+        // SAFETY: signal(2) is async-signal-safe, as a pre_exec hook needs.
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+    }
+    let child = command.spawn().expect("runner starts");
     Tagged {
         child,
         tag,
@@ -378,7 +403,78 @@ pub fn spawn_tagged(dir: &Path, args: &[&str]) -> Tagged {
     }
 }
 
+/// Standard output of a started runner, read by a thread as it comes.
+pub struct Follow {
+    text: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Follow {
+    /// What was read so far.
+    pub fn text(&self) -> String {
+        self.text.lock().unwrap().clone()
+    }
+    /// Wait up to `within` for `needle` to be printed; whether it was.
+    pub fn wait_for(&self, needle: &str, within: Duration) -> bool {
+        wait_until(within, || self.text().contains(needle));
+        self.text().contains(needle)
+    }
+    /// Everything printed, once the runner closed its standard output.
+    pub fn all(self) -> String {
+        let _ = self.reader.join();
+        let text = self.text.lock().unwrap().clone();
+        text
+    }
+}
+
 impl Tagged {
+    /// Read its standard output as it comes (the output of [`Tagged::finish`] then has none).
+    pub fn follow_stdout(&mut self) -> Follow {
+        use std::io::Read;
+        let mut pipe = self.child.stdout.take().expect("standard output is piped");
+        let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = text.clone();
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut buf) {
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Follow { text, reader }
+    }
+
+    /// Wait up to `within` for it to exit; whether it did (killed otherwise, for
+    /// [`Tagged::finish`] to reap).
+    pub fn exits_within(&mut self, within: Duration) -> bool {
+        let start = Instant::now();
+        let mut exited = false;
+        while !exited && start.elapsed() < within {
+            std::thread::sleep(Duration::from_millis(20));
+            exited = matches!(self.child.try_wait(), Ok(Some(_)));
+        }
+        if !exited {
+            let _ = self.child.kill();
+        }
+        exited
+    }
+
+    /// Send `sig`, check that it exits within `within` (a time far longer than stopping takes
+    /// and far shorter than the work it was given), and return the finished run.
+    pub fn stop_with(mut self, sig: i32, within: Duration) -> Run {
+        self.signal(sig);
+        let stopped = self.exits_within(within);
+        let args = self.args.clone();
+        let run = self.finish_run();
+        assert!(
+            stopped,
+            "gomoku-cli {args:?} went on after signal {sig}\nstderr: {}",
+            run.stderr
+        );
+        run
+    }
+
     pub fn signal(&self, sig: i32) {
         // SAFETY: kill(2) on our own child's pid.
         unsafe { libc::kill(self.child.id() as i32, sig) };
