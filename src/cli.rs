@@ -44,6 +44,40 @@ pub enum CliError {
     /// shows it with U+FFFD for the bytes that are not.
     #[error("argument {index} is not UTF-8 text: {lossy:?}")]
     NotUtf8 { index: usize, lossy: String },
+    /// A key given twice in one option's settings.
+    #[error(transparent)]
+    RepeatedKey(#[from] RepeatedKey),
+}
+
+/// A key given twice in one `key=value` list (`-resign movecount=3 movecount=4`): which one was
+/// meant is unclear, so neither wins. Keys differ by their whole text: `option.A=` and
+/// `option.B=` are two keys.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{option}: {key} given twice ({first:?} and {second:?})")]
+pub struct RepeatedKey {
+    pub option: String,
+    pub key: String,
+    pub first: String,
+    pub second: String,
+}
+
+/// The one check of every `key=value` list of every command: no key twice.
+pub fn refuse_repeated_keys<'a>(
+    option: &str,
+    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<(), RepeatedKey> {
+    let mut seen = std::collections::HashMap::new();
+    for (key, value) in pairs {
+        if let Some(first) = seen.insert(key, value) {
+            return Err(RepeatedKey {
+                option: option.to_string(),
+                key: key.to_string(),
+                first: first.to_string(),
+                second: value.to_string(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The message of an unknown option: where it belongs when another command has it, and where
@@ -268,6 +302,41 @@ mod tests {
         let e = "-engine cmd=/bin/sh -engine cmd=/bin/sh -openings type=pos";
         let e = crate::config::config_in(e, &[]).unwrap_err();
         assert!(e.to_string().starts_with("-openings: needs file="), "{e}");
+    }
+
+    #[test]
+    fn a_key_given_twice_in_one_list_is_refused_naming_both_values() {
+        let msg = |line: &str| parse_legacy(&words(line)).unwrap_err().to_string();
+        assert_eq!(
+            msg("-resign movecount=3 movecount=4 score=3"),
+            "-resign: movecount given twice (\"3\" and \"4\")"
+        );
+        assert_eq!(
+            msg("-engine cmd=a option.hash=1 option.hash=2"),
+            "-engine: option.hash given twice (\"1\" and \"2\")"
+        );
+        for line in [
+            "-draw movecount=3 score=1 score=2",
+            "-openings file=a file=b",
+            "-each tc=1 tc=2",
+            "-each tc=1 -each tc=2",
+            "-sprt elo0=0 elo0=1",
+            "-records evals=on evals=off",
+            "-sample freq=1 freq=0.5",
+        ] {
+            assert!(
+                msg(line).contains(" given twice ("),
+                "{line}: {}",
+                msg(line)
+            );
+        }
+        // Not repeats: options of different names, and -engine over -each (the documented
+        // precedence).
+        let raw = parse_legacy(&words(
+            "-each tc=1 -engine cmd=a tc=2 option.a=1 option.b=2 -engine cmd=b",
+        ))
+        .unwrap();
+        assert_eq!(raw.engines.len(), 2);
     }
 
     #[test]

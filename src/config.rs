@@ -394,10 +394,10 @@ pub fn parse_cpus(text: &str, slots: usize) -> Result<Vec<Vec<usize>>, String> {
 /// `-boardsize` and `-rule`, checked together.
 fn board_of(raw: &RawCli) -> Result<(BoardSize, Rule), ConfigError> {
     let size_n = match raw.value(Opt::BoardSize) {
-        Some(v) => parse_u64(Opt::BoardSize, v, 0)?,
+        Some(v) => parse_number(Opt::BoardSize, v, 0..=u32::MAX)?,
         None => 15,
     };
-    let size = BoardSize::new(size_n as u32).map_err(|e| {
+    let size = BoardSize::new(size_n).map_err(|e| {
         bad(
             Opt::BoardSize,
             raw.value(Opt::BoardSize).unwrap_or(""),
@@ -434,15 +434,21 @@ fn bad(option: Opt, value: &str, why: impl Into<String>) -> ConfigError {
     }
 }
 
+/// `value` of `option`, a whole number within `range` (the message states it).
+fn parse_number<T>(
+    option: Opt,
+    value: &str,
+    range: std::ops::RangeInclusive<T>,
+) -> Result<T, ConfigError>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    crate::numbers::whole_number(value, range)
+        .map_err(|expected| bad(option, value, format!("expected {expected}")))
+}
+
 fn parse_u64(option: Opt, value: &str, min: u64) -> Result<u64, ConfigError> {
-    let n: u64 = value
-        .trim()
-        .parse()
-        .map_err(|_| bad(option, value, "expected a whole number"))?;
-    if n < min {
-        return Err(bad(option, value, format!("must be at least {min}")));
-    }
-    Ok(n)
+    parse_number(option, value, min..=u64::MAX)
 }
 
 fn parse_secs(option: Opt, value: &str) -> Result<Duration, ConfigError> {
@@ -510,7 +516,7 @@ fn apply_engine_key(
         "depth" => spec.depth = Some(parse_u64(option, v, 1)?),
         "nodes" => spec.nodes = Some(parse_u64(option, v, 1)?),
         "maxmemory" => spec.max_memory = parse_u64(option, v, 0)?,
-        "thread" => spec.threads = Some(parse_u64(option, v, 1)? as u32),
+        "thread" => spec.threads = Some(parse_number(option, v, 1..=u32::MAX)?),
         "tolerance" => spec.tolerance = parse_secs(option, v)?,
         "detail" => {
             spec.detail = Detail::parse(v).ok_or_else(|| ConfigError::BadValue {
@@ -740,12 +746,10 @@ fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed), ConfigErr
                             }
                         }
                     }
-                    "moves" => moves = Some(parse_u64(Opt::Openings, v, 1)? as usize),
+                    "moves" => moves = Some(parse_number(Opt::Openings, v, 1..=usize::MAX)?),
                     "srand" => {
-                        seed = v
-                            .trim()
-                            .parse()
-                            .map_err(|_| bad(Opt::Openings, v, "srand is a whole number"))?
+                        seed = crate::numbers::whole_number(v, 0..=u64::MAX)
+                            .map_err(|e| bad(Opt::Openings, v, format!("srand= must be {e}")))?
                     }
                     _ => {
                         return Err(ConfigError::UnknownKey {
@@ -892,19 +896,13 @@ fn sample_of(
 fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
     Ok(match raw.value(Opt::DrawAfter) {
         None => 0,
-        Some(v) => {
-            let n: i64 = v
-                .trim()
-                .parse()
-                .map_err(|_| bad(Opt::DrawAfter, v, "expected a whole number"))?;
-            usize::try_from(n).map_err(|_| {
-                bad(
-                    Opt::DrawAfter,
-                    v,
-                    "must be 0 (off) or a number of stones on the board",
-                )
-            })?
-        }
+        Some(v) => crate::numbers::whole_number(v, 0..=usize::MAX).map_err(|e| {
+            bad(
+                Opt::DrawAfter,
+                v,
+                format!("must be 0 (off) or a number of stones on the board, {e}"),
+            )
+        })?,
     })
 }
 
@@ -922,16 +920,10 @@ fn settings(option: Opt, kvs: &KeyValues) -> Result<BTreeMap<&str, &str>, Config
     Ok(out)
 }
 
-/// The value `v` of `key=` of `option`: a whole number, at least `min`.
+/// The value `v` of `key=` of `option`: a whole number from `min` to `u32::MAX`.
 fn adjudication_number(option: Opt, key: &str, v: &str, min: u32) -> Result<u32, ConfigError> {
-    match v.trim().parse::<u32>() {
-        Ok(n) if n >= min => Ok(n),
-        _ => Err(bad(
-            option,
-            v,
-            format!("{key}= must be a whole number, at least {min}"),
-        )),
-    }
+    crate::numbers::whole_number(v, min..=u32::MAX)
+        .map_err(|e| bad(option, v, format!("{key}= must be {e}")))
 }
 
 /// `movecount=` and `score=` of `option`, both required: the run length and the bound.
@@ -1333,11 +1325,11 @@ mod tests {
         let e = |extra: &str| two_engines(extra).unwrap_err().to_string();
         assert_eq!(
             e("-draw 0 20"),
-            "-draw: \"0\" is not valid: movecount= must be a whole number, at least 1"
+            "-draw: \"0\" is not valid: movecount= must be a whole number from 1 to 4294967295"
         );
         assert_eq!(
             e("-resign 3 -400"),
-            "-resign: \"-400\" is not valid: score= must be a whole number, at least 0"
+            "-resign: \"-400\" is not valid: score= must be a whole number from 0 to 4294967295"
         );
         assert_eq!(
             e("-resign movecount=3"),
@@ -1348,8 +1340,34 @@ mod tests {
             "-resign: \"yes\" is not valid: twosided= must be true or false"
         );
         assert!(e("-draw count=3").starts_with("-draw: unknown key \"count\""));
-        assert!(e("-resign mate=0").contains("mate= must be a whole number, at least 1"));
+        assert!(e("-resign mate=0").contains("mate= must be a whole number from 1 to 4294967295"));
+        assert_eq!(
+            e("-resign movecount=99999999999999999999 score=3"),
+            "-resign: \"99999999999999999999\" is not valid: movecount= must be a whole number \
+             from 1 to 4294967295"
+        );
         assert!(e("-draw movenumber=x movecount=1 score=1").contains("\"x\""));
+    }
+
+    #[test]
+    fn numbers_past_their_type_are_refused_with_the_range_not_truncated() {
+        let e = |extra: &str| two_engines(extra).unwrap_err().to_string();
+        // 2^32 + 1 threads once became 1, a board of 2^32 + 15 a 15x15 one.
+        assert_eq!(
+            e("-each thread=4294967297"),
+            "-each: \"thread=4294967297\" is not valid: expected a whole number from 1 to 4294967295"
+        );
+        assert_eq!(
+            e("-boardsize 4294967311"),
+            "-boardsize: \"4294967311\" is not valid: expected a whole number from 0 to 4294967295"
+        );
+        assert_eq!(
+            e("-games 18446744073709551616"),
+            "-games: \"18446744073709551616\" is not valid: expected a whole number from 1 to \
+             18446744073709551615"
+        );
+        assert!(e("-openings file=o.txt srand=-1")
+            .ends_with("srand= must be a whole number from 0 to 18446744073709551615"));
     }
 
     #[test]
@@ -1357,7 +1375,8 @@ mod tests {
         let e = |extra: &str| two_engines(extra).unwrap_err().to_string();
         assert_eq!(
             e("-each maxmemory=-1"),
-            "-each: \"maxmemory=-1\" is not valid: expected a whole number"
+            "-each: \"maxmemory=-1\" is not valid: expected a whole number from 0 to \
+             18446744073709551615"
         );
         assert_eq!(
             e("-sprt elo0=1"),
@@ -1388,7 +1407,7 @@ mod tests {
         let e = two_engines("-openings file=o.txt moves=4").unwrap_err();
         assert!(e.to_string().contains("type=psq"), "{e}");
         let e = two_engines("-openings file=g type=psq moves=0").unwrap_err();
-        assert!(e.to_string().contains("at least 1"), "{e}");
+        assert!(e.to_string().contains("from 1 to"), "{e}");
         let c = two_engines("-psq games").unwrap();
         assert_eq!(c.outputs.psq, Some(PathBuf::from("games")));
     }

@@ -32,7 +32,7 @@ pub enum ShardError {
     Env {
         var: &'static str,
         value: String,
-        why: &'static str,
+        why: String,
     },
 }
 
@@ -95,17 +95,19 @@ impl Shard {
         let num = |name: &'static str| -> Result<Option<u64>, ShardError> {
             match var(name) {
                 None => Ok(None),
-                Some(v) => v.trim().parse().map(Some).map_err(|_| ShardError::Env {
-                    var: name,
-                    value: v,
-                    why: "not a whole number",
-                }),
+                Some(v) => crate::numbers::whole_number(&v, 0..=u64::MAX)
+                    .map(Some)
+                    .map_err(|e| ShardError::Env {
+                        var: name,
+                        value: v,
+                        why: format!("not {e}"),
+                    }),
             }
         };
         let out_of_range = |name: &'static str, v: u64| ShardError::Env {
             var: name,
             value: v.to_string(),
-            why: "outside the array",
+            why: "outside the array".into(),
         };
         if let (Some(id), Some(count)) =
             (num("SLURM_ARRAY_TASK_ID")?, num("SLURM_ARRAY_TASK_COUNT")?)

@@ -89,8 +89,17 @@ fn a_full_disk_stops_the_run_and_the_journal_keeps_what_was_played() {
         .run_in(dir.path())
         .assert_exit(5)
         .assert_stderr_has("cannot write to /dev/full")
-        .assert_stdout_has("Finished 1 of 3 games");
+        .assert_stdout_has("Finished 1 of 3 games")
+        .assert_stdout_has("run the same command with -resume");
     assert_eq!(journal_games(&dir.path().join("p.jsonl")).len(), 1);
+    // Without a journal there is nothing to resume: no -resume advice.
+    let run = random_match("3", &["-journal", "off"])
+        .pgn("/dev/full")
+        .concurrency(1)
+        .run_in(dir.path());
+    run.assert_exit(5)
+        .assert_stdout_has("The run has no journal (-journal off), so it cannot be resumed");
+    assert!(!run.stdout.contains("-resume"), "{}", run.stdout);
 }
 
 #[test]

@@ -189,7 +189,8 @@ fn bad_options_are_refused_with_a_clear_error() {
         ),
         (
             &["-count", "3", "-o", "x", "-stones", "12", "-area", "1"],
-            "fewer than 12 stones",
+            "-area 1: the 3x3 square around the centre of the 15x15 board has 9 points, too few \
+             for a candidate of 12 stones: -area 2 or more holds them",
         ),
         (
             &["-count", "3", "-o", "x", "-format", "psq"],

@@ -168,8 +168,15 @@ fn audit_refuses_what_is_not_a_journal() {
     std::fs::write(dir.path().join("odd.jsonl"), format!("{head}\n{game}\n")).unwrap();
     openings(dir.path(), &["audit", "odd.jsonl"])
         .assert_exit(1)
-        .assert_stderr_has("odd.jsonl: game ")
+        .assert_stderr_has("odd.jsonl:2: game ")
         .assert_stderr_has("h8zz");
+    // A stone placed twice is no opening: refused, the file and line named.
+    game["opening"] = "h8h8".into();
+    std::fs::write(dir.path().join("twice.jsonl"), format!("{head}\n{game}\n")).unwrap();
+    openings(dir.path(), &["audit", "twice.jsonl"])
+        .assert_exit(1)
+        .assert_stderr_has("twice.jsonl:2: game ")
+        .assert_stderr_has("opening \"h8h8\" cannot be read: stone 2 repeats stone 1");
     std::fs::write(dir.path().join("bad.jsonl"), "{\"game\": 1}\nnot json\n").unwrap();
     openings(dir.path(), &["audit", "bad.jsonl"])
         .assert_exit(1)

@@ -149,6 +149,8 @@ pub fn parse(command: Command, args: &[String]) -> Result<Parsed, CliError> {
                         i += 1;
                     }
                     let kvs = key_values(&option, &words)?;
+                    let pairs = kvs.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+                    super::refuse_repeated_keys(&option, pairs)?;
                     if kvs.is_empty() && !empty {
                         return Err(CliError::MissingValue {
                             option,
@@ -165,6 +167,20 @@ pub fn parse(command: Command, args: &[String]) -> Result<Parsed, CliError> {
             Takes::Key { .. } | Takes::Positional { .. } => unreachable!("not an option row"),
         };
         p.items.push((row, given));
+    }
+    // Several lists of one option add up (-each, a subcommand's -sample): a key in two of them
+    // is given twice as well. Each -engine is an engine of its own.
+    for row in table::rows_of(command).filter(|r| matches!(r.takes, Takes::Settings { .. })) {
+        if row.name() == "-engine" {
+            continue;
+        }
+        let all = p.items.iter().filter(|(r, _)| std::ptr::eq(*r, row));
+        let kvs = all.filter_map(|(_, g)| match g {
+            Given::Settings(kvs) => Some(kvs),
+            _ => None,
+        });
+        let pairs = kvs.flatten().map(|(k, v)| (k.as_str(), v.as_str()));
+        super::refuse_repeated_keys(row.name(), pairs)?;
     }
     if let (Some(row), false) = (positional, p.help) {
         let n = p

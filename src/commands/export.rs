@@ -45,14 +45,18 @@ pub struct RecordArgs {
 
 /// `key=value` tokens of `option`.
 fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String, String)>, CommandError> {
-    (tokens.iter())
+    let pairs = (tokens.iter())
         .map(|t| match t.split_once('=') {
             Some((k, v)) => Ok((k.to_string(), v.to_string())),
             None => Err(CommandError::Usage(format!(
                 "{option}: expected key=value, got {t:?}"
             ))),
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    let refs = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+    gomoku_cli::cli::refuse_repeated_keys(option, refs)
+        .map_err(|e| CommandError::Usage(e.to_string()))?;
+    Ok(pairs)
 }
 
 /// A file that already holds something is not written over or appended to.

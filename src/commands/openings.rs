@@ -144,6 +144,18 @@ fn write_file(path: &std::path::Path, text: &str) -> Result<(), CommandError> {
         .map_err(|e| CommandError::Failed(format!("cannot write {}: {e}", path.display())))
 }
 
+/// The file and line of game `game`'s line among `files` (sought only to name a bad line).
+fn line_of(files: &[PathBuf], game: u64) -> Option<(&PathBuf, usize)> {
+    files.iter().find_map(|f| {
+        let text = std::fs::read_to_string(f).ok()?;
+        let at = text.lines().position(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .is_ok_and(|v| v.get("game").and_then(|g| g.as_u64()) == Some(game))
+        })?;
+        Some((f, at + 1))
+    })
+}
+
 /// `openings audit`: the journals read through `JournalSet` (directories stand for their
 /// journals), every game counted once.
 fn audit(journals: &[PathBuf], json: bool, force: bool) -> CommandResult {
@@ -158,7 +170,10 @@ fn audit(journals: &[PathBuf], json: bool, force: bool) -> CommandResult {
     };
     let mut auditor = Auditor::default();
     for e in set.by_ref() {
-        let game = AuditGame::from_entry(&e).map_err(|e| named(e.to_string()))?;
+        let game = AuditGame::from_entry(&e).map_err(|err| match line_of(&files, e.game) {
+            Some((file, line)) => failed(format!("{}:{line}: {err}", file.display())),
+            None => named(err.to_string()),
+        })?;
         auditor.add(&game).map_err(|e| named(e.to_string()))?;
     }
     super::warn_all(&set.warnings);
@@ -188,14 +203,8 @@ fn number<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
     let Some(text) = text else {
         return Ok(default);
     };
-    match text.trim().parse::<T>() {
-        Ok(n) if range.contains(&n) => Ok(n),
-        _ => Err(CommandError::Usage(format!(
-            "{option} {text:?}: expected a whole number from {} to {}",
-            range.start(),
-            range.end()
-        ))),
-    }
+    gomoku_cli::numbers::whole_number(text, range)
+        .map_err(|e| CommandError::Usage(format!("{option} {text:?}: expected {e}")))
 }
 
 /// `openings generate`: the options checked (the engine's by `config::OneEngine`, as `check`

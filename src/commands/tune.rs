@@ -54,10 +54,8 @@ fn count(option: &str, text: Option<&str>, default: Option<u64>) -> Result<u64, 
     match (text, default) {
         (None, Some(d)) => Ok(d),
         (None, None) => Err(format!("{option} N is required")),
-        (Some(t), _) => match t.parse::<u64>() {
-            Ok(n) if n >= 1 => Ok(n),
-            _ => Err(format!("{option} {t:?}: not a whole number of at least 1")),
-        },
+        (Some(t), _) => gomoku_cli::numbers::whole_number(t, 1..=u64::MAX)
+            .map_err(|e| format!("{option} {t:?}: expected {e}")),
     }
 }
 
@@ -67,7 +65,7 @@ fn pairs_of<'a>(
     items: &'a [String],
     keys: &[&str],
 ) -> Result<Vec<(&'a str, &'a str)>, String> {
-    items
+    let pairs = items
         .iter()
         .map(|kv| match kv.split_once('=') {
             Some((k, v)) if keys.contains(&k) => Ok((k, v)),
@@ -76,7 +74,9 @@ fn pairs_of<'a>(
                 keys.join(", ")
             )),
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    cli::refuse_repeated_keys(option, pairs.iter().copied()).map_err(|e| e.to_string())?;
+    Ok(pairs)
 }
 
 /// SPSA's settings from `-spsa`, for a run of `iterations`.
@@ -190,13 +190,16 @@ pub fn run(args: &[String]) -> CommandResult {
     let (t, raw) = split(args)?;
     let config = config_of(&t, raw, &Env::of_process())?;
     let setup = config.tune.as_ref().map(|t| t.setup.clone());
+    let resumable = config.outputs.journal.is_some();
     let summary = super::run::execute(config)?;
     if let (Some(setup), Some(theta)) = (setup, &summary.theta) {
         say(&format!(
             "\nTuned parameters ({}):\n{}\nAs INFO lines:\n{}\n{}",
-            match summary.reason {
-                gomoku_cli::runner::StopReason::Completed => "the run completed",
-                _ => "the run stopped early: resume it with -resume",
+            match (summary.reason, resumable) {
+                (gomoku_cli::runner::StopReason::Completed, _) => "the run completed",
+                (_, true) => "the run stopped early: resume it with -resume",
+                // -resume needs the journal that -journal off left out.
+                (_, false) => "the run stopped early; it has no journal to resume",
             },
             setup.params.render(theta),
             setup.params.info_lines(theta),
@@ -236,6 +239,16 @@ mod tests {
             e.contains("an option of the match runner, not of gomoku-cli tune"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused() {
+        assert_eq!(
+            spsa_of(&args("alpha=0.5 alpha=0.6"), 10).unwrap_err(),
+            "-spsa: alpha given twice (\"0.5\" and \"0.6\")"
+        );
+        let out = args("csv=a.csv csv=b.csv");
+        assert!(pairs_of("-tuneout", &out, &["csv"]).is_err());
     }
 
     #[test]

@@ -63,6 +63,18 @@ impl LineCounts {
         self.dropped += o.dropped;
         self.dropped_bytes += o.dropped_bytes;
     }
+
+    /// Both counts added, or `None` where one would pass u64 (counts read from a journal).
+    pub fn checked_add(&self, o: &LineCounts) -> Option<LineCounts> {
+        Some(LineCounts {
+            error: self.error.checked_add(o.error)?,
+            unknown: self.unknown.checked_add(o.unknown)?,
+            debug: self.debug.checked_add(o.debug)?,
+            other: self.other.checked_add(o.other)?,
+            dropped: self.dropped.checked_add(o.dropped)?,
+            dropped_bytes: self.dropped_bytes.checked_add(o.dropped_bytes)?,
+        })
+    }
 }
 
 /// An engine's chatter since the records last took it.

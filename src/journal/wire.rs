@@ -397,6 +397,23 @@ impl<'a> TryFrom<&'a JournalEntry> for JournalGame<'a> {
         };
         let opening = stones("opening", &e.opening)?;
         let moves = stones("moves", &e.moves)?;
+        // A point taken twice (an opening `h8h8`, a move on a stone) is no game: every reader
+        // would count or draw a position that cannot be played.
+        let mut taken = std::collections::HashMap::new();
+        for (k, p) in opening.iter().chain(&moves).enumerate() {
+            if let Some(first) = taken.insert(*p, k) {
+                let (field, text) = match k < opening.len() {
+                    true => ("opening", &e.opening),
+                    false => ("moves", &e.moves),
+                };
+                let why = format!(
+                    "stone {} repeats stone {} on the same point",
+                    k + 1,
+                    first + 1
+                );
+                return Err(bad(field, text, why));
+            }
+        }
         if moves.len() != e.times_ms.len() {
             let why = format!("{} moves but {} times", moves.len(), e.times_ms.len());
             return Err(bad("times_ms", &e.moves, why));
@@ -818,8 +835,25 @@ mod tests {
         let mut bad = e.clone();
         bad.size = 99;
         assert_eq!(field_of(&bad), (7, "size"));
-        let mut bad = e;
+        let mut bad = e.clone();
         bad.rule = 3;
         assert_eq!(field_of(&bad), (7, "rule"));
+        // A point taken twice: in the opening (`h8h8`), or by a move on an opening stone.
+        let mut bad = e.clone();
+        bad.opening = "h8h8".into();
+        assert_eq!(field_of(&bad), (7, "opening"));
+        let err = JournalGame::try_from(&bad).unwrap_err().to_string();
+        assert!(
+            err.ends_with("stone 2 repeats stone 1 on the same point"),
+            "{err}"
+        );
+        let mut bad = e.clone();
+        bad.moves = format!("{}{}", &e.opening[..2], &e.moves[2..]);
+        assert_eq!(field_of(&bad), (7, "moves"));
+        let err = JournalGame::try_from(&bad).unwrap_err().to_string();
+        assert!(
+            err.ends_with("stone 3 repeats stone 1 on the same point"),
+            "{err}"
+        );
     }
 }

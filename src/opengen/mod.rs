@@ -38,14 +38,23 @@ pub enum SettingsError {
     /// `-stones` is not `N` or `MIN-MAX` with 1 <= MIN <= MAX.
     #[error("-stones {0:?}: expected N or MIN-MAX with 1 <= MIN <= MAX")]
     Stones(String),
-    /// The area holds fewer points than the largest stone count.
-    #[error("-area {area}: the {side}x{side} square around the centre of the {size}x{size} board has {points} points, fewer than {max} stones")]
+    /// The area holds fewer points than the largest stone count; `fits` is the least area that
+    /// holds them (the board has room for them).
+    #[error("-area {area}: the {side}x{side} square around the centre of the {size}x{size} board has {points} points, too few for a candidate of {max} stones: -area {fits} or more holds them")]
     AreaTooSmall {
         area: u8,
         side: u8,
         size: u8,
         points: usize,
         max: u8,
+        fits: u8,
+    },
+    /// Even the whole board holds fewer points than the largest stone count.
+    #[error("-stones {stones}: a {size}x{size} board has {points} points, fewer than {} stones", stones.max)]
+    BoardTooSmall {
+        stones: StoneRange,
+        size: u8,
+        points: usize,
     },
 }
 
@@ -140,17 +149,29 @@ impl CandidateSettings {
     /// Checks that the area can hold the largest stone count.
     pub fn check(&self) -> Result<(), SettingsError> {
         let points = self.area_points().len();
-        if points < self.stones.max as usize {
-            let side = (2 * self.area as usize + 1).min(self.size.get() as usize) as u8;
-            return Err(SettingsError::AreaTooSmall {
-                area: self.area,
-                side,
-                size: self.size.get(),
-                points,
-                max: self.stones.max,
-            });
+        if points >= self.stones.max as usize {
+            return Ok(());
         }
-        Ok(())
+        let size = self.size.get();
+        let holds = |area: u8| {
+            CandidateSettings { area, ..*self }.area_points().len() >= self.stones.max as usize
+        };
+        // Only -stones is at fault when no area holds them (-area may well not be given).
+        let Some(fits) = (self.area..=size / 2).find(|&a| holds(a)) else {
+            return Err(SettingsError::BoardTooSmall {
+                stones: self.stones,
+                size,
+                points: size as usize * size as usize,
+            });
+        };
+        Err(SettingsError::AreaTooSmall {
+            area: self.area,
+            side: (2 * self.area as usize + 1).min(size as usize) as u8,
+            size,
+            points,
+            max: self.stones.max,
+            fits,
+        })
     }
 
     /// The board points within `area` of the centre, row by row.
@@ -307,12 +328,48 @@ pub struct Progress {
 /// A progress file that cannot be resumed.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ProgressError {
-    /// Made by other settings (or not a progress file at all).
-    #[error("made by other settings: its header is {found:?}, this run's is {wanted:?}; remove it or use another -o")]
-    OtherSettings { found: String, wanted: String },
+    /// Made by other settings: one line per setting that differs.
+    #[error("made by other settings:\n  {}\nremove it, use another -o, or give the settings it was made with", differences.join("\n  "))]
+    OtherSettings { differences: Vec<String> },
+    /// Its first line is no generation's header at all.
+    #[error("not a progress file of openings generate: its first line is {found:?}; remove it or use another -o")]
+    NotProgress { found: String },
     /// A whole line that does not read.
     #[error("line {line}: {text:?} is not NUMBER<TAB>EVAL<TAB>kept|out|error")]
     BadLine { line: usize, text: String },
+}
+
+/// The options that differ between a progress file's header and this run's (`-area: 3 in the
+/// progress file, 2 now`), or that its first line is no header.
+fn other_settings(found: &str, wanted: &str) -> ProgressError {
+    let json = |t: &str| serde_json::from_str::<serde_json::Value>(t).ok();
+    let (Some(was), Some(now)) = (
+        json(found).filter(|v| v.get("opengen").is_some()),
+        json(wanted),
+    ) else {
+        let found: String = found.chars().take(80).collect();
+        return ProgressError::NotProgress { found };
+    };
+    let label = |path: &str| {
+        const OPTIONS: [(&str, &str); 7] = [
+            ("candidates.size", "-boardsize"),
+            ("candidates.rule", "-rule"),
+            ("candidates.stones", "-stones"),
+            ("candidates.area", "-area"),
+            ("candidates.seed", "-srand"),
+            ("balance", "-balance"),
+            ("shard", "-shard"),
+        ];
+        match OPTIONS.iter().find(|(p, _)| path.starts_with(p)) {
+            Some((p, option)) => format!("{option}{}", &path[p.len()..]),
+            None => match path.strip_prefix("engine.") {
+                Some(key) => format!("-engine {key}"),
+                None => path.to_string(),
+            },
+        }
+    };
+    let differences = crate::settings_diff::differences(&was, &now, "progress file", &label);
+    ProgressError::OtherSettings { differences }
 }
 
 impl Progress {
@@ -322,10 +379,7 @@ impl Progress {
         let mut lines = text[..whole_len].lines();
         let found = lines.next().unwrap_or_default();
         if found != header {
-            return Err(ProgressError::OtherSettings {
-                found: found.to_string(),
-                wanted: header.to_string(),
-            });
+            return Err(other_settings(found, header));
         }
         let mut done = Vec::new();
         for (k, l) in lines.enumerate() {

@@ -149,7 +149,7 @@ fn progress_lines_round_trip_and_a_torn_line_is_cut() {
     assert_eq!(p.whole_len, whole);
     assert!(matches!(
         Progress::parse(&text, "OTHER"),
-        Err(ProgressError::OtherSettings { .. })
+        Err(ProgressError::NotProgress { .. })
     ));
     let bad = "HEADER\n3\t+5\tmaybe\n";
     assert!(matches!(
@@ -230,4 +230,42 @@ fn duplicates_and_shards() {
     assert!(firsts.iter().all(|n| n % 3 == 1), "{firsts:?}");
     assert_eq!((1..=3).map(|k| shard_target(10, of(k, 3))).sum::<u64>(), 10);
     let _ = out(0);
+}
+
+#[test]
+fn a_progress_file_of_other_settings_names_the_options_that_differ() {
+    let header = |area: u8, depth: u32| {
+        serde_json::json!({
+            "opengen": 1, "balance": 100, "shard": null,
+            "candidates": {"size": 15, "rule": 0, "stones": {"min": 3, "max": 5}, "area": area, "seed": 1},
+            "engine": {"cmd": "e", "depth": depth},
+        })
+        .to_string()
+    };
+    let text = format!("{}\n", header(3, 4));
+    let e = Progress::parse(&text, &header(2, 6))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "made by other settings:\n  -area: 3 in the progress file, 2 now\n  -engine depth: 4 in \
+         the progress file, 6 now\nremove it, use another -o, or give the settings it was made with"
+    );
+}
+
+#[test]
+fn an_area_too_small_names_the_area_and_the_least_that_fits() {
+    // -area 0 with the default -stones 3-5: -area is at fault, and -area 1 holds 5 stones.
+    let e = settings(Rule::Freestyle, (3, 5), 0, 1).check().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "-area 0: the 1x1 square around the centre of the 15x15 board has 1 points, too few for \
+         a candidate of 5 stones: -area 1 or more holds them"
+    );
+    // No area holds 230 stones on 15x15 (225 points): then -stones is at fault.
+    let e = settings(Rule::Freestyle, (3, 230), 7, 1)
+        .check()
+        .unwrap_err();
+    assert!(e.to_string().starts_with("-stones 3-230: "), "{e}");
+    assert!(settings(Rule::Freestyle, (3, 5), 1, 1).check().is_ok());
 }

@@ -240,8 +240,8 @@ fn parse_move(fields: &[&str]) -> Result<(i64, i64, u64), String> {
         return Err(format!("{} fields", fields.len()));
     }
     let int = |f: &str| {
-        f.parse::<i64>()
-            .map_err(|_| format!("{f:?} is not a whole number"))
+        crate::numbers::whole_number(f, i64::MIN..=i64::MAX)
+            .map_err(|e| format!("{f:?} is not {e}"))
     };
     let time_ms = match fields.get(2) {
         Some(t) => t

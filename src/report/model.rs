@@ -311,6 +311,8 @@ pub struct ReportBuilder {
     reported: Vec<u64>,
     /// Engine → (CPU ms, thinking ms of the same games, peak memory) from the games' `usage`.
     usage: Vec<(u64, u64, u64)>,
+    /// Engine → its think time over every game (`times_ms`), kept to refuse a total past u64.
+    think_total: Vec<u64>,
     /// Engine → its stray lines from the games' `usage`.
     lines: Vec<crate::engine::LineCounts>,
     terminations: Vec<EngineTerminations>,
@@ -320,6 +322,16 @@ pub struct ReportBuilder {
     /// A `tune` run's θ, replayed from its steps.
     tune: Option<super::tune::TuneBuilder>,
 }
+
+/// The engines' think time, `usage` figures and stray lines over the games read.
+type Totals = (
+    Vec<u64>,
+    Vec<(u64, u64, u64)>,
+    Vec<crate::engine::LineCounts>,
+);
+
+/// The field of a game line, the engine and its figure there that take a total past u64.
+type TotalPassed = (&'static str, usize, String);
 
 impl ReportBuilder {
     /// Start from the journals' headers (one per shard journal); they must describe one run.
@@ -368,6 +380,7 @@ impl ReportBuilder {
             own_times: vec![Vec::new(); n],
             reported: vec![0; n],
             usage: vec![(0, 0, 0); n],
+            think_total: vec![0; n],
             lines: vec![Default::default(); n],
             terminations: (0..n)
                 .map(|engine| EngineTerminations {
@@ -409,6 +422,20 @@ impl ReportBuilder {
             }
         }
         let g = JournalGame::try_from(e)?;
+        // Figures read from a file are added up checked, before any of the game is counted: a
+        // total that passed u64 would wrap and print as a small one.
+        let (think_total, usage, lines) =
+            self.totals_with(e, g.opening.len())
+                .map_err(|(field, engine, value)| {
+                    let name = self
+                        .tracker
+                        .names()
+                        .get(engine)
+                        .cloned()
+                        .unwrap_or_default();
+                    let why = format!("{name}'s total over the games read passes {}", u64::MAX);
+                    bad(field, &value, why)
+                })?;
         self.openings
             .add(&crate::openings_audit::AuditGame::of(&g))?;
         let JournalGame {
@@ -432,9 +459,7 @@ impl ReportBuilder {
                 .map_err(|why| bad("tune", &iteration.to_string(), why))?;
         }
         self.count_times(e, opening.len());
-        if let Some(u) = &e.usage {
-            self.count_usage(e, opening.len(), u);
-        }
+        (self.think_total, self.usage, self.lines) = (think_total, usage, lines);
         self.count_termination(e.black_engine, e.white_engine, result, termination);
         let forbidden = if self.rule == Rule::Renju {
             forbidden_by_position(self.size, &opening, &moves)
@@ -522,18 +547,40 @@ impl ReportBuilder {
         }
     }
 
-    fn count_usage(&mut self, e: &JournalEntry, opening: usize, u: &crate::record::GameUse) {
-        for (engine, eu, colour) in [
-            (e.black_engine, u.black, Color::Black),
-            (e.white_engine, u.white, Color::White),
+    /// The engines' think time, `usage` and stray lines with game `e` added (`opening` stones
+    /// before its moves), or the field, engine and this game's figure that take a total past
+    /// u64.
+    fn totals_with(&self, e: &JournalEntry, opening: usize) -> Result<Totals, TotalPassed> {
+        let (mut think_total, mut usage, mut lines) = (
+            self.think_total.clone(),
+            self.usage.clone(),
+            self.lines.clone(),
+        );
+        for (engine, colour, eu) in [
+            (e.black_engine, Color::Black, e.usage.map(|u| u.black)),
+            (e.white_engine, Color::White, e.usage.map(|u| u.white)),
         ] {
-            let think = crate::record::think_ms(e.times_ms.iter().copied(), opening, colour);
-            let acc = &mut self.usage[engine];
-            acc.0 += eu.cpu_ms;
-            acc.1 += think;
+            let own = (e.times_ms.iter().enumerate())
+                .filter(|(i, _)| Color::of_ply(opening + i) == colour)
+                .map(|(_, &ms)| ms);
+            let passed = |field, value: String| (field, engine, value);
+            let think = crate::numbers::total(own.clone()).ok_or_else(|| {
+                let most = own.max().unwrap_or_default();
+                passed("times_ms", format!("{most} ms"))
+            })?;
+            think_total[engine] = think_total[engine]
+                .checked_add(think)
+                .ok_or_else(|| passed("times_ms", format!("{think} ms")))?;
+            let Some(eu) = eu else { continue };
+            let acc = &mut usage[engine];
+            let used = (acc.0.checked_add(eu.cpu_ms)).zip(acc.1.checked_add(think));
+            (acc.0, acc.1) =
+                used.ok_or_else(|| passed("usage", format!("cpu_ms {}", eu.cpu_ms)))?;
             acc.2 = acc.2.max(eu.peak_memory);
-            self.lines[engine].add(&eu.lines);
+            lines[engine] = (lines[engine].checked_add(&eu.lines))
+                .ok_or_else(|| passed("usage", format!("lines {:?}", eu.lines)))?;
         }
+        Ok((think_total, usage, lines))
     }
 
     fn count_termination(
@@ -980,6 +1027,39 @@ pub(crate) mod tests {
             "{err}"
         );
         assert_eq!(ReportBuilder::new(&[]).err(), Some(ReportError::NoHeader));
+    }
+
+    #[test]
+    fn totals_that_would_pass_u64_are_refused_naming_the_game_not_wrapped() {
+        let h = header(&["a", "b"], false, false, 0);
+        let mut b = ReportBuilder::new(std::slice::from_ref(&h)).unwrap();
+        // Engine 0 (black) thinks 3, 23, 43 and 63 ms a game: 129 ms.
+        let mut first = entry(1, 0, "1-0", "five");
+        first.times_ms[0] = u64::MAX - 200;
+        b.add(&first).unwrap();
+        // Its total is u64::MAX - 71: another 132 ms pass u64.
+        let err = b.add(&entry(2, 0, "1-0", "five")).unwrap_err().to_string();
+        assert!(err.starts_with("game 2: times_ms"), "{err}");
+        assert!(err.contains("passes 18446744073709551615"), "{err}");
+        let use_of = |cpu_ms: u64| {
+            let mut u = crate::record::GameUse::default();
+            u.white.cpu_ms = cpu_ms;
+            Some(u)
+        };
+        let mut cpu = entry(3, 0, "1-0", "five");
+        cpu.times_ms = vec![0; cpu.times_ms.len()];
+        cpu.usage = use_of(u64::MAX);
+        b.add(&cpu).unwrap();
+        let mut more = cpu.clone();
+        more.game = 4;
+        more.usage = use_of(1);
+        let err = b.add(&more).unwrap_err().to_string();
+        assert!(err.starts_with("game 4: usage"), "{err}");
+        // The refused games were not counted, in part or whole.
+        let r = b.finish(RunState::Ended);
+        assert_eq!(r.games.len(), 2);
+        assert_eq!(r.times[1].cpu_ms, u64::MAX);
+        assert_eq!(r.times[0].total_ms, u64::MAX - 71);
     }
 
     #[test]

@@ -64,8 +64,9 @@ pub enum ConsoleEvent {
     },
     /// `-fatalerror` and an engine failed in `game`.
     EngineFailureStop { game: GameId, reason: String },
-    /// A write to an output failed: no new game starts.
-    OutputFailedStop,
+    /// A write to an output failed: no new game starts. `resumable`: the run has a journal, so
+    /// `-resume` completes it once the cause is fixed (without one it can only be run again).
+    OutputFailedStop { resumable: bool },
     /// A results block every `-ratinginterval` games.
     Results {
         block: String,
@@ -179,12 +180,19 @@ impl ConsoleEvent {
             E::EngineFailureStop { game, reason } => out(format!(
                 "Stopping: engine failure in game {game} ({reason}) and -fatalerror is set"
             )),
-            E::OutputFailedStop => out(
+            E::OutputFailedStop { resumable } => out(format!(
                 "Stopping: an output could not be written (see the error above); no new game \
-                 starts. Once the cause is fixed, run the same command with -resume to complete \
-                 the run"
-                    .into(),
-            ),
+                 starts. {}",
+                match resumable {
+                    true =>
+                        "Once the cause is fixed, run the same command with -resume to complete \
+                             the run",
+                    // -resume needs the journal that -journal off left out.
+                    false =>
+                        "The run has no journal (-journal off), so it cannot be resumed: \
+                              once the cause is fixed, run it again",
+                }
+            )),
             E::Results {
                 block,
                 follows_block,
@@ -394,11 +402,19 @@ mod tests {
                 true,
             ),
             (
-                E::OutputFailedStop,
+                E::OutputFailedStop { resumable: true },
                 Stdout,
                 "Stopping: an output could not be written (see the error above); no new game \
                  starts. Once the cause is fixed, run the same command with -resume to complete \
                  the run\n",
+                true,
+            ),
+            (
+                E::OutputFailedStop { resumable: false },
+                Stdout,
+                "Stopping: an output could not be written (see the error above); no new game \
+                 starts. The run has no journal (-journal off), so it cannot be resumed: once the \
+                 cause is fixed, run it again\n",
                 true,
             ),
             (

@@ -88,6 +88,8 @@ pub struct DispatchSettings {
     pub white_first: Option<std::sync::Arc<crate::opening::OpeningParity>>,
     /// `tune`: the tuning (engine 0 plays θ+, engine 1 θ−) and the run's seed.
     pub tune: Option<(TuneSetup, u64)>,
+    /// The run writes a journal, so a stopped run can be completed with `-resume`.
+    pub resumable: bool,
 }
 
 /// How a run that the SPRT decided ends.
@@ -297,7 +299,9 @@ impl Dispatcher {
                 // stops as failed, and the games in flight cannot be written either.
                 self.stop = Some(StopReason::OutputFailed);
                 vec![
-                    Action::Console(ConsoleEvent::OutputFailedStop),
+                    Action::Console(ConsoleEvent::OutputFailedStop {
+                        resumable: self.settings.resumable,
+                    }),
                     Action::AbandonGames,
                 ]
             }
@@ -605,6 +609,7 @@ mod tests {
             report: false,
             white_first: None,
             tune: None,
+            resumable: true,
         }
     }
 
@@ -838,13 +843,27 @@ mod tests {
         d.on_event(record(&slots[0], None, None));
         let actions = d.on_event(Event::OutputFailed);
         assert!(actions.iter().any(|a| matches!(a, Action::AbandonGames)));
-        assert!(told(&actions).contains(&&ConsoleEvent::OutputFailedStop));
+        let stop = ConsoleEvent::OutputFailedStop { resumable: true };
+        assert!(told(&actions).contains(&&stop));
+
         assert_eq!(d.stop_reason(), StopReason::OutputFailed);
         assert!(take(&mut d).is_none(), "no new game starts");
         d.on_event(Event::Abandoned(slots[1].game));
         d.on_event(Event::Interrupt);
         assert_eq!(d.stop_reason(), StopReason::OutputFailed);
-        assert_eq!(d.finished_games(), 1);
+        assert_eq!(d.finished_games(), 1); // Without a journal (-journal off) there is nothing to resume: the advice says so.
+        let mut journalless = dispatcher(
+            DispatchSettings {
+                resumable: false,
+                ..settings()
+            },
+            2,
+            8,
+        );
+        let _ = take(&mut journalless);
+        let actions = journalless.on_event(Event::OutputFailed);
+        let stop = ConsoleEvent::OutputFailedStop { resumable: false };
+        assert!(told(&actions).contains(&&stop));
     }
 
     #[test]

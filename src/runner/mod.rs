@@ -157,6 +157,7 @@ fn dispatch_settings(
             .tune
             .as_ref()
             .map(|t| (t.setup.clone(), config.seed.get())),
+        resumable: config.outputs.journal.is_some(),
     }
 }
 

@@ -121,33 +121,7 @@ pub fn differences(journal: &RunSettings, now: &RunSettings) -> Vec<String> {
         }
         v
     };
-    let mut out = Vec::new();
-    diff_values("", &strip(journal), &strip(now), &mut out);
-    out
-}
-
-fn diff_values(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
-    use serde_json::Value;
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-            for k in keys {
-                let p = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
-                diff_values(&p, &x[k.as_str()], &y[k.as_str()], out);
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (u, v)) in x.iter().zip(y).enumerate() {
-                diff_values(&format!("{path}[{i}]"), u, v, out);
-            }
-        }
-        _ if a != b => out.push(format!("{path}: {a} in the journal, {b} now")),
-        _ => {}
-    }
+    crate::settings_diff::differences(&strip(journal), &strip(now), "journal", &|p| p.to_string())
 }
 
 /// Read, check and repair the journal to resume (`target`, the configured one); `config` adopts

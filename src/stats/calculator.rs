@@ -43,24 +43,49 @@ fn parse_counts<const K: usize>(what: &'static str, input: &str) -> Result<[u64;
     }
     let mut out = [0u64; K];
     for (slot, field) in out.iter_mut().zip(&fields) {
-        *slot = field.parse().map_err(|_| StatsError::BadCount {
-            what,
-            input: input.to_string(),
-            field: field.to_string(),
+        *slot = crate::numbers::whole_number(field, 0..=u64::MAX).map_err(|expected| {
+            StatsError::BadCount {
+                what,
+                input: input.to_string(),
+                field: field.to_string(),
+                expected,
+            }
         })?;
     }
     Ok(out)
 }
 
+/// The games that `counts` (`per` games each) stand for, refused where they pass `u64::MAX`:
+/// the totals printed are the true ones.
+fn checked_games(
+    what: &'static str,
+    input: &str,
+    counts: &[u64],
+    per: u64,
+) -> Result<(), StatsError> {
+    crate::numbers::total(counts.iter().copied())
+        .and_then(|n| n.checked_mul(per))
+        .map(|_| ())
+        .ok_or_else(|| StatsError::TooManyGames {
+            what,
+            input: input.to_string(),
+        })
+}
+
 /// Parses `W,L,D` (wins, losses, draws of the first engine; spaces allowed around commas).
 pub fn parse_wld(input: &str) -> Result<Wld, StatsError> {
-    let [w, l, d] = parse_counts("--wld W,L,D", input)?;
+    let what = "--wld W,L,D";
+    let [w, l, d] = parse_counts(what, input)?;
+    checked_games(what, input, &[w, l, d], 1)?;
     Ok(Wld::new(w, l, d))
 }
 
 /// Parses `LL,LD,WL+DD,WD,WW` (pair counts by half points of the first engine, 0 to 4).
 pub fn parse_ptnml(input: &str) -> Result<Pentanomial, StatsError> {
-    parse_counts("--ptnml LL,LD,WL+DD,WD,WW", input).map(Pentanomial)
+    let what = "--ptnml LL,LD,WL+DD,WD,WW";
+    let pairs: [u64; 5] = parse_counts(what, input)?;
+    checked_games(what, input, &pairs, 2)?;
+    Ok(Pentanomial(pairs))
 }
 
 /// Result of the SPRT calculator. Non-finite figures (degenerate counts) serialize as `null`.
@@ -250,11 +275,35 @@ mod tests {
         let e = parse_ptnml("1,2,-3,4,5").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "--ptnml LL,LD,WL+DD,WD,WW: \"-3\" in \"1,2,-3,4,5\" is not a non-negative integer"
+            "--ptnml LL,LD,WL+DD,WD,WW: \"-3\" in \"1,2,-3,4,5\" is not a whole number from 0 to \
+             18446744073709551615"
         );
         assert!(parse_wld("1,,2").is_err());
         assert_eq!(Counts::from_args(None, None), Err(StatsError::CountsChoice));
         assert!(Counts::from_args(Some("1,2,3"), Some("1,2,3,4,5")).is_err());
+    }
+
+    #[test]
+    fn counts_whose_games_pass_u64_are_refused_not_wrapped() {
+        // Games of 2^63 + 2^63 + 1 pairs (twice that) and of 2^64 - 1 + 1 games do not fit.
+        let e = parse_ptnml("9223372036854775808,9223372036854775808,0,0,1").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--ptnml LL,LD,WL+DD,WD,WW: \"9223372036854775808,9223372036854775808,0,0,1\" adds \
+             up to more than 18446744073709551615 games"
+        );
+        assert!(parse_wld("18446744073709551615,1,0").is_err());
+        // Pairs that fit but whose games (two a pair) do not.
+        assert!(parse_ptnml("9223372036854775808,0,0,0,0").is_err());
+        // The largest that fit are taken, and their totals printed true.
+        let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05, SprtModel::Normalized).unwrap();
+        let w = parse_wld("18446744073709551614,1,0").unwrap();
+        let c = sprt_calculator(Counts::Wld(w), &sprt);
+        assert_eq!(c.games, u64::MAX);
+        assert!(c.to_text().contains("(18446744073709551615 games)"));
+        let p = parse_ptnml("9223372036854775806,0,0,0,1").unwrap();
+        let c = sprt_calculator(Counts::Ptnml(p), &sprt);
+        assert_eq!((c.pairs, c.games), (Some((1 << 63) - 1), u64::MAX - 1));
     }
 
     #[test]

@@ -48,13 +48,18 @@ pub enum StatsError {
         expected: usize,
         found: usize,
     },
-    /// A field of a typed count list is not a whole number zero or above.
-    #[error("{what}: {field:?} in {input:?} is not a non-negative integer")]
+    /// A field of a typed count list is not a whole number zero or above (that fits a u64).
+    #[error("{what}: {field:?} in {input:?} is not {expected}")]
     BadCount {
         what: &'static str,
         input: String,
         field: String,
+        expected: crate::numbers::NotWhole,
     },
+    /// A typed count list whose games add up to more than a u64 holds: the totals printed
+    /// would wrap.
+    #[error("{what}: {input:?} adds up to more than {} games", u64::MAX)]
+    TooManyGames { what: &'static str, input: String },
     /// Neither or both of the win/loss/draw and pentanomial count lists were given.
     #[error("give exactly one of --wld W,L,D or --ptnml LL,LD,WL+DD,WD,WW")]
     CountsChoice,

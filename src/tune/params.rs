@@ -126,9 +126,9 @@ pub enum ParamsError {
         text: String,
         first_line: usize,
     },
-    /// A file without any parameter line (its last line is named).
-    #[error("{}:{line}: no parameter in the file (only blank lines and # comments)", path.display())]
-    Empty { path: PathBuf, line: usize },
+    /// A file without any parameter line.
+    #[error("{}: holds no parameter (only blank lines and # comments)", path.display())]
+    Empty { path: PathBuf },
 }
 
 /// Shortest text that reads back as the same `f64`, never in exponent form; `-0` is written `0`.
@@ -221,25 +221,57 @@ fn parse_line(raw: &str, path: &Path, line: usize) -> Result<Option<Line>, Param
     Ok(Some(Line { format, param }))
 }
 
+/// The values an engine may be sent: those of a 64-bit integer (2^63 is the first f64 past
+/// `i64::MAX`), for a float as for an int, so that every value is a normal decimal of at most 19
+/// digits before the point.
+const SENDABLE: std::ops::Range<f64> = -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
+
+/// A number of a message: in exponent form where its decimal would be long (`1e308`, not 309
+/// digits).
+fn short(x: f64) -> String {
+    let a = x.abs();
+    if a >= 1e15 || (a != 0.0 && a < 1e-6) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// Why a parameter's numbers cannot be tuned, if they cannot.
 fn check_ranges(p: &Param) -> Result<(), String> {
-    if p.min > p.max {
-        return Err(format!("min {} is above max {}", p.min, p.max));
+    let (start, min, max) = (short(p.start), short(p.min), short(p.max));
+    if p.min >= p.max {
+        return Err(format!("min {min} is not below max {max}"));
     }
     if p.start < p.min || p.start > p.max {
-        return Err(format!(
-            "start {} is outside [{}, {}]",
-            p.start, p.min, p.max
-        ));
+        return Err(format!("start {start} is outside [{min}, {max}]"));
     }
     if p.c_end <= 0.0 {
-        return Err(format!("c_end {} is not positive", p.c_end));
+        return Err(format!("c_end {} is not positive", short(p.c_end)));
     }
     if p.r_end <= 0.0 {
-        return Err(format!("r_end {} is not positive", p.r_end));
+        return Err(format!("r_end {} is not positive", short(p.r_end)));
+    }
+    for (name, x, text) in [("min", p.min, &min), ("max", p.max, &max)] {
+        if !SENDABLE.contains(&x) {
+            return Err(format!(
+                "{name} {text} is past the values an engine is sent (-9223372036854775808 to \
+                 9223372036854775807)"
+            ));
+        }
     }
     if p.kind == ParamKind::Int && p.min.ceil() > p.max.floor() {
-        return Err(format!("no integer in [{}, {}]", p.min, p.max));
+        return Err(format!("no integer in [{min}, {max}]"));
+    }
+    // SPSA plays θ + c·Δ against θ − c·Δ: a c lost in the rounding of the values would play
+    // the same values on both sides, every game, and learn nothing.
+    let largest = p.min.abs().max(p.max.abs());
+    if largest + p.c_end == largest {
+        return Err(format!(
+            "c_end {} is lost in the rounding of values as large as {}: θ+ and θ− would be the same",
+            short(p.c_end),
+            short(largest)
+        ));
     }
     Ok(())
 }
@@ -259,10 +291,8 @@ impl Params {
     pub fn parse(text: &str, path: &Path) -> Result<Params, ParamsError> {
         let mut first: Option<(ParamsFormat, usize)> = None;
         let mut list: Vec<(Param, usize)> = Vec::new();
-        let mut lines = 0;
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
-            lines = line;
             let Some(parsed) = parse_line(raw, path, line)? else {
                 continue;
             };
@@ -293,7 +323,6 @@ impl Params {
         let Some((format, _)) = first else {
             return Err(ParamsError::Empty {
                 path: path.to_path_buf(),
-                line: lines,
             });
         };
         Ok(Params {
@@ -377,8 +406,8 @@ mod tests {
             | ParamsError::Number { line, .. }
             | ParamsError::Range { line, .. }
             | ParamsError::Name { line, .. }
-            | ParamsError::Duplicate { line, .. }
-            | ParamsError::Empty { line, .. } => *line,
+            | ParamsError::Duplicate { line, .. } => *line,
+            ParamsError::Empty { .. } => unreachable!("no line to name"),
             ParamsError::Read { .. } => unreachable!("parse reads no file"),
         };
         let msg = e.to_string();
@@ -438,7 +467,7 @@ mod tests {
     #[test]
     fn every_refusal_names_its_line() {
         let ob = "a, int, 1, 0, 2, 1, 0.002\n";
-        let cases: [(&str, usize, &str); 16] = [
+        let cases: [(&str, usize, &str); 15] = [
             ("a, int, 1, 0, 2\n", 1, "is neither"),
             ("a, double, 1, 0, 2, 1, 0.002\n", 1, "is neither"),
             ("MESSAGE a, int, 1, 0, 2, 1, 0.002\n", 1, "is neither"),
@@ -454,7 +483,7 @@ mod tests {
                 "start \"x\" is not a number",
             ),
             ("a,1,0,inf,1,0.002\n", 1, "max \"inf\" is not a number"),
-            ("a,1,3,2,1,0.002\n", 1, "min 3 is above max 2"),
+            ("a,1,3,2,1,0.002\n", 1, "min 3 is not below max 2"),
             ("a,5,0,2,1,0.002\n", 1, "start 5 is outside [0, 2]"),
             ("a,1,0,2,0,0.002\n", 1, "c_end 0 is not positive"),
             ("a,1,0,2,1,-1\n", 1, "r_end -1 is not positive"),
@@ -466,12 +495,53 @@ mod tests {
             (&format!("{ob}\n{ob}"), 3, "already defined on line 1"),
             ("MESSAGE two words,1,0,2,1,0.002\n", 1, "name \"two words\""),
             (", int, 1, 0, 2, 1, 0.002\n", 1, "name \"\""),
-            ("# nothing\n\n", 2, "no parameter"),
         ];
         for (text, line, part) in cases {
             let (got, msg) = refusal(text);
             assert_eq!(got, line, "{text:?}: {msg}");
             assert!(msg.contains(part), "{text:?}: {msg}");
+        }
+    }
+
+    #[test]
+    fn values_an_engine_cannot_be_sent_or_spsa_cannot_move_are_refused() {
+        let cases = [
+            // The issue's line: θ+ = θ− (20 is lost at 1e300) and a 301-digit number sent.
+            ("eval_four, int, 1e300, 0, 1e308, 20, 0.002", "max 1e308"),
+            ("a, int, 0, -1e19, 5, 1, 0.002", "min -1e19"),
+            (
+                "a, int, 9223372036854775807, 0, 9223372036854775807, 1, 0.002",
+                "max 9.223372036854776e18",
+            ),
+            ("a, float, 1e200, 0, 1e300, 1, 0.002", "max 1e300"),
+            ("a,3,3,3,1,0.002", "min 3 is not below max 3"),
+            ("a, float, 1e15, 0, 1e15, 0.01, 0.002", "c_end 0.01 is lost"),
+        ];
+        for (text, part) in cases {
+            let (line, msg) = refusal(&format!("{text}\n"));
+            assert_eq!(line, 1, "{text:?}: {msg}");
+            assert!(msg.contains(part), "{text:?}: {msg}");
+        }
+        // The widest bounds an int parameter may have, and a float's perturbation that shows.
+        let p =
+            parse("a, int, 0, -9223372036854775808, 9223372036854774784, 4096, 0.002\n").unwrap();
+        let sent = p.value_text(0, p.list[0].max);
+        assert_eq!(
+            sent.parse::<i64>().map(|n| n as f64),
+            Ok(p.list[0].max),
+            "{sent}"
+        );
+        assert!(parse("a, float, 1e15, 0, 1e15, 0.5, 0.002\n").is_ok());
+    }
+
+    #[test]
+    fn a_file_without_parameters_is_named_without_a_line() {
+        for text in ["", "# nothing\n\n"] {
+            let e = parse(text).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                "p.txt: holds no parameter (only blank lines and # comments)"
+            );
         }
     }
 

@@ -183,12 +183,8 @@ pub enum SampleConfigError {
     #[error("-sample: unknown key {key:?} (in {key}={value}); expected freq, format, file, eval or multipv")]
     UnknownKey { key: String, value: String },
     /// The same key twice: which one was meant is unclear, so neither wins.
-    #[error("-sample: {key} given twice ({first:?} and {second:?})")]
-    Duplicate {
-        key: String,
-        first: String,
-        second: String,
-    },
+    #[error(transparent)]
+    Duplicate(#[from] crate::cli::RepeatedKey),
     /// freq= is not a number.
     #[error("-sample: freq={value} is not a number")]
     BadFreq { value: String },
@@ -269,14 +265,12 @@ impl SampleConfig {
                     value: value.clone(),
                 });
             }
-            if let Some(first) = seen.insert(key, value) {
-                return Err(SampleConfigError::Duplicate {
-                    key: key.clone(),
-                    first: first.to_string(),
-                    second: value.clone(),
-                });
-            }
+            seen.insert(key, value);
         }
+        crate::cli::refuse_repeated_keys(
+            "-sample",
+            kvs.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        )?;
         let freq = match seen.get("freq") {
             None => 1.0,
             Some(v) => {
@@ -609,7 +603,7 @@ mod tests {
         let e = SampleConfig::parse(&kv(&[("freqq", "1")])).unwrap_err();
         assert!(e.to_string().contains("freqq=1"), "{e}");
         let e = SampleConfig::parse(&kv(&[("file", "a"), ("file", "b")])).unwrap_err();
-        assert!(matches!(e, SampleConfigError::Duplicate { .. }));
+        assert_eq!(e.to_string(), "-sample: file given twice (\"a\" and \"b\")");
     }
 
     #[test]
