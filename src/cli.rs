@@ -337,6 +337,16 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(raw.engines.len(), 2);
+        // A second -openings (or -sample, -sprt, ...) replaces the first, as a script giving a
+        // default and then its own expects; only -each's lists add up.
+        let raw = parse_legacy(&words(
+            "-openings file=a type=pos -openings file=b type=psq moves=4 -sample freq=1 -sample freq=0.5",
+        ))
+        .unwrap();
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let openings = [kv("file", "b"), kv("type", "psq"), kv("moves", "4")];
+        assert_eq!(raw.openings.as_deref(), Some(&openings[..]));
+        assert_eq!(raw.sample.as_deref(), Some(&[kv("freq", "0.5")][..]));
     }
 
     #[test]

@@ -228,6 +228,43 @@ pub enum TrackerError {
     /// The SPRT compares two engines.
     #[error("the journals hold {0} engine pairs; the SPRT compares two engines")]
     NotTwoEngines(usize),
+    /// A journal without a header names an engine or a pair past what a schedule makes: the
+    /// reader sizes its tables by the largest index, so it is refused rather than allocated.
+    #[error("game {game}: {what} index {index} is past the largest a journal without a header may use ({max})")]
+    IndexTooLarge {
+        game: u64,
+        what: &'static str,
+        index: usize,
+        max: usize,
+    },
+}
+
+/// The largest engine index of a journal without a header: its crosstable is engines × engines
+/// (64 MiB at 1,024).
+pub const MAX_ENGINE_INDEX: usize = 1023;
+/// The largest pair index of a journal without a header: a round robin of 1,024 engines has
+/// 523,776 pairs.
+pub const MAX_PAIR_INDEX: usize = (1 << 19) - 1;
+
+/// Refuse an engine or pair index that would size a table past its bound.
+fn check_indices(games: &[&GameSummary]) -> Result<(), TrackerError> {
+    for e in games {
+        for (what, index, max) in [
+            ("black engine", e.black_engine, MAX_ENGINE_INDEX),
+            ("white engine", e.white_engine, MAX_ENGINE_INDEX),
+            ("pair", e.pair, MAX_PAIR_INDEX),
+        ] {
+            if index > max {
+                return Err(TrackerError::IndexTooLarge {
+                    game: e.game,
+                    what,
+                    index,
+                    max,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How a journal says its games pair, or how it was guessed for journals without a header.
@@ -276,6 +313,7 @@ pub fn from_journal(entries: &[GameSummary], sprt: Option<Sprt>) -> Result<Repla
             games.push(e);
         }
     }
+    check_indices(&games)?;
     let (names, pairs) = engines_and_pairs(&games);
     let pairing = PairingOrigin::Guessed {
         paired: guess_paired(&games),
@@ -493,6 +531,38 @@ mod tests {
         e.result = result.parse().unwrap();
         e.opening = String::new();
         e
+    }
+
+    #[test]
+    fn indices_past_a_schedule_are_refused_not_allocated() {
+        // An old journal's engine or pair index sizes the reader's tables: near 2^63 it was a
+        // "capacity overflow" panic, at 2^40 an allocation of terabytes.
+        let mut e = entry(1, 0, 0, "1-0");
+        e.black_engine = usize::MAX / 2;
+        let err = from_journal(&[e], None).unwrap_err();
+        assert!(matches!(
+            err,
+            TrackerError::IndexTooLarge {
+                game: 1,
+                what: "black engine",
+                ..
+            }
+        ));
+        assert!(
+            err.to_string().starts_with("game 1: black engine index"),
+            "{err}"
+        );
+        let mut e = entry(2, 0, 1, "0-1");
+        e.pair = MAX_PAIR_INDEX + 1;
+        let err = from_journal(&[e], None).unwrap_err().to_string();
+        assert!(
+            err.contains("pair index 524288") && err.contains("(524287)"),
+            "{err}"
+        );
+        // At the bounds they are read.
+        let mut e = entry(3, 0, 0, "1-0");
+        e.white_engine = MAX_ENGINE_INDEX;
+        assert!(from_journal(&[e], None).is_ok());
     }
 
     #[test]

@@ -50,12 +50,17 @@ impl Parsed {
         self.of(name).into_iter().any(|g| *g == Given::Flag)
     }
 
-    /// The settings of the option `name`, every list given joined (`None` when not given).
+    /// The settings of the option `name` (`None` when not given): the last list given, or every
+    /// list joined where they add up (`table::lists_add_up`).
     pub fn settings(&self, name: &str) -> Option<KeyValues> {
         let mut out: Option<KeyValues> = None;
         for g in self.of(name) {
             if let Given::Settings(kvs) = g {
-                out.get_or_insert_with(Vec::new).extend(kvs.iter().cloned());
+                let list = out.get_or_insert_with(Vec::new);
+                if !table::lists_add_up(name) {
+                    list.clear();
+                }
+                list.extend(kvs.iter().cloned());
             }
         }
         out
@@ -168,10 +173,10 @@ pub fn parse(command: Command, args: &[String]) -> Result<Parsed, CliError> {
         };
         p.items.push((row, given));
     }
-    // Several lists of one option add up (-each, a subcommand's -sample): a key in two of them
-    // is given twice as well. Each -engine is an engine of its own.
+    // Where lists add up (-each), a key in two of them is given twice as well; elsewhere the
+    // last list replaces the others (a script's `-openings` after a default one).
     for row in table::rows_of(command).filter(|r| matches!(r.takes, Takes::Settings { .. })) {
-        if row.name() == "-engine" {
+        if !table::lists_add_up(row.name()) {
             continue;
         }
         let all = p.items.iter().filter(|(r, _)| std::ptr::eq(*r, row));

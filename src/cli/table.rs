@@ -137,6 +137,14 @@ impl Command {
     }
 }
 
+/// Whether the `key=value` lists of an option given several times add up (`-each`, as in
+/// c-gomoku-cli) rather than the last replacing the others (`-openings`, `-sample`, ...: a
+/// script may give a default and then its own). Where they add up, a key in two of them is a
+/// key given twice.
+pub fn lists_add_up(option: &str) -> bool {
+    option == "-each"
+}
+
 /// What follows an option on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Takes {

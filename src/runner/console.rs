@@ -183,15 +183,7 @@ impl ConsoleEvent {
             E::OutputFailedStop { resumable } => out(format!(
                 "Stopping: an output could not be written (see the error above); no new game \
                  starts. {}",
-                match resumable {
-                    true =>
-                        "Once the cause is fixed, run the same command with -resume to complete \
-                             the run",
-                    // -resume needs the journal that -journal off left out.
-                    false =>
-                        "The run has no journal (-journal off), so it cannot be resumed: \
-                              once the cause is fixed, run it again",
-                }
+                after_failed_output(*resumable)
             )),
             E::Results {
                 block,
@@ -212,14 +204,7 @@ impl ConsoleEvent {
                 reason,
             } => out(format!(
                 "Finished {finished} of {total} games{}",
-                match reason {
-                    StopReason::Completed => "",
-                    StopReason::Interrupted => " (interrupted)",
-                    StopReason::EngineFailure => " (stopped: engine failure)",
-                    StopReason::SprtH0 => " (SPRT: H0 accepted)",
-                    StopReason::SprtH1 => " (SPRT: H1 accepted)",
-                    StopReason::OutputFailed => " (stopped: an output could not be written)",
-                }
+                summary_suffix(*reason)
             )),
             E::ResumeNote(note) => err(format!("Resume: {note}")),
             E::Resuming {
@@ -242,6 +227,30 @@ impl ConsoleEvent {
             E::Warning(w) => err(format!("warning: {w}")),
             E::Error(e) => err(format!("error: {e}")),
         }
+    }
+}
+
+/// What to do after a failed output stopped the run.
+fn after_failed_output(resumable: bool) -> &'static str {
+    match resumable {
+        true => "Once the cause is fixed, run the same command with -resume to complete the run",
+        // -resume needs the journal that -journal off left out.
+        false => {
+            "The run has no journal (-journal off), so it cannot be resumed: once the cause is \
+             fixed, run it again"
+        }
+    }
+}
+
+/// The summary line's ending: why the run stopped, nothing when it completed.
+fn summary_suffix(reason: StopReason) -> &'static str {
+    match reason {
+        StopReason::Completed => "",
+        StopReason::Interrupted => " (interrupted)",
+        StopReason::EngineFailure => " (stopped: engine failure)",
+        StopReason::SprtH0 => " (SPRT: H0 accepted)",
+        StopReason::SprtH1 => " (SPRT: H1 accepted)",
+        StopReason::OutputFailed => " (stopped: an output could not be written)",
     }
 }
 
