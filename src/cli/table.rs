@@ -530,12 +530,12 @@ pub fn row_of_opt(opt: Opt) -> &'static Row {
 /// The exit codes of every command, for the help, the man page and the reference.
 pub const EXIT_CODES: &[(u8, &str)] = &[
     (0, "done (a match: all games played, or the SPRT accepted H1)"),
-    (1, "an error in the input (option values, files, lines) or an output path that cannot be used; check: an item failed"),
+    (1, "an error in the input (option values, files, lines) or an output path that cannot be used; check: an item failed; openings generate: fewer openings than -count"),
     (2, "command-line usage error (unknown option, missing value)"),
     (3, "the SPRT accepted H0"),
     (4, "stopped by -fatalerror after an engine failure"),
-    (5, "stopped because a write to the journal, a record or the samples failed (full disk): what was written is intact; -resume completes the run"),
-    (130, "interrupted by Ctrl-C or SIGTERM (continue with -resume)"),
+    (5, "stopped because a write to the journal, a record, the samples or a tuning's -tuneout file failed (full disk): what was written is intact; -resume completes the run"),
+    (130, "interrupted by Ctrl-C, SIGINT or SIGTERM (continue with -resume); check, tune and openings generate print what they did so far"),
 ];
 
 #[cfg(test)]
