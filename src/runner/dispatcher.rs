@@ -851,7 +851,8 @@ mod tests {
         d.on_event(Event::Abandoned(slots[1].game));
         d.on_event(Event::Interrupt);
         assert_eq!(d.stop_reason(), StopReason::OutputFailed);
-        assert_eq!(d.finished_games(), 1); // Without a journal (-journal off) there is nothing to resume: the advice says so.
+        assert_eq!(d.finished_games(), 1);
+        // Without a journal (-journal off) there is nothing to resume: the advice says so.
         let mut journalless = dispatcher(
             DispatchSettings {
                 resumable: false,
