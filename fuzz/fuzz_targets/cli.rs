@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
 use gomoku_cli::cli::{args_from_os, parse_legacy};
-use gomoku_cli::config::Config;
+use gomoku_cli::config::{Config, Env};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -24,9 +24,10 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    match Config::from_raw(&raw) {
+    // An empty environment: what a run reads of it (SLURM variables, PATH) is not the input here.
+    match Config::from_raw(&raw, &Env::default()) {
         Ok(config) => {
-            let _ = config.journal.as_ref().map(|j| j.path());
+            let _ = config.outputs.journal.as_ref().map(|j| j.path());
         }
         Err(e) => assert!(!e.to_string().is_empty()),
     }

@@ -9,12 +9,12 @@
 //! (`render_entry`, `render_header`) reads back equal.
 #![no_main]
 
-use gomoku_cli::record::journal::{
+use gomoku_cli::journal::{
     render_entry, render_header, GameSummary, Item, JournalEntry, JournalError, JournalHeader,
     Stream,
 };
 use gomoku_cli::record::samples::{game_rng, samples_of};
-use gomoku_cli::record::{msg, pgn, psq, sgf};
+use gomoku_cli::record::{msg, pgn, psq, sgf, Evals};
 use gomoku_cli::renlib::{CodePage, LibGame, Library};
 use gomoku_cli::tracker;
 use libfuzzer_sys::fuzz_target;
@@ -90,9 +90,9 @@ fuzz_target!(|data: &[u8]| {
             lib.merge_game(&game, CodePage::default());
         }
         let Ok(record) = e.to_record() else { continue };
-        let _ = pgn::render(&record, "fuzz");
-        let _ = sgf::render(&record, "fuzz");
-        let _ = msg::render(&record);
+        let _ = pgn::render(&record, "fuzz", Evals::On);
+        let _ = sgf::render(&record, "fuzz", Evals::On);
+        let _ = msg::render(&record, Evals::On);
         let _ = psq::render(&record);
         let _ = samples_of(&record, 1.0, &mut game_rng(1, e.game));
     }
