@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where the runner's time goes at 16 and 32 slots on a many-core machine (issue 37), against
 # c-gomoku-cli: perf counters, a sampled profile by thread and symbol, and scheduler wake-up
-# latencies (perf sched), written as text into OUTDIR.
+# latencies (perf sched) and system calls by thread name and number, written as text into OUTDIR.
 #
 #   bench/profile_manycore.sh DIR OUTDIR
 #
@@ -49,6 +49,17 @@ for conc in 16 32; do
   [ -n "${SMALL:-}" ] && games=64
   run new "$D/gomoku-cli-prof" $conc $games -journal off -noprogress
   run c "$D/c-gomoku-cli" $conc $games
+done
+# System calls of each runner's threads by number (every 4th sampled), engines apart by name.
+for name in new c; do
+  bin=$D/gomoku-cli-prof; extra="-journal off -noprogress"
+  [ $name = c ] && bin=$D/c-gomoku-cli && extra=""
+  cd "$W"
+  timeout 60 $P record -e raw_syscalls:sys_enter -c 4 -o "$W/sys-$name.data" -- "$bin" $extra -each "cmd=$ENGINE" \
+    -engine name=a -engine name=b -rule 0 -boardsize 15 -games ${SYS_GAMES:-800} -repeat -concurrency 16 </dev/null >/dev/null 2>>"$log"
+  $P script -i "$W/sys-$name.data" -F comm,trace 2>/dev/null | awk '{c[$1" "$2" "$3]++} END {for (k in c) print c[k]*4, k}' \
+    | sort -rn | head -40 >"$OUT/sys-$name.txt"
+  rm -f "$W/sys-$name.data"
 done
 # perf sched: wake-up latency over one short run each (may be unavailable).
 for name in new c; do

@@ -603,6 +603,9 @@ pub struct Child {
     /// `None` only while being dropped.
     pidfd: Option<AsyncFd<OwnedFd>>,
     status: Option<ExitStatus>,
+    /// How many times `waitpid` was asked (a test's count: waiting must not ask on every poll).
+    #[cfg(test)]
+    waitpid_calls: u32,
 }
 
 impl Child {
@@ -614,6 +617,8 @@ impl Child {
             pid,
             pidfd: Some(pidfd),
             status: None,
+            #[cfg(test)]
+            waitpid_calls: 0,
         })
     }
 
@@ -632,29 +637,40 @@ impl Child {
         if let Some(status) = self.status {
             return Ok(Some(status));
         }
-        let mut raw = 0;
-        // SAFETY: waitpid(2) on our own, not yet reaped child.
-        match unsafe { libc::waitpid(self.pid, &mut raw, libc::WNOHANG) } {
-            0 => Ok(None),
-            pid if pid == self.pid => {
-                self.status = Some(ExitStatus::from_raw(raw));
-                Ok(self.status)
-            }
-            _ => Err(io::Error::last_os_error()),
+        #[cfg(test)]
+        {
+            self.waitpid_calls += 1;
         }
+        self.status = reap(self.pid)?;
+        Ok(self.status)
     }
 
-    /// Waits for the child to exit. Cancel-safe.
+    /// Waits for the child to exit. Cancel-safe. `waitpid` is asked only once the pidfd says
+    /// the child has exited: a session waits on its engine beside every read of a line, and a
+    /// system call per poll was one in three of a slot's per move (issue 37).
     pub async fn wait(&mut self) -> io::Result<ExitStatus> {
         loop {
-            if let Some(status) = self.try_wait()? {
+            if let Some(status) = self.status {
                 return Ok(status);
             }
             let Some(pidfd) = &self.pidfd else {
                 return Err(io::Error::other("child handle already released"));
             };
-            // The pidfd turns readable once the process has exited.
-            pidfd.readable().await?.clear_ready();
+            // The pidfd turns readable once the process has exited (at once if it already has:
+            // epoll reports a descriptor that is ready when registered).
+            let mut ready = pidfd.readable().await?;
+            #[cfg(test)]
+            {
+                self.waitpid_calls += 1;
+            }
+            match reap(self.pid)? {
+                Some(status) => {
+                    drop(ready);
+                    self.status = Some(status);
+                    return Ok(status);
+                }
+                None => ready.clear_ready(),
+            }
         }
     }
 
@@ -681,6 +697,17 @@ impl Child {
         } else {
             Err(io::Error::last_os_error())
         }
+    }
+}
+
+/// `waitpid(pid, WNOHANG)`: the exit status if the child has exited, reaping it.
+fn reap(pid: libc::pid_t) -> io::Result<Option<ExitStatus>> {
+    let mut raw = 0;
+    // SAFETY: waitpid(2) on our own, not yet reaped child.
+    match unsafe { libc::waitpid(pid, &mut raw, libc::WNOHANG) } {
+        0 => Ok(None),
+        p if p == pid => Ok(Some(ExitStatus::from_raw(raw))),
+        _ => Err(io::Error::last_os_error()),
     }
 }
 
@@ -826,6 +853,26 @@ mod tests {
         .err()
         .unwrap();
         assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
+    }
+
+    #[tokio::test]
+    async fn waiting_on_a_live_child_asks_waitpid_only_once_it_has_exited() {
+        let args = ["-c".to_string(), "read x; exit 4".into()];
+        let started = spawn(&request(Path::new("sh"), &args)).await.unwrap();
+        let mut child = started.child;
+        // A session polls its wait beside every line it reads: each poll must stay in the runtime.
+        for _ in 0..50 {
+            let waited =
+                tokio::time::timeout(std::time::Duration::from_millis(1), child.wait()).await;
+            assert!(waited.is_err(), "the child is still reading");
+        }
+        assert_eq!(
+            child.waitpid_calls, 0,
+            "no waitpid while the pidfd is not readable"
+        );
+        drop(started.stdin);
+        assert_eq!(child.wait().await.unwrap().code(), Some(4));
+        assert!(child.waitpid_calls >= 1);
     }
 
     #[tokio::test]
