@@ -4,7 +4,7 @@
 //! under 1 µs a line.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use gomoku_cli::board::BoardSize;
+use gomoku_cli::core::board::BoardSize;
 use gomoku_cli::engine::listen::Listener;
 
 /// One iteration's detail block as Rapfi prints it, PV of 20 moves.

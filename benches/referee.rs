@@ -5,8 +5,8 @@
 //! within two cells of an existing stone, closer to real games and richer in threes and fours).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use gomoku_cli::board::{Board, BoardSize, Pos};
-use gomoku_cli::rules::{forbidden_kind, forbidden_points, winning_line, Rule};
+use gomoku_cli::core::board::{Board, BoardSize, Pos};
+use gomoku_cli::core::rules::{forbidden_kind, forbidden_points, winning_line, Rule};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -18,7 +18,7 @@ fn position(seed: u64, clustered: bool) -> Board {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let target = rng.gen_range(30..=60);
     let mut b = Board::new(size);
-    b.put(size.center(), gomoku_cli::board::Color::Black);
+    b.put(size.center(), gomoku_cli::core::board::Color::Black);
     let mut tries = 0;
     while b.stone_count() < target && tries < 100_000 {
         tries += 1;
@@ -35,7 +35,7 @@ fn position(seed: u64, clustered: bool) -> Board {
             }
         }
         let c = b.side_to_move();
-        if c == gomoku_cli::board::Color::Black && forbidden_kind(&b, p).is_some() {
+        if c == gomoku_cli::core::board::Color::Black && forbidden_kind(&b, p).is_some() {
             continue;
         }
         // Keep the game going: skip winning moves.

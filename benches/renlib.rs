@@ -8,8 +8,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use gomoku_cli::renlib::stats::refresh_stats;
-use gomoku_cli::renlib::{read, to_bytes, CodePage, LibGame, Library};
+use gomoku_cli::formats::renlib::stats::refresh_stats;
+use gomoku_cli::formats::renlib::{read, to_bytes, CodePage, LibGame, Library};
 
 #[path = "renlib_games.rs"]
 #[allow(dead_code)]

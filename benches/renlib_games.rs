@@ -15,7 +15,7 @@
 
 use std::io::{self, BufWriter, Write};
 
-use gomoku_cli::board::Pos;
+use gomoku_cli::core::board::Pos;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use gomoku_cli::board::{BoardSize, Color, Pos, Symmetry};
-use gomoku_cli::game::{GameOutcome, PlayedMove, Termination};
-use gomoku_cli::record::samples::{
+use gomoku_cli::core::board::{BoardSize, Color, Pos, Symmetry};
+use gomoku_cli::core::rules::Rule;
+use gomoku_cli::formats::samples::{
     encode_batch, game_rng, samples_of, EvalColumn, Sample, SampleFormat, SampleWriter,
 };
-use gomoku_cli::record::GameRecord;
-use gomoku_cli::rules::Rule;
+use gomoku_cli::game::record::GameRecord;
+use gomoku_cli::game::{GameOutcome, PlayedMove, Termination};
 use gomoku_cli::schedule::{EngineId, GameId};
 use rand::seq::SliceRandom;
 

@@ -7,7 +7,7 @@ use std::io::Write;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use gomoku_cli::runner::sync::ShardSync;
-use gomoku_cli::shard::Shard;
+use gomoku_cli::schedule::shard::Shard;
 
 const SHARDS: u64 = 256;
 const LINES: u64 = 1000;

@@ -29,9 +29,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, ValueEnum};
-use gomoku_cli::board::{Board, BoardSize, Color, Pos};
-use gomoku_cli::opening::{position_key, Opening, OpeningBook, OpeningFormat};
-use gomoku_cli::rules::{forbidden_kind, winning_line, MoveOutcome, Referee, Rule, DIRECTIONS};
+use gomoku_cli::core::board::{Board, BoardSize, Color, Pos};
+use gomoku_cli::core::rules::{
+    forbidden_kind, winning_line, MoveOutcome, Referee, Rule, DIRECTIONS,
+};
+use gomoku_cli::formats::openings::{position_key, Opening, OpeningBook, OpeningFormat};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -220,7 +220,7 @@ fn driver(opts: &Options, next: &AtomicU64) -> Result<(u64, u64)> {
 /// `times_ms` array, which has one entry per move played.
 fn count_moves(path: &str) -> Result<u64> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
-    let read = gomoku_cli::journal::parse(&text, path)?;
+    let read = gomoku_cli::formats::journal::parse(&text, path)?;
     Ok(read.entries.iter().map(|e| e.times_ms.len() as u64).sum())
 }
 

@@ -9,18 +9,20 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::adjudicate::{Adjudication, DrawRule, ResignRule, Sides};
-use crate::board::BoardSize;
+pub mod identity;
+
 use crate::cli::{KeyValues, Opt, RawCli};
+use crate::core::board::BoardSize;
+use crate::core::rules::Rule;
+use crate::core::swap::SwapRule;
 use crate::engine::spec::{Detail, EngineSpec, TimeControl, MAX_SECONDS};
-use crate::opening::{OpeningFormat, OpeningOrder};
-use crate::record::samples::{SampleConfig, SampleConfigError, SampleEncodeError};
-use crate::record::Evals;
-use crate::rules::Rule;
+use crate::formats::openings::{OpeningFormat, OpeningOrder};
+use crate::formats::samples::{SampleConfig, SampleConfigError, SampleEncodeError};
+use crate::game::adjudicate::{Adjudication, DrawRule, ResignRule, Sides};
+use crate::game::record::Evals;
+use crate::schedule::shard::{job_seed, Shard, ShardError};
 use crate::schedule::{checked_total, pair_count, Repeat, TournamentKind};
-use crate::shard::{job_seed, Shard, ShardError};
 use crate::stats::{Sprt, SprtModel};
-use crate::swap::SwapRule;
 
 /// A value on the command line that cannot be used.
 #[derive(Debug, Error)]
@@ -443,7 +445,7 @@ fn parse_number<T>(
 where
     T: std::str::FromStr + PartialOrd + std::fmt::Display,
 {
-    crate::numbers::whole_number(value, range)
+    crate::core::numbers::whole_number(value, range)
         .map_err(|expected| bad(option, value, format!("expected {expected}")))
 }
 
@@ -620,7 +622,7 @@ fn journal_path(raw: &RawCli) -> Option<JournalTarget> {
             let first = [Opt::Pgn, Opt::Sgf, Opt::Msg]
                 .into_iter()
                 .filter_map(|o| raw.value(o))
-                .find(|p| !crate::atomic_file::writes_in_place(std::path::Path::new(p)));
+                .find(|p| !crate::formats::atomic_file::writes_in_place(std::path::Path::new(p)));
             let dir = first.and_then(|p| std::path::Path::new(p).parent());
             let dir = dir.map(PathBuf::from).unwrap_or_default();
             let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
@@ -748,7 +750,7 @@ fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed), ConfigErr
                     }
                     "moves" => moves = Some(parse_number(Opt::Openings, v, 1..=usize::MAX)?),
                     "srand" => {
-                        seed = crate::numbers::whole_number(v, 0..=u64::MAX)
+                        seed = crate::core::numbers::whole_number(v, 0..=u64::MAX)
                             .map_err(|e| bad(Opt::Openings, v, format!("srand= must be {e}")))?
                     }
                     _ => {
@@ -781,7 +783,7 @@ fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed), ConfigErr
         }
     };
     let seed = match seed {
-        0 => Seed::Fresh(crate::opening::fresh_seed()),
+        0 => Seed::Fresh(crate::formats::openings::fresh_seed()),
         given => Seed::Given(given),
     };
     Ok((openings, seed))
@@ -896,7 +898,7 @@ fn sample_of(
 fn draw_after_of(raw: &RawCli) -> Result<usize, ConfigError> {
     Ok(match raw.value(Opt::DrawAfter) {
         None => 0,
-        Some(v) => crate::numbers::whole_number(v, 0..=usize::MAX).map_err(|e| {
+        Some(v) => crate::core::numbers::whole_number(v, 0..=usize::MAX).map_err(|e| {
             bad(
                 Opt::DrawAfter,
                 v,
@@ -922,7 +924,7 @@ fn settings(option: Opt, kvs: &KeyValues) -> Result<BTreeMap<&str, &str>, Config
 
 /// The value `v` of `key=` of `option`: a whole number from `min` to `u32::MAX`.
 fn adjudication_number(option: Opt, key: &str, v: &str, min: u32) -> Result<u32, ConfigError> {
-    crate::numbers::whole_number(v, min..=u32::MAX)
+    crate::core::numbers::whole_number(v, min..=u32::MAX)
         .map_err(|e| bad(option, v, format!("{key}= must be {e}")))
 }
 

@@ -6,12 +6,10 @@
 //! usage error; 3 SPRT accepted H0; 4 stopped by `-fatalerror` after an engine failure; 5 stopped because an output could not be
 //! written (full disk); 130 interrupted (Ctrl-C / SIGTERM).
 
-mod commands;
-
 use std::process::ExitCode;
 
-use commands::{say, CommandError, CommandResult, Outcome};
 use gomoku_cli::cli::table::Command;
+use gomoku_cli::commands::{say, CommandError, CommandResult, Outcome};
 
 /// Exit codes, in one place.
 mod exit {
@@ -52,9 +50,9 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::OK);
         }
         Some(first) => match Command::of_words(&args) {
-            Some((Command::Check, n)) => commands::check::run(&args[n..]),
-            Some((Command::Tune, n)) => commands::tune::run(&args[n..]),
-            Some((command, n)) => commands::args::run(command, &args[n..]),
+            Some((Command::Check, n)) => gomoku_cli::commands::check::run(&args[n..]),
+            Some((Command::Tune, n)) => gomoku_cli::commands::tune::run(&args[n..]),
+            Some((command, n)) => gomoku_cli::commands::args::run(command, &args[n..]),
             None if GROUPS.contains(&first) => {
                 let commands: Vec<String> = Command::ALL
                     .into_iter()
@@ -66,7 +64,7 @@ fn main() -> ExitCode {
                     commands.join(", ")
                 )))
             }
-            None => commands::run::run(&args),
+            None => gomoku_cli::commands::run::run(&args),
         },
     };
     if let Err(e) = &result {

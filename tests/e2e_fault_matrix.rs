@@ -322,8 +322,8 @@ fn check_game(cell: &Cell, g: &Value, problems: &mut Vec<String>) {
     let termination = g["termination"].as_str().unwrap_or("");
     let reason = g["reason"].as_str().unwrap_or("");
     let moves = g["moves"].as_str().unwrap_or("");
-    let size = gomoku_cli::board::BoardSize::new(15).unwrap();
-    let Ok(stones) = gomoku_cli::board::parse_pos_sequence(moves, size) else {
+    let size = gomoku_cli::core::board::BoardSize::new(15).unwrap();
+    let Ok(stones) = gomoku_cli::core::board::parse_pos_sequence(moves, size) else {
         return bad("moves do not parse".into());
     };
     let own = usize::from(colour == "white");

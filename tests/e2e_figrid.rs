@@ -13,7 +13,7 @@
 mod common;
 
 use common::*;
-use gomoku_cli::board::{parse_pos_sequence, Board, BoardSize, Color, Pos};
+use gomoku_cli::core::board::{parse_pos_sequence, Board, BoardSize, Color, Pos};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

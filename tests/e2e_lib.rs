@@ -8,8 +8,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::*;
-use gomoku_cli::board::{parse_pos_sequence, BoardSize, Pos, Symmetry};
-use gomoku_cli::renlib::read;
+use gomoku_cli::core::board::{parse_pos_sequence, BoardSize, Pos, Symmetry};
+use gomoku_cli::formats::renlib::read;
 
 fn lib(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(runner())
@@ -271,7 +271,7 @@ fn no_pass_node_follows_a_statistics_line() {
     assert!(out.contains("wrote p.lib: 6 nodes, 2 games"), "{out}");
     let written = read(&std::fs::read(dir.join("p.lib")).unwrap()).unwrap();
     assert_eq!(
-        gomoku_cli::renlib::write::comments_before_passes(&written),
+        gomoku_cli::formats::renlib::write::comments_before_passes(&written),
         vec![]
     );
     let paths = ok(dir, &["dump", "--paths", "p.lib"]);

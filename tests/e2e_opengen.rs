@@ -242,9 +242,9 @@ fn an_engine_without_evaluations_stops_the_run() {
 
 #[test]
 fn the_bundled_balanced_sets_load_and_hold_distinct_positions() {
-    use gomoku_cli::board::BoardSize;
-    use gomoku_cli::opening::{position_key, OpeningBook, OpeningFormat};
-    use gomoku_cli::rules::Rule;
+    use gomoku_cli::core::board::BoardSize;
+    use gomoku_cli::core::rules::Rule;
+    use gomoku_cli::formats::openings::{position_key, OpeningBook, OpeningFormat};
     let size = BoardSize::new(15).unwrap();
     for (name, rule) in [
         ("freestyle15-balanced.txt", Rule::Freestyle),

@@ -178,7 +178,7 @@ fn a_tune_output_that_fails_during_the_run_stops_it_with_exit_5() {
         return;
     }
     // The decision first: were it wrong, the run would rename over /dev/full.
-    assert!(gomoku_cli::atomic_file::writes_in_place(full));
+    assert!(gomoku_cli::formats::atomic_file::writes_in_place(full));
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let run = tuning(d)

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::*;
-use gomoku_cli::board::{parse_pos_sequence, BoardSize, Pos};
+use gomoku_cli::core::board::{parse_pos_sequence, BoardSize, Pos};
 
 fn journal(dir: &Path, name: &str) -> Vec<serde_json::Value> {
     journal_games(&dir.join(name))

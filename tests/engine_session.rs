@@ -4,12 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gomoku_cli::board::{BoardSize, Pos};
+use gomoku_cli::core::board::{BoardSize, Pos};
+use gomoku_cli::core::rules::Rule;
 use gomoku_cli::engine::{
     Direction, EngineError, EngineSession, EngineSpec, Field, LogEvent, LogSink, MoveReply,
     MoveRequest,
 };
-use gomoku_cli::rules::Rule;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Generous: these are real processes on a shared machine, and no test asserts a duration.

@@ -8,8 +8,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use gomoku_cli::board::{Board, BoardSize, Color, Pos};
-use gomoku_cli::rules::{forbidden_kind, ForbiddenKind};
+use gomoku_cli::core::board::{Board, BoardSize, Color, Pos};
+use gomoku_cli::core::rules::{forbidden_kind, ForbiddenKind};
 use serde_json::Value;
 
 fn data_dir() -> PathBuf {

@@ -9,13 +9,13 @@ use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::process::Command;
 
-use gomoku_cli::board::BoardSize;
 use gomoku_cli::cli::{args_from_os, parse_legacy, CliError};
+use gomoku_cli::commands::judge::verdicts::{run_judge, JudgeOptions};
 use gomoku_cli::config::{Config, Env};
-use gomoku_cli::journal::{self, Item, JournalEntry, JournalError, Stream};
-use gomoku_cli::judge::{run_judge, JudgeOptions};
-use gomoku_cli::opening::{LineProblem, OpeningBook, OpeningFormat};
-use gomoku_cli::rules::Rule;
+use gomoku_cli::core::board::BoardSize;
+use gomoku_cli::core::rules::Rule;
+use gomoku_cli::formats::journal::{self, Item, JournalEntry, JournalError, Stream};
+use gomoku_cli::formats::openings::{LineProblem, OpeningBook, OpeningFormat};
 
 fn input(target: &str, name: &str) -> Vec<u8> {
     let path = common::repo_root()

@@ -4,9 +4,11 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use gomoku_cli::board::{parse_pos_sequence, Board, BoardSize, Color, Pos};
-use gomoku_cli::opening::{position_key, LineProblem, OpeningBook, OpeningError, OpeningFormat};
-use gomoku_cli::rules::{winning_line, Rule, DIRECTIONS};
+use gomoku_cli::core::board::{parse_pos_sequence, Board, BoardSize, Color, Pos};
+use gomoku_cli::core::rules::{winning_line, Rule, DIRECTIONS};
+use gomoku_cli::formats::openings::{
+    position_key, LineProblem, OpeningBook, OpeningError, OpeningFormat,
+};
 
 fn testdata(rel: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
-use gomoku_cli::board::{parse_pos_sequence, BoardSize, Pos};
-use gomoku_cli::opening::{OpeningBook, OpeningFormat};
-use gomoku_cli::record::psq::{self, PsqGame};
-use gomoku_cli::rules::Rule;
+use gomoku_cli::core::board::{parse_pos_sequence, BoardSize, Pos};
+use gomoku_cli::core::rules::Rule;
+use gomoku_cli::formats::openings::{OpeningBook, OpeningFormat};
+use gomoku_cli::formats::psq::{self, PsqGame};
 
 /// The arguments of a 4-game freestyle match writing `-psq psq` and `-journal run.jsonl`.
 fn match_args(extra: &[&str]) -> Match {

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{renlib_testdata, runner};
-use gomoku_cli::renlib::stats::LibStats;
-use gomoku_cli::renlib::{read, to_bytes, CodePage, Comment, Library, NodeId};
+use gomoku_cli::formats::renlib::stats::LibStats;
+use gomoku_cli::formats::renlib::{read, to_bytes, CodePage, Comment, Library, NodeId};
 use serde_json::Value;
 
 /// The summary's entries with their files, or `None` when the test data is absent.

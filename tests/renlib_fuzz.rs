@@ -10,8 +10,8 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use gomoku_cli::renlib::stats::{refresh_stats, LibStats};
-use gomoku_cli::renlib::{
+use gomoku_cli::formats::renlib::stats::{refresh_stats, LibStats};
+use gomoku_cli::formats::renlib::{
     dump, read, to_bytes, Cell, CodePage, GameKey, LibGame, Notation, ReadError,
 };
 use proptest::prelude::*;

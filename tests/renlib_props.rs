@@ -7,13 +7,13 @@ mod common;
 
 use std::collections::HashMap;
 
-use gomoku_cli::board::{Pos, Symmetry};
-use gomoku_cli::game::GameResult;
-use gomoku_cli::renlib::stats::{refresh_stats, LibStats};
-use gomoku_cli::renlib::{
+use gomoku_cli::core::board::{Pos, Symmetry};
+use gomoku_cli::formats::renlib::stats::{refresh_stats, LibStats};
+use gomoku_cli::formats::renlib::{
     read, to_bytes, Cell, CodePage, Comment, Extension, Extra, GameKey, GameMerge, LibGame,
     Library, Marks, NodeId, RawText,
 };
+use gomoku_cli::game::GameResult;
 use proptest::prelude::*;
 
 /// The 7×7 square around the centre: small, so games share openings often.

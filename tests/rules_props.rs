@@ -2,8 +2,8 @@
 //! the fast renju check with a slow, independently formulated one, and random games under every
 //! rule that the referee must judge consistently.
 
-use gomoku_cli::board::{Board, BoardSize, Color, Pos, Symmetry};
-use gomoku_cli::rules::{
+use gomoku_cli::core::board::{Board, BoardSize, Color, Pos, Symmetry};
+use gomoku_cli::core::rules::{
     forbidden_kind, forbidden_points, standing_winner, winning_line, ForbiddenKind, MoveOutcome,
     Referee, Rule, DIRECTIONS,
 };

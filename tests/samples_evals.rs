@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gomoku_cli::record::samples::{read_samples, SampleFormat, StoredSample};
+use gomoku_cli::formats::samples::{read_samples, SampleFormat, StoredSample};
 
 /// Whether python3 with python-lz4 is usable; absent, the test is skipped except on CI.
 fn have_python_lz4() -> bool {

@@ -10,15 +10,15 @@ use std::process::Command;
 use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
-use gomoku_cli::board::{parse_pos_sequence, BoardSize, Color, Pos, Symmetry};
-use gomoku_cli::game::{GameOutcome, GameResult, IllegalMoveKind, PlayedMove, Termination};
-use gomoku_cli::record::samples::{
+use gomoku_cli::core::board::{parse_pos_sequence, BoardSize, Color, Pos, Symmetry};
+use gomoku_cli::core::rules::{ForbiddenKind, Rule};
+use gomoku_cli::formats::samples::{
     bin_word, game_rng, read_samples, samples_of, samples_stats_command, Sample, SampleConfig,
     SampleEncodeError, SampleFormat, SampleReadError, SampleResult, SampleWriteError, SampleWriter,
     StoredSample,
 };
-use gomoku_cli::record::GameRecord;
-use gomoku_cli::rules::{ForbiddenKind, Rule};
+use gomoku_cli::game::record::GameRecord;
+use gomoku_cli::game::{GameOutcome, GameResult, IllegalMoveKind, PlayedMove, Termination};
 use gomoku_cli::schedule::{EngineId, GameId};
 
 fn size(n: u32) -> BoardSize {

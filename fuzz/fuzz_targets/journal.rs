@@ -9,14 +9,15 @@
 //! (`render_entry`, `render_header`) reads back equal.
 #![no_main]
 
-use gomoku_cli::journal::{
+use gomoku_cli::formats::journal::{
     render_entry, render_header, GameSummary, Item, JournalEntry, JournalError, JournalHeader,
     Stream,
 };
-use gomoku_cli::record::samples::{game_rng, samples_of};
-use gomoku_cli::record::{msg, pgn, psq, sgf, Evals};
-use gomoku_cli::renlib::{CodePage, LibGame, Library};
-use gomoku_cli::tracker;
+use gomoku_cli::formats::samples::{game_rng, samples_of};
+use gomoku_cli::formats::{msg, pgn, psq, sgf};
+use gomoku_cli::game::record::Evals;
+use gomoku_cli::formats::renlib::{CodePage, LibGame, Library};
+use gomoku_cli::analysis::tracker;
 use libfuzzer_sys::fuzz_target;
 
 /// Every item of `bytes` read as a journal of `E`, up to and including the first error.

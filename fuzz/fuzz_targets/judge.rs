@@ -8,9 +8,9 @@
 //! only under renju.
 #![no_main]
 
-use gomoku_cli::board::{BoardSize, Color};
-use gomoku_cli::judge::{run_judge, JudgeOptions};
-use gomoku_cli::rules::Rule;
+use gomoku_cli::core::board::{BoardSize, Color};
+use gomoku_cli::commands::judge::verdicts::{run_judge, JudgeOptions};
+use gomoku_cli::core::rules::Rule;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

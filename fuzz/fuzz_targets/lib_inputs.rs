@@ -8,9 +8,9 @@
 //! library written out reads back and writes back byte for byte.
 #![no_main]
 
-use gomoku_cli::record::psq;
-use gomoku_cli::renlib::sgf::{self, SgfError};
-use gomoku_cli::renlib::{read, to_bytes, CodePage, GameMerge, LibGame, Library};
+use gomoku_cli::formats::psq;
+use gomoku_cli::formats::renlib::sgf::{self, SgfError};
+use gomoku_cli::formats::renlib::{read, to_bytes, CodePage, GameMerge, LibGame, Library};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -7,9 +7,9 @@
 //! the same stones; drawing openings and the duplicate scan work on it.
 #![no_main]
 
-use gomoku_cli::board::{BoardSize, Symmetry};
-use gomoku_cli::opening::{OpeningBook, OpeningError, OpeningFormat, OpeningOrder};
-use gomoku_cli::rules::Rule;
+use gomoku_cli::core::board::{BoardSize, Symmetry};
+use gomoku_cli::formats::openings::{OpeningBook, OpeningError, OpeningFormat, OpeningOrder};
+use gomoku_cli::core::rules::Rule;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

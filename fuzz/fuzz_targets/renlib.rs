@@ -8,9 +8,9 @@
 //! back.
 #![no_main]
 
-use gomoku_cli::renlib::dump;
-use gomoku_cli::renlib::stats::{refresh_stats, LibStats};
-use gomoku_cli::renlib::{read, to_bytes, Cell, CodePage, GameKey, LibGame, Notation, ReadError};
+use gomoku_cli::formats::renlib::dump;
+use gomoku_cli::formats::renlib::stats::{refresh_stats, LibStats};
+use gomoku_cli::formats::renlib::{read, to_bytes, Cell, CodePage, GameKey, LibGame, Notation, ReadError};
 use libfuzzer_sys::fuzz_target;
 
 fn error_offset(e: &ReadError) -> usize {

@@ -9,12 +9,12 @@
 use std::io::Cursor;
 use std::path::Path;
 
-use gomoku_cli::board::BoardSize;
-use gomoku_cli::record::samples::{
+use gomoku_cli::core::board::BoardSize;
+use gomoku_cli::formats::samples::{
     EvalColumn, Sample, SampleEncodeError, SampleFormat, SampleReadError, SampleReader, SampleStats,
     SampleWriteError, SampleWriter, StoredSample,
 };
-use gomoku_cli::rules::Rule;
+use gomoku_cli::core::rules::Rule;
 use libfuzzer_sys::fuzz_target;
 
 const FORMATS: [SampleFormat; 5] = [

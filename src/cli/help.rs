@@ -3,7 +3,7 @@
 //! reference page docs/reference/options.md. Pure functions of the table, tested against the
 //! committed files.
 
-use super::table::{self, Command, Row, Section, Takes, EXIT_CODES};
+use crate::cli::table::{self, Command, Row, Section, Takes, EXIT_CODES};
 
 /// The text width of the help.
 const WIDTH: usize = 100;

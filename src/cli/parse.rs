@@ -2,8 +2,8 @@
 //! option takes, how it is spelled and which words are positionals all come from its rows.
 //! Values are not checked here: each command's reader (`config`, the subcommands) checks them.
 
-use super::table::{self, Command, Row, Takes};
-use super::{CliError, KeyValues};
+use crate::cli::table::{self, Command, Row, Takes};
+use crate::cli::{CliError, KeyValues};
 
 /// What was given for one row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,7 +155,7 @@ pub fn parse(command: Command, args: &[String]) -> Result<Parsed, CliError> {
                     }
                     let kvs = key_values(&option, &words)?;
                     let pairs = kvs.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-                    super::refuse_repeated_keys(&option, pairs)?;
+                    crate::cli::refuse_repeated_keys(&option, pairs)?;
                     if kvs.is_empty() && !empty {
                         return Err(CliError::MissingValue {
                             option,
@@ -185,7 +185,7 @@ pub fn parse(command: Command, args: &[String]) -> Result<Parsed, CliError> {
             _ => None,
         });
         let pairs = kvs.flatten().map(|(k, v)| (k.as_str(), v.as_str()));
-        super::refuse_repeated_keys(row.name(), pairs)?;
+        crate::cli::refuse_repeated_keys(row.name(), pairs)?;
     }
     if let (Some(row), false) = (positional, p.help) {
         let n = p

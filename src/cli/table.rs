@@ -10,7 +10,7 @@
 //! `GOMOKU_CLI_BLESS=1 cargo test --lib cli::help` rewrites the reference and the man page, and
 //! README.md must name it (tests/examples.rs).
 
-use super::Opt;
+use crate::cli::Opt;
 
 /// A command of the program: the match runner (no command word) or a subcommand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

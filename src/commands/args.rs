@@ -1,28 +1,28 @@
 //! The subcommands' typed arguments filled from their command line as the table of options
-//! (`gomoku_cli::cli::table`) reads it: one parser for every command, so every option is spelled,
+//! (`crate::cli::table`) reads it: one parser for every command, so every option is spelled,
 //! takes its value and is listed in the help the same way. Values are checked here into the types
 //! each command's `*Args` holds; a bad one is a usage error naming the option.
 
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use gomoku_cli::cli::parse::{parse, Parsed};
-use gomoku_cli::cli::table::Command;
+use crate::cli::parse::{parse, Parsed};
+use crate::cli::table::Command;
 
-use super::export::{ExportArgs, RecordArgs};
-use super::judge::{JudgeArgs, Side};
-use super::lib::{LibArgs, LibTool, NotationArg};
-use super::merge::MergeArgs;
-use super::openings::{OpeningsArgs, OpeningsTool};
-use super::report::ReportArgs;
-use super::samples::{SamplesArgs, SamplesTool};
-use super::sprt::SprtArgs;
-use super::{CommandError, CommandResult};
+use crate::commands::export::{ExportArgs, RecordArgs};
+use crate::commands::judge::{JudgeArgs, Side};
+use crate::commands::lib::{LibArgs, LibTool, NotationArg};
+use crate::commands::merge::MergeArgs;
+use crate::commands::openings::{OpeningsArgs, OpeningsTool};
+use crate::commands::report::ReportArgs;
+use crate::commands::samples::{SamplesArgs, SamplesTool};
+use crate::commands::sprt::SprtArgs;
+use crate::commands::{CommandError, CommandResult};
 
 /// A usage error: `why`, then the command's synopsis.
 pub fn usage_error(command: Command, why: impl std::fmt::Display) -> CommandError {
     let why = why.to_string();
-    let help = gomoku_cli::cli::help::help_command(command);
+    let help = crate::cli::help::help_command(command);
     let more = match why.contains(&help) {
         true => String::new(),
         false => format!(" (more: {help})"),
@@ -45,32 +45,32 @@ pub fn run(command: Command, args: &[String]) -> CommandResult {
     let p = parsed(command, args)?;
     let bad = |e: String| usage_error(command, e);
     match command {
-        Command::Judge => super::judge::run(judge(&p).map_err(bad)?),
-        Command::Sprt => super::sprt::run(sprt(&p).map_err(bad)?),
-        Command::SamplesStats => super::samples::run(SamplesArgs {
+        Command::Judge => crate::commands::judge::run(judge(&p).map_err(bad)?),
+        Command::Sprt => crate::commands::sprt::run(sprt(&p).map_err(bad)?),
+        Command::SamplesStats => crate::commands::samples::run(SamplesArgs {
             command: SamplesTool::Stats {
                 file: one_path(&p, "FILE"),
                 format: p.value("--format").map(String::from),
             },
         }),
-        Command::Export => super::export::run(ExportArgs {
+        Command::Export => crate::commands::export::run(ExportArgs {
             journals: paths(&p, "JOURNAL"),
             to: records(&p),
             force: p.flag("--force"),
         }),
-        Command::Merge => super::merge::run(MergeArgs {
+        Command::Merge => crate::commands::merge::run(MergeArgs {
             journals: paths(&p, "RUNDIR|JOURNAL"),
             json: p.flag("--json"),
             export: records(&p),
             force: p.flag("--force"),
         }),
-        Command::LibStats => super::lib::run(LibArgs {
+        Command::LibStats => crate::commands::lib::run(LibArgs {
             command: LibTool::Stats {
                 file: one_path(&p, "FILE"),
                 json: p.flag("--json"),
             },
         }),
-        Command::LibDump => super::lib::run(LibArgs {
+        Command::LibDump => crate::commands::lib::run(LibArgs {
             command: LibTool::Dump {
                 file: one_path(&p, "FILE"),
                 paths: p.flag("--paths"),
@@ -78,7 +78,7 @@ pub fn run(command: Command, args: &[String]) -> CommandResult {
                 encoding: encoding(&p),
             },
         }),
-        Command::LibMerge => super::lib::run(LibArgs {
+        Command::LibMerge => crate::commands::lib::run(LibArgs {
             command: LibTool::Merge {
                 out: p
                     .value("-o")
@@ -91,12 +91,12 @@ pub fn run(command: Command, args: &[String]) -> CommandResult {
                 force: p.flag("--force"),
             },
         }),
-        Command::Report => super::report::run(ReportArgs {
+        Command::Report => crate::commands::report::run(ReportArgs {
             journals: paths(&p, "RUNDIR|JOURNAL"),
             output: PathBuf::from(p.value("-o").unwrap_or("report.html")),
             force: p.flag("--force"),
         }),
-        Command::OpeningsCanonical => super::openings::run(OpeningsArgs {
+        Command::OpeningsCanonical => crate::commands::openings::run(OpeningsArgs {
             command: OpeningsTool::Canonical {
                 file: p.positionals("FILE [type=T]"),
                 out: p.value("-o").map(PathBuf::from),
@@ -105,14 +105,14 @@ pub fn run(command: Command, args: &[String]) -> CommandResult {
                 counts: p.value("--counts").map(PathBuf::from),
             },
         }),
-        Command::OpeningsAudit => super::openings::run(OpeningsArgs {
+        Command::OpeningsAudit => crate::commands::openings::run(OpeningsArgs {
             command: OpeningsTool::Audit {
                 journals: paths(&p, "RUNDIR|JOURNAL"),
                 json: p.flag("--json"),
                 force: p.flag("--force"),
             },
         }),
-        Command::OpeningsGenerate => super::openings::run(OpeningsArgs {
+        Command::OpeningsGenerate => crate::commands::openings::run(OpeningsArgs {
             command: OpeningsTool::Generate {
                 args: args.to_vec(),
             },

@@ -1,23 +1,25 @@
 //! `gomoku-cli check -engine cmd=COMMAND [...]`: the legacy-style command line → an engine spec,
-//! board sizes and rules → `gomoku_cli::check::run_check` → the table, a line per item as it is
+//! board sizes and rules → `crate::commands::check::script::run_check` → the table, a line per item as it is
 //! decided (or `--json` at the end); exit code 1 when any item fails, 130 when a signal stopped
 //! it (what was checked by then printed).
 
+pub mod script;
+
 use std::io::IsTerminal;
 
-use gomoku_cli::board::BoardSize;
-use gomoku_cli::check::{run_check, CheckOptions, CheckReport};
-use gomoku_cli::cli;
-use gomoku_cli::cli::table::Command;
-use gomoku_cli::rules::Rule;
-use gomoku_cli::runner::Stops;
+use crate::cli;
+use crate::cli::table::Command;
+use crate::commands::check::script::{run_check, CheckOptions, CheckReport};
+use crate::core::board::BoardSize;
+use crate::core::rules::Rule;
+use crate::runner::Stops;
 
-use super::{block_on, one_engine, say, CommandError, CommandResult, Outcome};
+use crate::commands::{block_on, one_engine, say, CommandError, CommandResult, Outcome};
 
-/// Run the check from the arguments after `check` (its options: `gomoku_cli::cli::table`).
+/// Run the check from the arguments after `check` (its options: `crate::cli::table`).
 pub fn run(args: &[String]) -> CommandResult {
-    let p = super::args::parsed(Command::Check, args)?;
-    let usage = |why: String| super::args::usage_error(Command::Check, why);
+    let p = crate::commands::args::parsed(Command::Check, args)?;
+    let usage = |why: String| crate::commands::args::usage_error(Command::Check, why);
     let json = p.flag("--json");
     let sizes = p.value("-boardsize").map(String::from);
     let rules = p.value("-rule").map(String::from);
@@ -68,7 +70,7 @@ pub fn run(args: &[String]) -> CommandResult {
     };
     let report = block_on(async {
         let stops = Stops::default();
-        super::signals::watch(&stops, "stopping the check, killing the engine");
+        crate::commands::signals::watch(&stops, "stopping the check, killing the engine");
         run_check(opts, stops.abort.clone()).await
     })?;
     let _ = std::fs::remove_dir_all(&folder);

@@ -4,13 +4,16 @@
 
 use std::path::{Path, PathBuf};
 
-use gomoku_cli::journal::{HeaderCheck, JournalEntry, JournalHeader, JournalSet, Order, ReadAll};
-use gomoku_cli::outputs::records::{PsqTarget, RecordFiles, RecordTargets};
-use gomoku_cli::record::samples::SampleConfig;
-use gomoku_cli::record::{Evals, TextFormat};
-use gomoku_cli::schedule::GameId;
+use crate::formats::journal::{
+    HeaderCheck, JournalEntry, JournalHeader, JournalSet, Order, ReadAll,
+};
+use crate::formats::samples::SampleConfig;
+use crate::formats::text_records::TextFormat;
+use crate::game::record::Evals;
+use crate::outputs::records::{PsqTarget, RecordFiles, RecordTargets};
+use crate::schedule::GameId;
 
-use super::{failed, say, CommandError, CommandResult, Outcome};
+use crate::commands::{failed, say, CommandError, CommandResult, Outcome};
 
 /// The `export` arguments (read from the table of options: `-pgn` and `--pgn` alike).
 #[derive(Debug)]
@@ -54,7 +57,7 @@ fn key_values(option: &str, tokens: &[String]) -> Result<Vec<(String, String)>, 
         })
         .collect::<Result<Vec<_>, _>>()?;
     let refs = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-    gomoku_cli::cli::refuse_repeated_keys(option, refs)
+    crate::cli::refuse_repeated_keys(option, refs)
         .map_err(|e| CommandError::Usage(e.to_string()))?;
     Ok(pairs)
 }
@@ -98,7 +101,7 @@ fn read_journals(
         warnings,
     } = JournalSet::<JournalEntry>::read_all_checked(files, Order::GameNumber, check)
         .map_err(failed)?;
-    super::warn_all(&warnings);
+    crate::commands::warn_all(&warnings);
     let fingerprints: std::collections::BTreeSet<&str> = (headers.iter().map(|h| &h.fingerprint))
         .chain(entries.iter().map(|e| &e.fingerprint))
         .map(String::as_str)
@@ -149,7 +152,7 @@ pub fn write(
     a: RecordArgs,
     check: HeaderCheck,
 ) -> Result<(u64, u64), CommandError> {
-    let journals = super::journal_files(journals).map_err(CommandError::Failed)?;
+    let journals = crate::commands::journal_files(journals).map_err(CommandError::Failed)?;
     let usage = |e: &dyn std::fmt::Display| CommandError::Usage(e.to_string());
     let sample = match &a.sample {
         None => None,
@@ -174,7 +177,7 @@ pub fn write(
         ));
     }
     let sample_file = sample.as_ref().map(|s| s.file.as_path());
-    super::check_roles(
+    crate::commands::check_roles(
         &journals,
         &[
             ("-pgn", a.pgn.as_deref()),

@@ -1,14 +1,16 @@
-//! `gomoku-cli judge`: flags → `gomoku_cli::judge::run_judge` over standard input or the files
+//! `gomoku-cli judge`: flags → `crate::commands::judge::verdicts::run_judge` over standard input or the files
 //! given → one JSON object per line on standard output.
+
+pub mod verdicts;
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use gomoku_cli::board::{BoardSize, Color};
-use gomoku_cli::judge::{run_judge, JudgeOptions, JudgeSummary};
-use gomoku_cli::rules::Rule;
+use crate::commands::judge::verdicts::{run_judge, JudgeOptions, JudgeSummary};
+use crate::core::board::{BoardSize, Color};
+use crate::core::rules::Rule;
 
-use super::{CommandError, CommandResult, Outcome};
+use crate::commands::{CommandError, CommandResult, Outcome};
 
 /// The judge's flags.
 #[derive(Debug)]

@@ -6,15 +6,15 @@ use std::fs;
 use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use gomoku_cli::journal;
-use gomoku_cli::record::psq;
-use gomoku_cli::renlib::stats::{has_stats_lines, refresh_stats, LibStats};
-use gomoku_cli::renlib::write::comments_before_passes;
-use gomoku_cli::renlib::{
+use crate::formats::journal;
+use crate::formats::psq;
+use crate::formats::renlib::stats::{has_stats_lines, refresh_stats, LibStats};
+use crate::formats::renlib::write::comments_before_passes;
+use crate::formats::renlib::{
     dump, file, sgf, CodePage, GameMerge, LibGame, Library, NotMergeable, Notation, MAGIC,
 };
 
-use super::{failed, say, CommandError, CommandResult, Outcome};
+use crate::commands::{failed, say, CommandError, CommandResult, Outcome};
 
 /// The `lib` subcommands.
 #[derive(Debug)]
@@ -288,7 +288,7 @@ fn merge(
     inputs: &[PathBuf],
 ) -> CommandResult {
     // `--into` is read whole before `-o` is replaced: it may be the output.
-    super::check_roles(inputs, &[("-o", Some(out))])?;
+    crate::commands::check_roles(inputs, &[("-o", Some(out))])?;
     let mut lib = match into {
         Some(p) => file::load(p).map_err(failed)?,
         None => Library::new(),

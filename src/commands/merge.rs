@@ -6,10 +6,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{failed, say, CommandError, CommandResult, Outcome};
-use gomoku_cli::stats::{
-    crosstable, sprt_calculator, standings_table, SprtCalculation, StandingRow,
-};
+use crate::commands::{failed, say, CommandError, CommandResult, Outcome};
+use crate::stats::{crosstable, sprt_calculator, standings_table, SprtCalculation, StandingRow};
 
 /// The `merge` arguments.
 #[derive(Debug)]
@@ -21,7 +19,7 @@ pub struct MergeArgs {
     pub json: bool,
     /// The merged records, in game order (as `gomoku-cli export`): -pgn F, -sgf F, -msg F,
     /// -psq DIR, -sample freq=F format=F file=F.
-    pub export: super::export::RecordArgs,
+    pub export: crate::commands::export::RecordArgs,
     /// Read a journal whose header no longer gives its fingerprint (its settings were edited),
     /// with a warning naming it, instead of refusing it.
     pub force: bool,
@@ -59,17 +57,20 @@ fn merged_json(sprt: Option<SprtCalculation>, merged: Merged) -> serde_json::Res
 
 /// Run the merge.
 pub fn run(mut a: MergeArgs) -> CommandResult {
-    let check = gomoku_cli::journal::HeaderCheck::forced(a.force);
-    let sprt = super::run_sprt(&a.journals, check)?;
+    let check = crate::formats::journal::HeaderCheck::forced(a.force);
+    let sprt = crate::commands::run_sprt(&a.journals, check)?;
     let (replay, headers) =
-        super::replay(&a.journals, sprt, check).map_err(CommandError::Failed)?;
+        crate::commands::replay(&a.journals, sprt, check).map_err(CommandError::Failed)?;
     let header = headers.first();
     let t = &replay.tracker;
     if a.export.any() {
         let to = std::mem::take(&mut a.export);
-        let (written, journal_only) = super::export::write(&a.journals, to, check)?;
+        let (written, journal_only) = crate::commands::export::write(&a.journals, to, check)?;
         // On stderr: standard output is the results (or the JSON object).
-        eprint!("{}", super::export::summary(written, journal_only));
+        eprint!(
+            "{}",
+            crate::commands::export::summary(written, journal_only)
+        );
     }
     let mut shards: Vec<String> = headers
         .iter()

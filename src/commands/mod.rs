@@ -87,16 +87,16 @@ fn block_on_with<F: std::future::Future>(
 /// names the command in the error), read once and checked as a run checks each engine (no file
 /// is opened: only a run writes its outputs).
 pub fn one_engine(
-    raw: &gomoku_cli::cli::RawCli,
+    raw: &crate::cli::RawCli,
     what: &str,
     usage: impl Fn(String) -> CommandError,
-) -> Result<gomoku_cli::config::OneEngine, CommandError> {
+) -> Result<crate::config::OneEngine, CommandError> {
     if raw.engines.len() != 1 {
         let n = raw.engines.len();
         return Err(usage(format!("{what} takes exactly one -engine (got {n})")));
     }
-    let env = gomoku_cli::config::Env::of_process();
-    gomoku_cli::config::OneEngine::from_raw(raw, &env).map_err(failed)
+    let env = crate::config::Env::of_process();
+    crate::config::OneEngine::from_raw(raw, &env).map_err(failed)
 }
 
 /// One file, one role, before any work (`outputs::same_file`): no output may name one of the
@@ -106,7 +106,7 @@ pub fn check_roles(
     inputs: &[std::path::PathBuf],
     outputs: &[(&str, Option<&std::path::Path>)],
 ) -> Result<(), CommandError> {
-    let mut roles = gomoku_cli::outputs::same_file::Roles::of_command();
+    let mut roles = crate::outputs::same_file::Roles::of_command();
     for f in journal_files(inputs).map_err(failed)? {
         roles.input("input", f);
     }
@@ -125,26 +125,26 @@ pub fn say(text: &str) {
     let _ = out.flush();
 }
 
-pub use gomoku_cli::journal::{journal_files, JournalSet};
+pub use crate::formats::journal::{journal_files, JournalSet};
 
 /// What statistics read of a game line.
-type Summary = gomoku_cli::journal::GameSummary;
+type Summary = crate::formats::journal::GameSummary;
 
 /// Replay a run's journals (journal files or run directories): streaming when they have a header;
 /// journals of versions before the header are read whole and their pairing guessed (with a
 /// warning). Returns the replay and the headers.
 pub fn replay(
     args: &[std::path::PathBuf],
-    sprt: Option<gomoku_cli::stats::Sprt>,
-    check: gomoku_cli::journal::HeaderCheck,
+    sprt: Option<crate::stats::Sprt>,
+    check: crate::formats::journal::HeaderCheck,
 ) -> Result<
     (
-        gomoku_cli::tracker::Replay,
-        Vec<gomoku_cli::journal::JournalHeader>,
+        crate::analysis::tracker::Replay,
+        Vec<crate::formats::journal::JournalHeader>,
     ),
     String,
 > {
-    use gomoku_cli::tracker;
+    use crate::analysis::tracker;
     let mut set = JournalSet::<Summary>::open_checked(args, check)?;
     let headers = set.headers.clone();
     let runs: std::collections::BTreeSet<&str> =
@@ -175,8 +175,8 @@ pub fn replay(
 /// its journals; `None` for a run without one or a journal without a header.
 pub fn run_sprt(
     args: &[std::path::PathBuf],
-    check: gomoku_cli::journal::HeaderCheck,
-) -> Result<Option<gomoku_cli::stats::Sprt>, CommandError> {
+    check: crate::formats::journal::HeaderCheck,
+) -> Result<Option<crate::stats::Sprt>, CommandError> {
     JournalSet::<Summary>::open_checked(args, check)
         .map_err(CommandError::Failed)?
         .headers
@@ -188,8 +188,8 @@ pub fn run_sprt(
 
 /// A sharded run's stop marker, in a run directory named or beside a journal named: the run's
 /// verdict is the deciding shard's.
-pub fn stop_marker(args: &[std::path::PathBuf]) -> Option<gomoku_cli::shard::StopMarker> {
-    use gomoku_cli::shard::STOP_MARKER;
+pub fn stop_marker(args: &[std::path::PathBuf]) -> Option<crate::schedule::shard::StopMarker> {
+    use crate::schedule::shard::STOP_MARKER;
     args.iter()
         .map(|a| match a.is_dir() {
             true => a.join(STOP_MARKER),
@@ -206,8 +206,8 @@ pub fn warn_all(warnings: &[String]) {
 }
 
 /// Warn when a journal without a header made a reader guess how games pair.
-pub fn warn_if_guessed(pairing: gomoku_cli::tracker::PairingOrigin) {
-    if let gomoku_cli::tracker::PairingOrigin::Guessed { paired } = pairing {
+pub fn warn_if_guessed(pairing: crate::analysis::tracker::PairingOrigin) {
+    if let crate::analysis::tracker::PairingOrigin::Guessed { paired } = pairing {
         eprintln!(
             "warning: the journal has no header (an older version wrote it): its games were read as {}, guessed from the openings",
             if paired { "colour-swapped pairs" } else { "single games" }

@@ -2,15 +2,17 @@
 //! the 8 symmetries (`canonical`), a run's games audited per opening (`audit`), and balanced
 //! openings generated with an engine (`generate`, the match runner's single-dash options).
 
+pub mod generate;
+
 use std::path::PathBuf;
 
-use gomoku_cli::board::BoardSize;
-use gomoku_cli::journal::JournalEntry;
-use gomoku_cli::opening::{OpeningBook, OpeningFormat};
-use gomoku_cli::openings_audit::{canonical_openings, to_text, AuditGame, Auditor};
-use gomoku_cli::rules::Rule;
+use crate::analysis::openings_audit::{canonical_openings, to_text, AuditGame, Auditor};
+use crate::core::board::BoardSize;
+use crate::core::rules::Rule;
+use crate::formats::journal::JournalEntry;
+use crate::formats::openings::{OpeningBook, OpeningFormat};
 
-use super::{block_on, failed, one_engine, say, CommandError, CommandResult, Outcome};
+use crate::commands::{block_on, failed, one_engine, say, CommandError, CommandResult, Outcome};
 
 /// The `openings` subcommands.
 #[derive(Debug)]
@@ -103,12 +105,12 @@ fn canonical(
     let rule = Rule::from_code(rule).map_err(|e| usage(format!("--rule: {e}")))?;
     // FILE is read whole before `-o` replaces it, so `-o FILE` rewrites it in place; the counts
     // go to a file of their own.
-    super::check_roles(
+    crate::commands::check_roles(
         &[],
         &[("-o", out.as_deref()), ("--counts", counts.as_deref())],
     )?;
     if let Some(c) = &counts {
-        super::check_roles(&[PathBuf::from(&file[0])], &[("--counts", Some(c))])?;
+        crate::commands::check_roles(&[PathBuf::from(&file[0])], &[("--counts", Some(c))])?;
     }
     let book = OpeningBook::load(&file[0], format, size, rule).map_err(failed)?;
     let unique = canonical_openings(&book.openings, size);
@@ -139,8 +141,8 @@ fn canonical(
 
 /// Write `text` to `path`, replacing it atomically.
 fn write_file(path: &std::path::Path, text: &str) -> Result<(), CommandError> {
-    gomoku_cli::outputs::prepare_parent(path).map_err(failed)?;
-    gomoku_cli::atomic_file::write_atomic(path, |w| w.write_all(text.as_bytes()))
+    crate::outputs::prepare_parent(path).map_err(failed)?;
+    crate::formats::atomic_file::write_atomic(path, |w| w.write_all(text.as_bytes()))
         .map_err(|e| CommandError::Failed(format!("cannot write {}: {e}", path.display())))
 }
 
@@ -159,11 +161,11 @@ fn line_of(files: &[PathBuf], game: u64) -> Option<(&PathBuf, usize)> {
 /// `openings audit`: the journals read through `JournalSet` (directories stand for their
 /// journals), every game counted once.
 fn audit(journals: &[PathBuf], json: bool, force: bool) -> CommandResult {
-    let check = gomoku_cli::journal::HeaderCheck::forced(force);
-    let mut set =
-        super::JournalSet::<JournalEntry>::open_checked(journals, check).map_err(failed)?;
+    let check = crate::formats::journal::HeaderCheck::forced(force);
+    let mut set = crate::commands::JournalSet::<JournalEntry>::open_checked(journals, check)
+        .map_err(failed)?;
     // A game line that reads but cannot be used names the game; the files say where it is.
-    let files = super::journal_files(journals).map_err(failed)?;
+    let files = crate::commands::journal_files(journals).map_err(failed)?;
     let named = |e: String| {
         let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         CommandError::Failed(format!("{}: {e}", files.join(", ")))
@@ -176,7 +178,7 @@ fn audit(journals: &[PathBuf], json: bool, force: bool) -> CommandResult {
         })?;
         auditor.add(&game).map_err(|e| named(e.to_string()))?;
     }
-    super::warn_all(&set.warnings);
+    crate::commands::warn_all(&set.warnings);
     if let Some(e) = set.error {
         return Err(failed(e));
     }
@@ -203,27 +205,27 @@ fn number<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
     let Some(text) = text else {
         return Ok(default);
     };
-    gomoku_cli::numbers::whole_number(text, range)
+    crate::core::numbers::whole_number(text, range)
         .map_err(|e| CommandError::Usage(format!("{option} {text:?}: expected {e}")))
 }
 
 /// `openings generate`: the options checked (the engine's by `config::OneEngine`, as `check`
 /// does), then the generation on a tokio runtime.
 fn generate(args: &[String]) -> CommandResult {
-    use gomoku_cli::opengen::run::{generate, summary, GenerateOptions};
-    use gomoku_cli::opengen::{shard_target, CandidateSettings, StoneRange};
+    use crate::commands::openings::generate::run::{generate, summary, GenerateOptions};
+    use crate::commands::openings::generate::{shard_target, CandidateSettings, StoneRange};
 
-    let command = gomoku_cli::cli::table::Command::OpeningsGenerate;
-    let p = super::args::parsed(command, args)?;
-    let usage = |why: String| super::args::usage_error(command, why);
+    let command = crate::cli::table::Command::OpeningsGenerate;
+    let p = crate::commands::args::parsed(command, args)?;
+    let usage = |why: String| crate::commands::args::usage_error(command, why);
     // The engine and the match options it shares (-rule, -boardsize, -concurrency, -shard,
     // -startuptimeout) are read as the match runner reads them.
-    let raw = gomoku_cli::cli::raw_of(&p);
+    let raw = crate::cli::raw_of(&p);
     let one = one_engine(&raw, "generate", usage)?;
     let spec = one.spec.clone();
     if spec.depth.is_none()
         && spec.nodes.is_none()
-        && spec.tc == gomoku_cli::engine::TimeControl::UNLIMITED
+        && spec.tc == crate::engine::TimeControl::UNLIMITED
     {
         return Err(usage(
             "-engine: give depth=, nodes= or tc=: an evaluation needs a bounded search".into(),
@@ -272,8 +274,8 @@ fn generate(args: &[String]) -> CommandResult {
         output,
     };
     let report = block_on(async {
-        let stops = gomoku_cli::runner::Stops::default();
-        super::signals::watch(
+        let stops = crate::runner::Stops::default();
+        crate::commands::signals::watch(
             &stops,
             "ending the engines, writing the openings kept so far (Ctrl-C again to kill them now)",
         );
@@ -287,7 +289,7 @@ fn generate(args: &[String]) -> CommandResult {
     if report.exhausted {
         eprintln!(
             "warning: {} candidates in a row were refused: the settings give no more openings",
-            gomoku_cli::opengen::REFUSED_RUN_MAX
+            crate::commands::openings::generate::REFUSED_RUN_MAX
         );
     }
     // What was made is kept, but a short set is not what was asked for: the exit says so.

@@ -1,9 +1,9 @@
 //! `gomoku-cli report`: the HTML report of a run from its journals (one file, or the shards'
 //! journals of one run), written atomically.
 
-use super::{failed, say, CommandError, CommandResult, Outcome};
-use gomoku_cli::journal::JournalEntry;
-use gomoku_cli::report::{self, PageOptions, RunState};
+use crate::analysis::report::{self, PageOptions, RunState};
+use crate::commands::{failed, say, CommandError, CommandResult, Outcome};
+use crate::formats::journal::JournalEntry;
 
 /// The report's flags.
 #[derive(Debug)]
@@ -19,11 +19,11 @@ pub struct ReportArgs {
 
 /// Build the report and write it.
 pub fn run(a: ReportArgs) -> CommandResult {
-    super::check_roles(&a.journals, &[("-o", Some(&a.output))])?;
-    let check = gomoku_cli::journal::HeaderCheck::forced(a.force);
-    let mut set =
-        super::JournalSet::<JournalEntry>::open_checked(&a.journals, check).map_err(failed)?;
-    let files = super::journal_files(&a.journals).map_err(failed)?;
+    crate::commands::check_roles(&a.journals, &[("-o", Some(&a.output))])?;
+    let check = crate::formats::journal::HeaderCheck::forced(a.force);
+    let mut set = crate::commands::JournalSet::<JournalEntry>::open_checked(&a.journals, check)
+        .map_err(failed)?;
+    let files = crate::commands::journal_files(&a.journals).map_err(failed)?;
     let where_ = || {
         files
             .iter()
@@ -31,16 +31,16 @@ pub fn run(a: ReportArgs) -> CommandResult {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let crossing = super::stop_marker(&a.journals).map(|m| m.crossing());
+    let crossing = crate::commands::stop_marker(&a.journals).map(|m| m.crossing());
     let opts = PageOptions {
         built: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     };
     let built = report::build_from(&mut set, &where_(), crossing, RunState::Ended, &opts);
-    super::warn_all(&set.warnings);
+    crate::commands::warn_all(&set.warnings);
     let (r, page) = built.map_err(failed)?;
     let games = r.games.len();
-    gomoku_cli::outputs::prepare_parent(&a.output).map_err(failed)?;
-    gomoku_cli::atomic_file::write_atomic(&a.output, |w| w.write_all(page.as_bytes()))
+    crate::outputs::prepare_parent(&a.output).map_err(failed)?;
+    crate::formats::atomic_file::write_atomic(&a.output, |w| w.write_all(page.as_bytes()))
         .map_err(|e| CommandError::Failed(format!("cannot write {}: {e}", a.output.display())))?;
     say(&format!(
         "{}: {games} games, {} KiB ({})\n",

@@ -1,12 +1,13 @@
 //! The match runner (c-gomoku-cli's command line): parse the legacy options, check them into a
 //! `Config`, run the tournament on a tokio runtime with Ctrl-C/SIGTERM handling.
 
-use gomoku_cli::cli;
-use gomoku_cli::config::{Config, Env};
-use gomoku_cli::engine::spawn;
-use gomoku_cli::runner::{self, StopReason, Stops};
+use crate::cli;
+use crate::config::{Config, Env};
+use crate::engine::spawn;
+use crate::runner::{self, Stops};
+use crate::tournament::events::StopReason;
 
-use super::{block_on_here, failed, CommandError, CommandResult, Outcome};
+use crate::commands::{block_on_here, failed, CommandError, CommandResult, Outcome};
 
 /// Run a tournament from the legacy command line (without the program name).
 pub fn run(args: &[String]) -> CommandResult {
@@ -28,7 +29,7 @@ pub fn execute(config: Config) -> Result<runner::RunSummary, CommandError> {
     let result = block_on_here(async {
         // Registered before the run starts, so a Ctrl-C at any moment of it is handled (and the
         // process-wide descriptors tokio creates for signals exist before the count below).
-        super::signals::watch(
+        crate::commands::signals::watch(
             &stops,
             "abandoning games in progress, ending engines (Ctrl-C again to kill them now)",
         );

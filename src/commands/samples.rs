@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use gomoku_cli::record::samples::{samples_stats_command, SampleFormat};
+use crate::formats::samples::{samples_stats_command, SampleFormat};
 
-use super::{failed, say, CommandError, CommandResult, Outcome};
+use crate::commands::{failed, say, CommandError, CommandResult, Outcome};
 
 /// The `samples` subcommands.
 #[derive(Debug)]

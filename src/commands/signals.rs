@@ -9,7 +9,7 @@
 
 use tokio::signal::unix::{signal, Signal, SignalKind};
 
-use gomoku_cli::runner::Stops;
+use crate::runner::Stops;
 
 /// SIGINT and SIGTERM, once their handlers are installed (`None` when that failed).
 pub struct Signals(Option<(Signal, Signal)>);

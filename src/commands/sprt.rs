@@ -1,8 +1,8 @@
 //! `gomoku-cli sprt`: the SPRT and Elo calculator, from pentanomial or W/L/D counts or from the
 //! journal files of a run.
 
-use super::{say, CommandError, CommandResult, Outcome};
-use gomoku_cli::journal::HeaderCheck;
+use crate::commands::{say, CommandError, CommandResult, Outcome};
+use crate::formats::journal::HeaderCheck;
 
 /// The calculator's flags.
 #[derive(Debug)]
@@ -32,22 +32,17 @@ pub struct SprtArgs {
 }
 
 /// The design when neither the journal nor a flag gives one: fishtest's usual bounds.
-const DEFAULT_DESIGN: (f64, f64, f64, f64, gomoku_cli::stats::SprtModel) = (
-    0.0,
-    5.0,
-    0.05,
-    0.05,
-    gomoku_cli::stats::SprtModel::Normalized,
-);
+const DEFAULT_DESIGN: (f64, f64, f64, f64, crate::stats::SprtModel) =
+    (0.0, 5.0, 0.05, 0.05, crate::stats::SprtModel::Normalized);
 
 /// The SPRT design: each flag given, else the run's (a journal's header records its `-sprt`), else
 /// the default. A flag that changes the run's value says so on standard error, since the verdict
 /// then need not be the run's.
 fn design(
     a: &SprtArgs,
-    run: Option<gomoku_cli::stats::Sprt>,
-) -> Result<gomoku_cli::stats::Sprt, CommandError> {
-    use gomoku_cli::stats::{Sprt, SprtModel};
+    run: Option<crate::stats::Sprt>,
+) -> Result<crate::stats::Sprt, CommandError> {
+    use crate::stats::{Sprt, SprtModel};
     let model: Option<SprtModel> = match &a.model {
         Some(m) => Some(
             m.parse()
@@ -87,7 +82,7 @@ fn design(
 
 /// Run the calculator and print its report.
 pub fn run(a: SprtArgs) -> CommandResult {
-    use gomoku_cli::stats::{sprt_calculator, Counts};
+    use crate::stats::{sprt_calculator, Counts};
     // With journals, the run's own design (from the first header; `replay` refuses journals
     // of different runs).
     let run_design = if a.journals.is_empty() {
@@ -98,7 +93,7 @@ pub fn run(a: SprtArgs) -> CommandResult {
                 "give counts or journal files, not both".into(),
             ));
         }
-        super::run_sprt(&a.journals, HeaderCheck::forced(a.force))?
+        crate::commands::run_sprt(&a.journals, HeaderCheck::forced(a.force))?
     };
     let sprt = design(&a, run_design)?;
     let calc = if a.journals.is_empty() {
@@ -129,9 +124,9 @@ pub fn run(a: SprtArgs) -> CommandResult {
 /// games finished so the verdict is the test's first crossing, as the run reported it.
 fn sprt_from_journals(
     files: &[std::path::PathBuf],
-    sprt: &gomoku_cli::stats::Sprt,
+    sprt: &crate::stats::Sprt,
     check: HeaderCheck,
-) -> Result<gomoku_cli::stats::SprtCalculation, String> {
-    let (replay, _) = super::replay(files, Some(*sprt), check)?;
-    gomoku_cli::tracker::sprt_calculation(&replay.tracker, sprt).map_err(|e| e.to_string())
+) -> Result<crate::stats::SprtCalculation, String> {
+    let (replay, _) = crate::commands::replay(files, Some(*sprt), check)?;
+    crate::analysis::tracker::sprt_calculation(&replay.tracker, sprt).map_err(|e| e.to_string())
 }

@@ -6,14 +6,14 @@
 
 use std::path::PathBuf;
 
-use gomoku_cli::cli::table::{self, Command};
-use gomoku_cli::cli::{self, Opt, RawCli};
-use gomoku_cli::config::{Config, Env, TuneConfig};
-use gomoku_cli::tune::params::Params;
-use gomoku_cli::tune::spsa::SpsaSettings;
-use gomoku_cli::tune::TuneSetup;
+use crate::cli::table::{self, Command};
+use crate::cli::{self, Opt, RawCli};
+use crate::config::{Config, Env, TuneConfig};
+use crate::tune::params::Params;
+use crate::tune::spsa::SpsaSettings;
+use crate::tune::TuneSetup;
 
-use super::{failed, say, CommandError, CommandResult};
+use crate::commands::{failed, say, CommandError, CommandResult};
 
 /// The tuning's own options, as given.
 #[derive(Debug, Default)]
@@ -28,8 +28,8 @@ struct TuneArgs {
 
 /// The tuning's options and the match's, read from the table of options.
 fn split(args: &[String]) -> Result<(TuneArgs, RawCli), CommandError> {
-    let p = super::args::parsed(Command::Tune, args)?;
-    let written = |name: &str| super::args::written(&p, name).unwrap_or_default();
+    let p = crate::commands::args::parsed(Command::Tune, args)?;
+    let written = |name: &str| crate::commands::args::written(&p, name).unwrap_or_default();
     let t = TuneArgs {
         params: p.value("-params").map(String::from),
         iterations: p.value("-iterations").map(String::from),
@@ -54,7 +54,7 @@ fn count(option: &str, text: Option<&str>, default: Option<u64>) -> Result<u64, 
     match (text, default) {
         (None, Some(d)) => Ok(d),
         (None, None) => Err(format!("{option} N is required")),
-        (Some(t), _) => gomoku_cli::numbers::whole_number(t, 1..=u64::MAX)
+        (Some(t), _) => crate::core::numbers::whole_number(t, 1..=u64::MAX)
             .map_err(|e| format!("{option} {t:?}: expected {e}")),
     }
 }
@@ -108,7 +108,7 @@ fn spsa_of(items: &[String], iterations: u64) -> Result<SpsaSettings, String> {
 
 /// The match configuration of a tuning: the engine twice, `-repeat`, the iterations' games.
 fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, CommandError> {
-    let usage = |why: String| super::args::usage_error(Command::Tune, why);
+    let usage = |why: String| crate::commands::args::usage_error(Command::Tune, why);
     let iterations = count("-iterations", t.iterations.as_deref(), None).map_err(usage)?;
     let pairs = count("-pairs", t.pairs.as_deref(), Some(1)).map_err(usage)?;
     let settings = spsa_of(&t.spsa, iterations).map_err(usage)?;
@@ -149,7 +149,7 @@ fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, Command
     if let Some(s) = &t.srand {
         // The flips and the rounding are drawn from it, and a random openings order.
         let seed = count("-srand", Some(s), None).map_err(usage)?;
-        config.seed = gomoku_cli::config::Seed::Given(seed);
+        config.seed = crate::config::Seed::Given(seed);
     }
     if config.tournament.concurrency > 1 {
         config.warnings.push(format!(
@@ -164,7 +164,7 @@ fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, Command
     let job_seed = env
         .var("SLURM_ARRAY_JOB_ID")
         .is_some_and(|id| !id.trim().is_empty());
-    let drawn = matches!(config.seed, gomoku_cli::config::Seed::Fresh(_));
+    let drawn = matches!(config.seed, crate::config::Seed::Fresh(_));
     if config.cluster.shard.is_some() && drawn && !job_seed {
         return Err(usage(
             "the shards of a tuning must share one seed: give -srand S (a SLURM job array derives it from SLURM_ARRAY_JOB_ID)".into(),
@@ -191,12 +191,12 @@ pub fn run(args: &[String]) -> CommandResult {
     let config = config_of(&t, raw, &Env::of_process())?;
     let setup = config.tune.as_ref().map(|t| t.setup.clone());
     let resumable = config.outputs.journal.is_some();
-    let summary = super::run::execute(config)?;
+    let summary = crate::commands::run::execute(config)?;
     if let (Some(setup), Some(theta)) = (setup, &summary.theta) {
         say(&format!(
             "\nTuned parameters ({}):\n{}\nAs INFO lines:\n{}\n{}",
             match (summary.reason, resumable) {
-                (gomoku_cli::runner::StopReason::Completed, _) => "the run completed",
+                (crate::tournament::events::StopReason::Completed, _) => "the run completed",
                 (_, true) => "the run stopped early: resume it with -resume",
                 // -resume needs the journal that -journal off left out.
                 (_, false) => "the run stopped early; it has no journal to resume",
@@ -206,7 +206,7 @@ pub fn run(args: &[String]) -> CommandResult {
             setup.params.result_lines(theta)
         ));
     }
-    Ok(super::run::outcome_of(summary.reason))
+    Ok(crate::commands::run::outcome_of(summary.reason))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::protocol::{cut_text, printable, EngineLine, QUOTED_ANSWER_CHARS};
+use crate::engine::protocol::{cut_text, printable, EngineLine, QUOTED_ANSWER_CHARS};
 
 /// Most lines an engine may have kept or logged per move (its `MESSAGE` lines, and the notes
 /// about its `ERROR`/`UNKNOWN`/`DEBUG` lines); past it they are only counted. Engines that talk

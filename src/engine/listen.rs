@@ -7,8 +7,10 @@
 //! its text, memory is a fixed set of fields plus capped move lists, and nothing here can fail a
 //! game; what cannot be read is counted and dropped.
 
-use crate::board::{BoardSize, Pos};
-use crate::search::{Eval, Outlook, PvMove, SearchReport, MATE_PLIES_MAX, MULTIPV_CAP, PV_CAP};
+use crate::core::board::{BoardSize, Pos};
+use crate::core::search::{
+    Eval, Outlook, PvMove, SearchReport, MATE_PLIES_MAX, MULTIPV_CAP, PV_CAP,
+};
 
 /// A reported engine time this far past our own clock belongs to an earlier search (a report
 /// printed after the last move, read now): the engine's clock starts after ours.

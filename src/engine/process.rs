@@ -11,10 +11,10 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::net::unix::pipe;
 
-use super::spawn::{self, Child, SpawnRequest};
+use crate::engine::spawn::{self, Child, SpawnRequest};
 
-use super::spec::EngineSpec;
-use super::{Direction, EngineError, LogSink};
+use crate::engine::spec::EngineSpec;
+use crate::engine::{Direction, EngineError, LogSink};
 
 /// Longest line kept from an engine. The protocol allows the manager to cut very long lines;
 /// the cap bounds memory against an engine that prints without ever ending a line.

@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use crate::board::Pos;
-use crate::swap::{Answer, Swap2Form};
+use crate::core::board::Pos;
+use crate::core::swap::{Answer, Swap2Form};
 
 /// Manager lines end with CR LF: the official judge insists on it and engines written for it
 /// may rely on it.

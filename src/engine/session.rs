@@ -9,20 +9,20 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::time::{timeout, timeout_at, Instant};
 
-use super::chatter::{about_time_left, Chatter, LineCounts, Room};
-use super::listen::Listener;
-use super::process::{describe_status, EngineProcess, LineReader};
-use super::protocol::{
+use crate::core::board::{BoardSize, Pos};
+use crate::core::rules::Rule;
+use crate::core::search::SearchReport;
+use crate::core::swap::{Answer, Swap2Form, SwapReply};
+use crate::engine::chatter::{about_time_left, Chatter, LineCounts, Room};
+use crate::engine::listen::Listener;
+use crate::engine::process::{describe_status, EngineProcess, LineReader};
+use crate::engine::protocol::{
     cut_text, parse_about, parse_coords, parse_engine_line, parse_swap_answer, About, Command,
     EngineLine, Field, ABOUT_NAME_CHARS, EOL, QUOTED_ANSWER_CHARS, UNLIMITED_TIME_LEFT_MS,
 };
-use super::resources::ProcWatch;
-use super::spec::{Detail, EngineSpec};
-use super::{Direction, EngineError, LogSink};
-use crate::board::{BoardSize, Pos};
-use crate::rules::Rule;
-use crate::search::SearchReport;
-use crate::swap::{Answer, Swap2Form, SwapReply};
+use crate::engine::resources::ProcWatch;
+use crate::engine::spec::{Detail, EngineSpec};
+use crate::engine::{Direction, EngineError, LogSink};
 
 /// How long an engine may take to exit after END before its process group is killed. The
 /// protocol page suggests one second.
@@ -327,8 +327,8 @@ impl EngineSession {
     }
 
     /// The MESSAGE texts received since the last call (at most
-    /// [`LINES_PER_MOVE`](super::chatter::LINES_PER_MOVE) lines and
-    /// [`BYTES_PER_MOVE`](super::chatter::BYTES_PER_MOVE) bytes a move; the rest are counted in
+    /// [`LINES_PER_MOVE`](crate::engine::chatter::LINES_PER_MOVE) lines and
+    /// [`BYTES_PER_MOVE`](crate::engine::chatter::BYTES_PER_MOVE) bytes a move; the rest are counted in
     /// [`line_counts`](Self::line_counts) as dropped).
     pub fn take_messages(&mut self) -> Vec<String> {
         self.chatter.take_messages()
@@ -358,8 +358,8 @@ impl EngineSession {
             self.note(format!(
                 "over {} lines or {} KiB of messages and stray lines in this move: the rest are \
                  counted, not kept",
-                super::chatter::LINES_PER_MOVE,
-                super::chatter::BYTES_PER_MOVE / 1024
+                crate::engine::chatter::LINES_PER_MOVE,
+                crate::engine::chatter::BYTES_PER_MOVE / 1024
             ));
         }
     }
@@ -859,11 +859,11 @@ impl EngineSession {
 
     /// CPU time and memory of the engine's whole process tree now, by a scan of `/proc` (zero
     /// without a process). Not on a match's per-move path: `check` reads it after each answer.
-    pub fn usage(&self) -> super::resources::Usage {
+    pub fn usage(&self) -> crate::engine::resources::Usage {
         self.process
             .as_ref()
             .and_then(|p| p.pid())
-            .map(super::resources::tree_usage)
+            .map(crate::engine::resources::tree_usage)
             .unwrap_or_default()
     }
 
@@ -903,7 +903,10 @@ impl EngineSession {
             bytes.push_str("INFO time_left 2147483647\r\n");
         } else {
             bytes.push_str("INFO time_left ");
-            super::protocol::push_int(&mut bytes, i64::try_from(time_left_ms).unwrap_or(i64::MAX));
+            crate::engine::protocol::push_int(
+                &mut bytes,
+                i64::try_from(time_left_ms).unwrap_or(i64::MAX),
+            );
             bytes.push_str(EOL);
         }
         command.encode_into(&mut bytes);
@@ -1189,7 +1192,7 @@ impl EngineSession {
     /// A runner's remark about the engine: to the protocol log, and to `-verbose` diagnostics.
     fn note(&self, text: String) {
         // Notes quote engine lines: their control characters are escaped for the console.
-        let text = super::protocol::printable(text);
+        let text = crate::engine::protocol::printable(text);
         tracing::debug!(slot = self.slot + 1, engine = %self.name, "{text}");
         self.log.emit(self.slot, &self.name, Direction::Note, text);
     }
@@ -1787,7 +1790,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn swap2_request_sends_time_left_and_the_stones_and_reads_every_answer_shape() {
-        use crate::swap::Answer;
+        use crate::core::swap::Answer;
         let (mut s, engine, _rx) = with_engine(session(), |mut e| async move {
             e.expect(&["INFO time_left 5000", "SWAP2BOARD", "DONE"])
                 .await;

@@ -4,12 +4,12 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::{
+use crate::core::board::{Color, Pos};
+use crate::core::swap::{Answer, Next, Role, SwapPhase, SwapRecord, SwapRule};
+use crate::game::{
     over_time, play_moves, referee_after, start_both, Abandoned, GameOutcome, GameSetup,
     MovesPlayed, Player, Side, Termination,
 };
-use crate::board::{Color, Pos};
-use crate::swap::{Answer, Next, Role, SwapPhase, SwapRecord, SwapRule};
 
 /// A game with a swap opening, as played.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,8 +220,8 @@ mod tests {
     use super::super::tests::{mv, setup, Scripted};
     use super::super::{Clock, Failure, GameResult, Reply, Request};
     use super::*;
-    use crate::rules::Rule;
-    use crate::swap::{Swap2Form, SwapReply};
+    use crate::core::rules::Rule;
+    use crate::core::swap::{Swap2Form, SwapReply};
 
     fn answer(raw: &str, answer: Answer, ms: u64) -> Result<SwapReply, Failure> {
         Ok(SwapReply {
@@ -359,7 +359,7 @@ mod tests {
         assert_eq!(t.faulty(), None);
         assert!(!t.yields_samples());
         assert_eq!(
-            t.reason(crate::board::BoardSize::new(15).unwrap()),
+            t.reason(crate::core::board::BoardSize::new(15).unwrap()),
             "white gave an illegal SWAP2BOARD answer \"8,8 8,6\": 2 stones where SWAP or one \
              stone after three (swap1) is asked for"
         );

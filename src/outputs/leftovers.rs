@@ -7,9 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::records::PsqTarget;
+use crate::outputs::records::PsqTarget;
+use crate::schedule::shard::Shard;
 use crate::schedule::GameId;
-use crate::shard::Shard;
 
 /// `.NAME.PID.tmp` read back: the file it stands in for and the process that made it.
 pub fn parse_temp(name: &str) -> Option<(&str, u32)> {
@@ -64,7 +64,7 @@ impl Leftovers {
     /// A file this run replaces whole (a device or FIFO is written in place: nothing is made
     /// beside it, and nothing is looked for there).
     pub fn file(&mut self, path: &Path) -> &mut Leftovers {
-        if !crate::atomic_file::writes_in_place(path) {
+        if !crate::formats::atomic_file::writes_in_place(path) {
             self.files.push(path.to_path_buf());
         }
         self
@@ -132,7 +132,7 @@ fn parent(path: &Path) -> PathBuf {
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {
-    a == b || super::same_file::resolve(a) == super::same_file::resolve(b)
+    a == b || crate::outputs::same_file::resolve(a) == crate::outputs::same_file::resolve(b)
 }
 
 /// Whether `name` is the `.psq` record of some game in `p`, exactly as `PsqTarget::path_of`

@@ -9,8 +9,8 @@ use tokio::sync::mpsc;
 
 use crate::engine::{Direction, LogEvent};
 
-use super::paths::open_append;
-use super::OutputError;
+use crate::outputs::paths::open_append;
+use crate::outputs::OutputError;
 
 /// The `-log` files, one per slot, opened before the first game so a path that cannot be used
 /// stops the run at once.
@@ -22,7 +22,7 @@ impl LogFiles {
     pub fn open(
         dir: &Path,
         slots: usize,
-        shard: Option<crate::shard::Shard>,
+        shard: Option<crate::schedule::shard::Shard>,
     ) -> Result<LogFiles, OutputError> {
         let mut files = HashMap::new();
         for slot in 0..slots {

@@ -53,8 +53,8 @@ pub enum OutputError {
     Renlib(String),
     /// The samples file cannot be opened or written.
     #[error("{0}")]
-    Samples(#[from] crate::record::samples::SampleWriteError),
+    Samples(#[from] crate::formats::samples::SampleWriteError),
     /// A journal line that cannot be turned back into the game it records.
     #[error("{0}")]
-    Rebuild(#[from] crate::journal::RebuildError),
+    Rebuild(#[from] crate::formats::journal::RebuildError),
 }

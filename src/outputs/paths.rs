@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::OutputError;
+use crate::outputs::OutputError;
 
 /// Make sure `path` can be created: its parent directories exist (created if missing). The error
 /// names the path and, when a parent is a file, which one.
@@ -42,14 +42,14 @@ pub fn check_replaceable(path: &Path) -> Result<(), OutputError> {
         let no_name = std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name");
         return Err(open(no_name));
     }
-    if crate::atomic_file::writes_in_place(path) {
+    if crate::formats::atomic_file::writes_in_place(path) {
         return match path.is_dir() {
             true => Err(open(std::io::Error::other("a directory, not a file"))),
             false => Ok(()),
         };
     }
     prepare_parent(path)?;
-    let probe = crate::atomic_file::temp_path(path, std::process::id()).map_err(open)?;
+    let probe = crate::formats::atomic_file::temp_path(path, std::process::id()).map_err(open)?;
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

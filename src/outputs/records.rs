@@ -8,15 +8,17 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::atomic_file::write_atomic;
-use crate::journal::{JournalEntry, OutputSizes};
-use crate::record::samples::{self, SampleConfig, SampleWriter};
-use crate::record::{psq, Evals, GameRecord, TextFormat};
+use crate::formats::atomic_file::write_atomic;
+use crate::formats::journal::{JournalEntry, OutputSizes};
+use crate::formats::psq;
+use crate::formats::samples::{self, SampleConfig, SampleWriter};
+use crate::formats::text_records::TextFormat;
+use crate::game::record::{Evals, GameRecord};
+use crate::schedule::shard::Shard;
 use crate::schedule::GameId;
-use crate::shard::Shard;
 
-use super::paths::{open_append, prepare_dir, prepare_parent};
-use super::OutputError;
+use crate::outputs::paths::{open_append, prepare_dir, prepare_parent};
+use crate::outputs::OutputError;
 
 /// The PGN/SGF event name.
 const EVENT: &str = "gomoku-cli";
@@ -64,7 +66,7 @@ impl PsqTarget {
         prepare_dir(&self.dir, &self.dir)?;
         let probe = self.dir.join(format!(
             ".{}.{}.tmp",
-            super::leftovers::PROBE,
+            crate::outputs::leftovers::PROBE,
             std::process::id()
         ));
         std::fs::File::create(&probe).map_err(|source| OutputError::Open {
@@ -182,7 +184,7 @@ struct Samples {
 /// each game (a temporary file, then a rename), so a kill never leaves a broken library.
 struct Archive {
     path: PathBuf,
-    lib: crate::renlib::Library,
+    lib: crate::formats::renlib::Library,
     /// Its comments carry game statistics (`lib merge --stats`): they are kept up to date.
     stats: bool,
     /// Games that cannot go in, counted and reported at the end: played on another board than
@@ -217,7 +219,7 @@ impl Archive {
     }
 
     fn add(&mut self, r: &GameRecord) -> Result<(), OutputError> {
-        use crate::renlib::{file, stats, CodePage, GameMerge, LibGame};
+        use crate::formats::renlib::{file, stats, CodePage, GameMerge, LibGame};
         let game = match LibGame::from_record(r, &self.fingerprint) {
             Ok(g) => g,
             Err(e) => {
@@ -268,11 +270,11 @@ impl RecordFiles {
         let renlib = match &t.renlib {
             Some(path) => {
                 prepare_parent(path)?;
-                let lib = crate::renlib::file::load_or_new(path)
+                let lib = crate::formats::renlib::file::load_or_new(path)
                     .map_err(|e| OutputError::Renlib(e.to_string()))?;
                 Some(Archive {
                     path: path.clone(),
-                    stats: crate::renlib::stats::has_stats_lines(&lib),
+                    stats: crate::formats::renlib::stats::has_stats_lines(&lib),
                     lib,
                     other_board: 0,
                     no_stones: 0,
@@ -402,7 +404,7 @@ pub fn complete_last(t: &RecordTargets, last: &JournalEntry) -> Result<Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::fixtures::sample_record;
+    use crate::game::record::fixtures::sample_record;
 
     #[test]
     fn psq_records_are_named_by_game_and_shard() {
@@ -431,12 +433,12 @@ mod tests {
         failed.opening.clear();
         failed.outcome.moves.clear();
         failed.outcome.termination = crate::game::Termination::FailedStart {
-            by: crate::board::Color::White,
+            by: crate::core::board::Color::White,
             text: "engine crashed (exit status 3)".into(),
         };
         files.write(&failed).unwrap();
         let mut small = sample_record();
-        small.size = crate::board::BoardSize::new(9).unwrap();
+        small.size = crate::core::board::BoardSize::new(9).unwrap();
         small.game = GameId(8);
         files.write(&small).unwrap();
         files.write(&small).unwrap();

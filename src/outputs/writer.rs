@@ -3,13 +3,15 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::config::identity::fingerprint;
 use crate::config::{Config, JournalTarget};
-use crate::journal::{self, fingerprint, JournalEntry, JournalHeader, OutputSizes};
-use crate::record::{GameRecord, TextFormat};
+use crate::formats::journal::{self, JournalEntry, JournalHeader, OutputSizes};
+use crate::formats::text_records::TextFormat;
+use crate::game::record::GameRecord;
 
-use super::paths::{open_append, prepare_dir, prepare_parent};
-use super::records::{PsqTarget, RecordFiles, RecordTargets, Sink};
-use super::{OutputError, Records};
+use crate::outputs::paths::{open_append, prepare_dir, prepare_parent};
+use crate::outputs::records::{PsqTarget, RecordFiles, RecordTargets, Sink};
+use crate::outputs::{OutputError, Records};
 
 /// Open the journal so that no other run's games are mixed in: a named journal that already
 /// holds anything is refused, a timestamped one taken by another run gets a numbered suffix.

@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use crate::journal::{JournalEntry, JournalSet};
-use crate::report::{self, PageOptions, RunState};
+use crate::analysis::report::{self, PageOptions, RunState};
+use crate::formats::journal::{JournalEntry, JournalSet};
 
-use super::console::{Console, ConsoleEvent};
-use super::RunError;
+use crate::runner::console::Console;
+use crate::runner::RunError;
+use crate::tournament::events::ConsoleEvent;
 
 /// The report writer of a run.
 pub struct LiveReport {
@@ -29,7 +30,7 @@ pub fn write(journal: &Path, out: &Path, state: RunState) -> Result<(), String> 
     };
     let name = journal.display().to_string();
     let (_, page) = report::build_from(&mut set, &name, None, state, &opts)?;
-    crate::atomic_file::write_atomic(out, |w| w.write_all(page.as_bytes()))
+    crate::formats::atomic_file::write_atomic(out, |w| w.write_all(page.as_bytes()))
         .map_err(|e| format!("cannot write {}: {e}", out.display()))
 }
 
@@ -148,8 +149,8 @@ impl LiveReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal::{render_entry, render_header};
-    use crate::report::model::tests::{entry, header};
+    use crate::analysis::report::model::tests::{entry, header};
+    use crate::formats::journal::{render_entry, render_header};
 
     #[test]
     fn the_first_page_comes_before_any_game_and_finish_waits_for_the_last() {

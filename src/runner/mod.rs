@@ -10,7 +10,6 @@
 //! share no state but the desk; the other cross-thread signals are cancellation tokens.
 
 mod console;
-pub mod dispatcher;
 pub mod live_report;
 mod resume;
 pub mod same_file;
@@ -25,18 +24,19 @@ use thiserror::Error;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::analysis::tracker::{scored, ScoredGame, Tracker};
 use crate::config::{Config, LogLevel, OnEngineFailure, Start};
 use crate::engine::LogSink;
-use crate::opening::{OpeningBook, OpeningError, OpeningSequence};
+use crate::formats::openings::{OpeningBook, OpeningError, OpeningSequence};
+use crate::schedule::shard::Shard;
 use crate::schedule::{GameQueue, Schedule};
-use crate::shard::Shard;
-use crate::tracker::{scored, ScoredGame, Tracker};
 
+use crate::game::record::GameRecord;
 use crate::outputs::logs::LogFiles;
 use crate::outputs::{OutputError, Outputs};
-use crate::record::GameRecord;
-use console::{Console, ConsoleEvent, Verbosity};
-use dispatcher::{Action, DispatchSettings, Dispatcher, Event};
+use crate::tournament::dispatcher::{Action, DispatchSettings, Dispatcher, Event};
+use crate::tournament::events::{ConsoleEvent, StopReason};
+use console::{Console, Verbosity};
 use slot::Shared;
 use sync::ShardSync;
 
@@ -74,7 +74,7 @@ pub enum RunError {
         file: PathBuf,
         line: usize,
         stones: usize,
-        rule: crate::swap::SwapRule,
+        rule: crate::core::swap::SwapRule,
     },
     /// `-cpus` names CPUs this process may not run on (absent, offline, or outside its affinity).
     #[error("-cpus: CPU {missing} cannot be used: this process may run on CPUs {allowed} only")]
@@ -89,23 +89,6 @@ pub enum RunError {
     /// Two outputs, or an output and an input, name one file.
     #[error("{0}")]
     SameFile(#[from] same_file::SameFile),
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
-    /// Every scheduled game was played.
-    Completed,
-    /// Ctrl-C or SIGTERM: games in progress were abandoned.
-    Interrupted,
-    /// `-fatalerror` and an engine failed.
-    EngineFailure,
-    /// The SPRT accepted H0 (the first engine is not stronger by elo1).
-    SprtH0,
-    /// The SPRT accepted H1.
-    SprtH1,
-    /// A write to the journal or a record file failed: no new game started.
-    OutputFailed,
 }
 
 /// What the run leaves behind for `main`.
@@ -139,7 +122,7 @@ fn dispatch_settings(
     // c-gomoku-cli's colour rule only matters where an opening leaves white to move.
     let white_first = match (book, &config.tournament.openings, config.tournament.colours) {
         (Some(b), Some(o), crate::config::ColourRule::FirstToMove) => Some(Arc::new(
-            crate::opening::OpeningParity::new(b, o.order(config.seed), o.transform),
+            crate::formats::openings::OpeningParity::new(b, o.order(config.seed), o.transform),
         )),
         _ => None,
     };
@@ -279,7 +262,7 @@ impl Writer {
                 }
                 for (path, text) in self.tune_files.iter().zip(texts) {
                     let Some(path) = path else { continue };
-                    let written = crate::atomic_file::write_atomic(path, |w| {
+                    let written = crate::formats::atomic_file::write_atomic(path, |w| {
                         std::io::Write::write_all(w, text.as_bytes())
                     });
                     // A tuning that cannot save θ stops as a failed record does (exit 5): playing
@@ -318,7 +301,7 @@ impl Writer {
 }
 
 /// The answer to a slot that asked for a game: `Some(None)` = no more games.
-type Reply = Option<Option<dispatcher::Assignment>>;
+type Reply = Option<Option<crate::tournament::dispatcher::Assignment>>;
 
 impl Shell {
     /// Carry out the dispatcher's actions; `reply` takes the answer to the slot that asked for a
@@ -444,7 +427,10 @@ impl Desk {
 }
 
 impl slot::GameDesk for Desk {
-    fn next_game(&self, finished: Option<Box<GameRecord>>) -> Option<dispatcher::Assignment> {
+    fn next_game(
+        &self,
+        finished: Option<Box<GameRecord>>,
+    ) -> Option<crate::tournament::dispatcher::Assignment> {
         let mut s = self.lock();
         s.catch_up(&self.abort);
         if let Some(record) = finished {
@@ -687,7 +673,7 @@ fn remaining(
     };
     let pairs: Vec<(usize, usize)> = schedule.pairs().iter().map(|(a, b)| (a.0, b.0)).collect();
     let mut done = std::collections::HashSet::new();
-    let mut repeats = crate::journal::Repeats::default();
+    let mut repeats = crate::formats::journal::Repeats::default();
     let mut prior = Vec::new();
     for e in &r.entries {
         if e.game == 0 || e.game > total {
@@ -700,9 +686,12 @@ fn remaining(
         let seen = repeats
             .admit(e.game, e.result)
             .map_err(|c| RunError::BadJournal(format!("{}: {c}", r.journal.display())))?;
-        if seen == crate::journal::Seen::First {
+        if seen == crate::formats::journal::Seen::First {
             done.insert(e.game);
-            prior.push(scored(&crate::journal::GameSummary::from(e), &pairs));
+            prior.push(scored(
+                &crate::formats::journal::GameSummary::from(e),
+                &pairs,
+            ));
         }
     }
     Ok((GameQueue::new(schedule, shard, done), prior))
@@ -800,7 +789,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     if let Some(r) = resumed.as_ref().filter(|_| !stops.abort.is_cancelled()) {
         r.check_names(&names)?;
     }
-    let header = crate::journal::header(&config, &names, total);
+    let header = crate::config::identity::header(&config, &names, total);
     if resumed.as_ref().is_none_or(|r| r.needs_header) {
         outputs.write_header(&header)?;
     }

@@ -7,12 +7,12 @@
 use std::path::PathBuf;
 
 use crate::config::{Config, JournalTarget};
-use crate::journal::{self, JournalEntry, JournalHeader, RunSettings};
+use crate::formats::journal::{self, JournalEntry, JournalHeader, RunSettings};
 
-use super::RunError;
-use crate::journal::{fingerprint, identity_of, legacy_identity, settings};
+use crate::config::identity::{fingerprint, identity_of, legacy_identity, settings};
 use crate::outputs::records::complete_last;
 use crate::outputs::{record_targets, OutputError};
+use crate::runner::RunError;
 
 /// A journal ready to be continued.
 #[derive(Debug)]
@@ -121,7 +121,9 @@ pub fn differences(journal: &RunSettings, now: &RunSettings) -> Vec<String> {
         }
         v
     };
-    crate::settings_diff::differences(&strip(journal), &strip(now), "journal", &|p| p.to_string())
+    crate::formats::settings_diff::differences(&strip(journal), &strip(now), "journal", &|p| {
+        p.to_string()
+    })
 }
 
 /// Read, check and repair the journal to resume (`target`, the configured one); `config` adopts
@@ -224,7 +226,10 @@ fn remove_leftovers(config: &Config, journal: &std::path::Path) -> Option<String
     for p in [&o.renlib, &o.report].into_iter().flatten() {
         l.file(p);
     }
-    for p in super::tune_files(config, Some(journal)).iter().flatten() {
+    for p in crate::runner::tune_files(config, Some(journal))
+        .iter()
+        .flatten()
+    {
         l.file(p);
     }
     if let Some(p) = &record_targets(config).psq {
@@ -254,7 +259,7 @@ mod tests {
     fn journals_of_this_build_and_of_builds_before_the_sha256_identity_are_this_run() {
         let c = config("-engine cmd=cat -engine cmd=sh -games 4 -boardsize 9");
         let want = identity_of(&c);
-        let mut h = crate::journal::header(&c, &[], 4);
+        let mut h = crate::config::identity::header(&c, &[], 4);
         assert!(same_run(&h, &c, &want));
         h.fingerprint = legacy_identity(&c);
         assert_ne!(h.fingerprint, want);

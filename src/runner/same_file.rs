@@ -38,7 +38,7 @@ fn roles(config: &Config, journal: Option<&Path>) -> Roles {
     if let Some(s) = &config.outputs.sample {
         roles.output(Opt::Sample.to_string(), &s.file);
     }
-    let tune = super::tune_files(config, journal);
+    let tune = crate::runner::tune_files(config, journal);
     for (key, p) in ["csv", "params", "info"].into_iter().zip(tune) {
         if let Some(p) = p {
             roles.output(format!("-tuneout {key}="), p);

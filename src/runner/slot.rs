@@ -15,19 +15,20 @@ use chrono::Utc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::board::{BoardSize, Color, Pos, Symmetry};
 use crate::config::{Config, LogLevel};
+use crate::core::board::{BoardSize, Color, Pos, Symmetry};
+use crate::core::rules::Rule;
+use crate::core::swap::{SwapRecord, SwapReply};
 use crate::engine::{Direction, EngineError, EngineSession, Field, LogSink, MoveRequest};
+use crate::formats::openings::{OpeningBook, OpeningSequence};
+use crate::game::record::{EngineUse, GameRecord, GameUse};
 use crate::game::{self, Abandoned, Failure, GameSetup, Player, Reply, Request, Termination};
-use crate::opening::{OpeningBook, OpeningSequence};
-use crate::record::{EngineUse, GameRecord, GameUse};
-use crate::rules::Rule;
 use crate::schedule::{EngineId, GameId, Pairing};
-use crate::swap::{SwapRecord, SwapReply};
 
-use super::console::{Console, ConsoleEvent};
-use super::dispatcher::Assignment;
-use crate::journal::TuneEntry;
+use crate::runner::console::Console;
+use crate::tournament::dispatcher::Assignment;
+use crate::tournament::events::ConsoleEvent;
+use crate::tune::entry::TuneEntry;
 
 /// Effectively "no deadline" for engines without a time limit.
 const NO_DEADLINE: Duration = Duration::from_secs(365 * 24 * 3600);
@@ -222,7 +223,7 @@ impl Player for SessionPlayer<'_> {
         self.session.nbest().is_some()
     }
 
-    fn after_move(&mut self, board: &crate::board::Board) {
+    fn after_move(&mut self, board: &crate::core::board::Board) {
         if self.suspend {
             self.session.suspend();
         }

@@ -6,10 +6,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::journal::{GameSummary, Item, Repeats, Seen, Tail};
-use crate::shard::{Shard, StopMarker, STOP_MARKER};
+use crate::analysis::tracker::{scored, ScoredGame};
+use crate::formats::journal::{GameSummary, Item, Repeats, Seen, Tail};
+use crate::schedule::shard::{Shard, StopMarker, STOP_MARKER};
 use crate::stats::SprtCrossing;
-use crate::tracker::{scored, ScoredGame};
 
 /// One shard's view of the others.
 pub struct ShardSync {
@@ -119,8 +119,8 @@ impl ShardSync {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal::{render_entry, JournalEntry};
-    use crate::record::fixtures::sample_record;
+    use crate::formats::journal::{render_entry, JournalEntry};
+    use crate::game::record::fixtures::sample_record;
     use crate::stats::Verdict;
     use std::io::Write;
 

@@ -5,11 +5,11 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::elo::{fastchess_pentanomial, fastchess_wdl};
-use super::sprt::{Sprt, SprtCrossing, SprtModel, Verdict};
-use super::tally::{Pentanomial, Wld};
-use super::text::llr_progress_percent;
-use super::StatsError;
+use crate::stats::elo::{fastchess_pentanomial, fastchess_wdl};
+use crate::stats::sprt::{Sprt, SprtCrossing, SprtModel, Verdict};
+use crate::stats::tally::{Pentanomial, Wld};
+use crate::stats::text::llr_progress_percent;
+use crate::stats::StatsError;
 
 /// Counts typed on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +43,7 @@ fn parse_counts<const K: usize>(what: &'static str, input: &str) -> Result<[u64;
     }
     let mut out = [0u64; K];
     for (slot, field) in out.iter_mut().zip(&fields) {
-        *slot = crate::numbers::whole_number(field, 0..=u64::MAX).map_err(|expected| {
+        *slot = crate::core::numbers::whole_number(field, 0..=u64::MAX).map_err(|expected| {
             StatsError::BadCount {
                 what,
                 input: input.to_string(),
@@ -63,7 +63,7 @@ fn checked_games(
     counts: &[u64],
     per: u64,
 ) -> Result<(), StatsError> {
-    crate::numbers::total(counts.iter().copied())
+    crate::core::numbers::total(counts.iter().copied())
         .and_then(|n| n.checked_mul(per))
         .map(|_| ())
         .ok_or_else(|| StatsError::TooManyGames {
@@ -210,7 +210,7 @@ impl SprtCalculation {
             self.model, self.elo0, self.elo1, self.alpha, self.beta
         );
         // Non-finite values read as in the run's results block (`nan`, `inf`), not Rust's `NaN`.
-        use super::text::fixed;
+        use crate::stats::text::fixed;
         let _ = writeln!(
             s,
             "LLR: {} ({}%) ({}, {})",

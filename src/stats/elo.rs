@@ -10,7 +10,7 @@ use std::f64::consts::{LN_10, SQRT_2};
 use serde::Serialize;
 use statrs::function::erf::{erf, erfc};
 
-use super::tally::{Pentanomial, Wld};
+use crate::stats::tally::{Pentanomial, Wld};
 
 /// `Phi^-1(0.975)`, the two-sided 95% normal quantile.
 pub const Z95: f64 = 1.959963984540054;

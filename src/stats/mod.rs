@@ -54,7 +54,7 @@ pub enum StatsError {
         what: &'static str,
         input: String,
         field: String,
-        expected: crate::numbers::NotWhole,
+        expected: crate::core::numbers::NotWhole,
     },
     /// A typed count list whose games add up to more than a u64 holds: the totals printed
     /// would wrap.

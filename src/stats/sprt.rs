@@ -13,9 +13,9 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::elo::{elo_to_score, regularize, NELO_SCALE};
-use super::tally::{Pentanomial, Wld};
-use super::StatsError;
+use crate::stats::elo::{elo_to_score, regularize, NELO_SCALE};
+use crate::stats::tally::{Pentanomial, Wld};
+use crate::stats::StatsError;
 
 /// How the hypotheses' Elo values are read and the LLR computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

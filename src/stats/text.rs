@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::elo::{fastchess_pentanomial, fastchess_wdl, EloEstimate, Interval};
-use super::sprt::{Sprt, SprtCrossing};
-use super::tally::{PairTally, Pentanomial, Score, Wld};
-use super::StatsError;
+use crate::stats::elo::{fastchess_pentanomial, fastchess_wdl, EloEstimate, Interval};
+use crate::stats::sprt::{Sprt, SprtCrossing};
+use crate::stats::tally::{PairTally, Pentanomial, Score, Wld};
+use crate::stats::StatsError;
 
 /// Formats like C++ `{fmt}` with `{:.Nf}`, which fastchess uses: `inf`, `-inf`, `nan` for
 /// non-finite values (Rust would print `NaN`). The run's blocks and the calculator both use it.

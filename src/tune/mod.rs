@@ -2,6 +2,7 @@
 //! table) and the SPSA step fishtest and OpenBench compute, both pure so that `tune` can replay any
 //! iteration from the journal.
 
+pub mod entry;
 pub mod params;
 pub mod spsa;
 pub mod tuner;

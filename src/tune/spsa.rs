@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::params::{Param, ParamKind, Params};
+use crate::tune::params::{Param, ParamKind, Params};
 
 /// The run-wide SPSA constants.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -11,11 +11,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::journal::{TuneEntry, TuneSettings, TuneStep};
 use crate::stats::Score;
+use crate::tune::entry::{TuneEntry, TuneSettings, TuneStep};
 
-use super::params::Params;
-use super::spsa::{Spsa, SpsaSettings, Step};
+use crate::tune::params::Params;
+use crate::tune::spsa::{Spsa, SpsaSettings, Step};
 
 /// A tuning run's fixed part: the parameters, the SPSA constants, its length and seed.
 #[derive(Debug, Clone)]

@@ -27,7 +27,7 @@ use std::io::{self, Write};
 use std::process::{Command as Process, Stdio};
 use std::time::Duration;
 
-use gomoku_cli::board::Pos;
+use gomoku_cli::core::board::Pos;
 use pbrain_kit::report::{PvReport, Value};
 use pbrain_kit::{
     about_line, arg_value, random_legal_move, seed_from_args, Action, Command, GameState, Input,

@@ -4,8 +4,8 @@
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
-use gomoku_cli::board::{BoardSize, Pos};
-use gomoku_cli::rules::Rule;
+use gomoku_cli::core::board::{BoardSize, Pos};
+use gomoku_cli::core::rules::Rule;
 use pbrain_kit::harness::{play_game, start_game, EngineProcess, GameEnd};
 use pbrain_kit::parse_xy;
 

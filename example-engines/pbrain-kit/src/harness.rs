@@ -1,13 +1,13 @@
 //! A tiny scripted manager for the engines' integration tests: spawn an engine, talk to it line by
-//! line with timeouts, and referee whole games between two engines with `gomoku_cli::rules::Referee`.
+//! line with timeouts, and referee whole games between two engines with `gomoku_cli::core::rules::Referee`.
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use gomoku_cli::board::{BoardSize, Color, Pos};
-use gomoku_cli::rules::{MoveOutcome, Referee, Rule};
+use gomoku_cli::core::board::{BoardSize, Color, Pos};
+use gomoku_cli::core::rules::{MoveOutcome, Referee, Rule};
 
 use std::collections::VecDeque;
 

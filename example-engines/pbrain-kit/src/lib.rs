@@ -26,8 +26,8 @@ use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
-use gomoku_cli::board::{Board, BoardSize, Color, Pos};
-use gomoku_cli::rules::{forbidden_kind, Rule};
+use gomoku_cli::core::board::{Board, BoardSize, Color, Pos};
+use gomoku_cli::core::rules::{forbidden_kind, Rule};
 use rand::seq::SliceRandom;
 use rand::Rng;
 
@@ -1169,7 +1169,7 @@ mod tests {
         assert_eq!(s.handle(Command::Restart), Action::Reply("OK".into()));
         assert!(s.is_legal(Pos::new(1, 0)));
         assert_eq!(s.handle(Command::Start(4)).clone(), {
-            let e = gomoku_cli::board::BoardSize::new(4).unwrap_err();
+            let e = gomoku_cli::core::board::BoardSize::new(4).unwrap_err();
             Action::Reply(format!("ERROR {e}"))
         });
     }

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use gomoku_cli::board::Pos;
+use gomoku_cli::core::board::Pos;
 
 /// Ordinary evaluations are clamped to this, as Rapfi does; proven wins and losses are mates.
 pub const EVAL_CLAMP: i32 = 6000;

@@ -7,7 +7,7 @@
 
 use std::io;
 
-use gomoku_cli::board::Pos;
+use gomoku_cli::core::board::Pos;
 use pbrain_kit::{
     about_line, random_legal_move, run_with, seed_from_args, Brain, GameState, Options,
 };

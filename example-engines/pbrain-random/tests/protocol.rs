@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use gomoku_cli::board::{BoardSize, Pos};
-use gomoku_cli::rules::Rule;
+use gomoku_cli::core::board::{BoardSize, Pos};
+use gomoku_cli::core::rules::Rule;
 use pbrain_kit::harness::{play_game, start_game, EngineProcess, GameEnd};
 use pbrain_kit::parse_xy;
 
@@ -188,7 +188,7 @@ fn double_three_hits(rule: Rule, trials: usize) -> usize {
 #[test]
 fn renju_black_never_plays_a_forbidden_point() {
     let size = BoardSize::STANDARD;
-    let mut r = gomoku_cli::rules::Referee::new(Rule::Renju, size);
+    let mut r = gomoku_cli::core::rules::Referee::new(Rule::Renju, size);
     for l in DOUBLE_THREE_BOARD {
         let (x, y) = parse_xy(l.rsplit_once(',').unwrap().0).unwrap();
         r.play_xy(x, y);

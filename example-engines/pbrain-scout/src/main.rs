@@ -32,7 +32,7 @@ mod weights;
 use std::io;
 use std::time::Duration;
 
-use gomoku_cli::board::Pos;
+use gomoku_cli::core::board::Pos;
 use pbrain_kit::report::{Form, PvReport};
 use pbrain_kit::{about_line, arg_value, random_legal_move, run_with, Brain, GameState, Options};
 use rand::SeedableRng;

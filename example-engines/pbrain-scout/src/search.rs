@@ -9,8 +9,8 @@
 
 use std::time::{Duration, Instant};
 
-use gomoku_cli::board::{Board, Color, Pos};
-use gomoku_cli::rules::{forbidden_kind, Rule};
+use gomoku_cli::core::board::{Board, Color, Pos};
+use gomoku_cli::core::rules::{forbidden_kind, Rule};
 
 use pbrain_kit::report::Value;
 
@@ -809,7 +809,7 @@ pub fn limits_for(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gomoku_cli::board::BoardSize;
+    use gomoku_cli::core::board::BoardSize;
 
     /// Black to move with an open three (x 5..=7 on row 7) that becomes an open four.
     const OPEN_THREE: [&str; 15] = [

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use gomoku_cli::board::{BoardSize, Pos};
-use gomoku_cli::rules::Rule;
+use gomoku_cli::core::board::{BoardSize, Pos};
+use gomoku_cli::core::rules::Rule;
 use pbrain_kit::harness::{play_game, start_game, EngineProcess, GameEnd, LocalEngine};
 use pbrain_kit::{parse_xy, random_legal_move, Brain, GameState};
 use rand::SeedableRng;
@@ -193,7 +193,7 @@ fn renju_black_avoids_a_double_three() {
         pos(&answer(&mut e))
     };
     assert_eq!(best(Rule::Freestyle), Pos::new(7, 7));
-    let mut r = gomoku_cli::rules::Referee::new(Rule::Renju, BoardSize::STANDARD);
+    let mut r = gomoku_cli::core::rules::Referee::new(Rule::Renju, BoardSize::STANDARD);
     for l in board {
         let (x, y) = parse_xy(l.rsplit_once(',').unwrap().0).unwrap();
         r.play_xy(x, y);

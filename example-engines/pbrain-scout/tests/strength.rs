@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use gomoku_cli::board::{BoardSize, Color, Pos};
-use gomoku_cli::rules::{MoveOutcome, Referee, Rule};
+use gomoku_cli::core::board::{BoardSize, Color, Pos};
+use gomoku_cli::core::rules::{MoveOutcome, Referee, Rule};
 use pbrain_kit::harness::{play_game, start_game, EngineProcess, GameEnd, LocalEngine, Player};
 use pbrain_kit::{random_legal_move, Brain, GameState};
 use rand::{Rng, SeedableRng};

@@ -1,0 +1,6 @@
+//! What a run's games say, computed from the journal: the results tracker (standings, pentanomial
+//! pairs, SPRT), the per-opening audit and the HTML report's model and page.
+
+pub mod openings_audit;
+pub mod report;
+pub mod tracker;

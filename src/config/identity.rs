@@ -1,0 +1,389 @@
+//! A run's journal header and its identity: [`RunSettings`] is what "the same run" means, read
+//! from the configuration in one place; the identity hashes the part of it that decides the games,
+//! so a journal tells whether two runs may be mixed (shards, `-resume`, `merge`).
+
+use std::path::Path;
+
+use serde::Serialize;
+use sha2::Digest;
+
+use crate::config::{Config, DrawOrder};
+use crate::schedule::TournamentKind;
+
+use crate::formats::journal::{
+    EngineSettings, JournalHeader, OpeningSettings, RunSettings, SprtSettings,
+};
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The SHA-256 of a file's bytes in hex (empty when it cannot be read: loading it reports that).
+fn file_sha256(path: &Path) -> String {
+    std::fs::read(path).map_or_else(|_| String::new(), |b| hex(&sha2::Sha256::digest(b)))
+}
+
+/// The journal header of a run: its settings and its identity, so readers never guess.
+pub fn header(config: &Config, names: &[String], total_games: u64) -> JournalHeader {
+    let settings = settings(config, names, total_games);
+    JournalHeader {
+        kind: crate::formats::journal::HEADER_KIND.into(),
+        format: crate::formats::journal::FORMAT,
+        program: format!("gomoku-cli {}", env!("CARGO_PKG_VERSION")),
+        fingerprint: config
+            .run_identity
+            .clone()
+            .unwrap_or_else(|| settings.identity()),
+        started: chrono::Utc::now().to_rfc3339(),
+        command_line: std::env::args().skip(1).collect(),
+        settings,
+    }
+}
+
+/// The run a configuration describes, the one reading of [`Config`] for "which run"; engines past
+/// the end of `names` get an empty one (names come from the engines and are compared on their own).
+pub fn settings(config: &Config, names: &[String], total_games: u64) -> RunSettings {
+    let mut s = undigested(config, names, total_games);
+    if let (Some(o), Some(file)) = (&mut s.openings, &config.tournament.openings) {
+        o.sha256 = file_sha256(&file.file);
+    }
+    s
+}
+
+/// The identity a configuration has (see [`RunSettings::identity`]), without reading the openings
+/// file: its bytes are not part of the identity (a run's start and `-resume`'s search through
+/// candidate journals would hash it again for each).
+pub fn identity_of(config: &Config) -> String {
+    undigested(config, &[], 0).identity()
+}
+
+/// [`settings`] with the openings file's SHA-256 left empty.
+fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSettings {
+    let (t, g, seed) = (&config.tournament, &config.game, config.seed.get());
+    RunSettings {
+        engines: (t.engines.iter().enumerate())
+            .map(|(i, e)| EngineSettings {
+                name: names.get(i).cloned().unwrap_or_default(),
+                cmd: e.cmd.clone(),
+                tc: e.tc.to_string(),
+                depth: e.depth,
+                nodes: e.nodes,
+                max_memory: e.max_memory,
+                threads: e.threads,
+                options: e.options.clone(),
+            })
+            .collect(),
+        rule: g.rule.code(),
+        size: g.size.get(),
+        tournament: match t.kind {
+            TournamentKind::RoundRobin => "round_robin".into(),
+            TournamentKind::Gauntlet => "gauntlet".into(),
+        },
+        games: t.games,
+        rounds: t.rounds,
+        repeat: t.repeat == crate::schedule::Repeat::Twice,
+        total_games,
+        draw_after: g.draw_after,
+        send_by_board: g.send_by_board,
+        openings: t.openings.as_ref().map(|o| OpeningSettings {
+            file: o.file.display().to_string(),
+            format: o.format.to_string(),
+            order: match o.order {
+                DrawOrder::Sequential => "sequential".into(),
+                DrawOrder::Random => "random".into(),
+            },
+            transform: o.transform,
+            sha256: String::new(),
+        }),
+        seed,
+        shard: config.cluster.shard,
+        swap: t.swap.map(|s| s.name().to_string()),
+        colours: match t.colours {
+            crate::config::ColourRule::FirstToMove => Some("first_to_move".into()),
+            crate::config::ColourRule::FirstBlack => None,
+        },
+        adjudication: g.adjudication.is_on().then(|| g.adjudication.to_string()),
+        tune: config.tune.as_ref().map(|tune| tune.setup.settings(seed)),
+        sprt: t.sprt.map(|s| SprtSettings {
+            elo0: s.elo0,
+            elo1: s.elo1,
+            alpha: s.alpha,
+            beta: s.beta,
+            model: s.model.to_string(),
+        }),
+    }
+}
+
+/// The identity of a run: what decides its games (not where its outputs go), so a journal can
+/// tell whether two runs may be mixed. A resumed run keeps the identity its journal was started
+/// with (`Config::run_identity`), whichever build computed it.
+pub fn fingerprint(config: &Config) -> String {
+    config
+        .run_identity
+        .clone()
+        .unwrap_or_else(|| identity_of(config))
+}
+
+/// The part of [`RunSettings`] that makes a run's identity, one canonical JSON object (fields in
+/// declaration order), hashed with SHA-256: the same value from every build on every machine,
+/// so shards on different builds, or a run resumed after an upgrade, find each other. Left out,
+/// as each shard has its own or as it decides no game: engine names (from the engines), the
+/// shard, `total_games` (follows from the rest), the seed unless openings are drawn at random,
+/// the openings' format unless psq and their bytes, `max_memory`, `threads`, `send_by_board`
+/// (what engines are told, not what they play), `colours` (follows from `swap`; older journals
+/// lack it) and `sprt` (when the run stops).
+#[derive(Serialize)]
+struct Identity<'a> {
+    engines: Vec<EngineIdentity<'a>>,
+    rule: u8,
+    size: u8,
+    tournament: &'a str,
+    games: u64,
+    rounds: u64,
+    repeat: bool,
+    draw_after: usize,
+    swap: Option<&'a str>,
+    openings: Option<OpeningIdentity<'a>>,
+    /// `-draw`/`-resign` as typed; left out when off, so earlier runs keep their identity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adjudication: Option<&'a str>,
+    /// `tune`: its parameters, SPSA settings and seed; left out for a match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tune: Option<&'a crate::tune::entry::TuneSettings>,
+}
+
+#[derive(Serialize)]
+struct EngineIdentity<'a> {
+    cmd: &'a str,
+    tc: &'a str,
+    depth: Option<u64>,
+    nodes: Option<u64>,
+    options: &'a [(String, String)],
+}
+
+#[derive(Serialize)]
+struct OpeningIdentity<'a> {
+    file: &'a str,
+    /// Only for a random order.
+    seed: Option<u64>,
+    transform: bool,
+    order: &'a str,
+    /// `psq` or `psq moves=N` (the stones of each record that make the opening); else none.
+    psq: Option<&'a str>,
+}
+
+impl RunSettings {
+    /// The run's identity (see [`Identity`]): 32 hex digits.
+    pub fn identity(&self) -> String {
+        let id = Identity {
+            engines: (self.engines.iter())
+                .map(|e| EngineIdentity {
+                    cmd: &e.cmd,
+                    tc: &e.tc,
+                    depth: e.depth,
+                    nodes: e.nodes,
+                    options: &e.options,
+                })
+                .collect(),
+            rule: self.rule,
+            size: self.size,
+            tournament: &self.tournament,
+            games: self.games,
+            rounds: self.rounds,
+            repeat: self.repeat,
+            draw_after: self.draw_after,
+            swap: self.swap.as_deref(),
+            openings: self.openings.as_ref().map(|o| OpeningIdentity {
+                file: &o.file,
+                seed: (o.order == "random").then_some(self.seed),
+                transform: o.transform,
+                order: &o.order,
+                psq: (o.format.split(' ').next() == Some("psq")).then_some(o.format.as_str()),
+            }),
+            adjudication: self.adjudication.as_deref(),
+            tune: self.tune.as_ref(),
+        };
+        let text = serde_json::to_string(&id).unwrap_or_default();
+        hex(&sha2::Sha256::digest(text.as_bytes())[..16])
+    }
+}
+
+/// A header whose settings do not give the fingerprint it carries: edited by hand (a rule changed
+/// from 0 to 4), so it no longer says how its games were played.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: the header's settings give the fingerprint {computed}, not the {claimed} it carries (were they edited?): its games were not played under these settings")]
+pub struct HeaderMismatch {
+    pub file: String,
+    pub claimed: String,
+    pub computed: String,
+}
+
+impl JournalHeader {
+    /// Whether the header's settings still give its fingerprint. Only the SHA-256 form (32 hex
+    /// digits) is computed from the header alone; the older `DefaultHasher` one (16 digits, see
+    /// [`legacy_identity`]) hashed the configuration with std's unstable hasher and cannot be
+    /// recomputed, so such a header, or one with any other value, is taken as it is.
+    pub fn check(&self, file: &str) -> Result<(), HeaderMismatch> {
+        let sha = self.fingerprint.len() == 32
+            && (self.fingerprint.bytes()).all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        let computed = self.settings.identity();
+        if !sha || computed == self.fingerprint {
+            return Ok(());
+        }
+        Err(HeaderMismatch {
+            file: file.to_string(),
+            claimed: self.fingerprint.clone(),
+            computed,
+        })
+    }
+}
+
+/// The identity as builds before the SHA-256 one computed it (std's `DefaultHasher` over
+/// `Debug` text, which Rust does not promise to keep): only to find and accept journals they
+/// wrote; it matches when this build's std hashes as theirs did.
+pub fn legacy_identity(config: &Config) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for e in &config.tournament.engines {
+        e.cmd.hash(&mut h);
+        format!("{:?}", e.tc).hash(&mut h);
+        e.depth.hash(&mut h);
+        e.nodes.hash(&mut h);
+        e.options.hash(&mut h);
+    }
+    config.game.rule.code().hash(&mut h);
+    config.game.size.get().hash(&mut h);
+    config.tournament.games.hash(&mut h);
+    config.tournament.rounds.hash(&mut h);
+    format!("{:?}{:?}", config.tournament.kind, config.tournament.repeat).hash(&mut h);
+    config.game.draw_after.hash(&mut h);
+    if let Some(swap) = config.tournament.swap {
+        swap.name().hash(&mut h);
+    }
+    if let Some(o) = &config.tournament.openings {
+        o.file.hash(&mut h);
+        if o.order == DrawOrder::Random {
+            config.seed.get().hash(&mut h);
+        }
+        o.transform.hash(&mut h);
+        format!("{:?}", o.order(config.seed)).hash(&mut h);
+        if let crate::formats::openings::OpeningFormat::Psq { moves } = o.format {
+            moves.hash(&mut h);
+        }
+    }
+    format!("{:016x}", h.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(args: &str) -> Config {
+        crate::config::config_in(args, &[("PATH", "/usr/bin:/bin")]).unwrap()
+    }
+
+    const RUN: &str = "-engine cmd=cat tc=10/0.5 -engine cmd=sh option.K=3 \
+        -each tc=5+0.1 -games 8 -rounds 2 -repeat -rule 4 -boardsize 15 -drawafter 200";
+
+    #[test]
+    fn the_identity_is_pinned_across_builds() {
+        // The value every build must compute for this run: a change here is a change of what
+        // "the same run" means, and journals of older builds would no longer be found. Checked
+        // outside Rust: SHA-256 (first 16 bytes) of the compact JSON
+        // {"engines":[{"cmd":"cat","tc":"10/0.5","depth":null,"nodes":null,"options":[]},
+        // {"cmd":"sh","tc":"5+0.1","depth":null,"nodes":null,"options":[["K","3"]]}],"rule":4,
+        // "size":15,"tournament":"round_robin","games":8,"rounds":2,"repeat":true,
+        // "draw_after":200,"swap":null,"openings":null} with Python's hashlib.
+        let id = settings(&config(RUN), &[], 0).identity();
+        assert_eq!(id, "b58f62b8bd058058157426421ca3892c");
+        assert_eq!(fingerprint(&config(RUN)), id);
+    }
+
+    #[test]
+    fn the_identity_follows_what_decides_the_games_only() {
+        let base = fingerprint(&config(RUN));
+        for other in [
+            RUN.replace("-games 8", "-games 9"),
+            RUN.replace("-rule 4", "-rule 0"),
+            RUN.replace("option.K=3", "option.K=4"),
+            RUN.replace("tc=10/0.5", "tc=10/0.6"),
+            RUN.replace(" -repeat", ""),
+        ] {
+            assert_ne!(fingerprint(&config(&other)), base, "{other}");
+        }
+        for same in [
+            format!("{RUN} -concurrency 4 -pgn x.pgn -quiet"),
+            format!("{RUN} -journal j.jsonl -shard 2/4"),
+        ] {
+            assert_eq!(fingerprint(&config(&same)), base, "{same}");
+        }
+    }
+
+    #[test]
+    fn a_resumed_run_keeps_the_identity_it_started_with() {
+        let mut c = config(RUN);
+        c.run_identity = Some("0123456789abcdef".into());
+        assert_eq!(fingerprint(&c), "0123456789abcdef");
+        assert_eq!(
+            crate::outputs::record_targets(&c).fingerprint,
+            "0123456789abcdef"
+        );
+        assert_eq!(header(&c, &[], 8).fingerprint, "0123456789abcdef");
+    }
+
+    #[test]
+    fn the_identity_of_a_header_read_back_is_the_fingerprint_it_carries() {
+        let mut c = config(
+            "-engine cmd=cat depth=3 -engine cmd=sh nodes=9 -each tc=5+0.1 -games 2 \
+             -openings file=g.psq type=psq moves=3 order=random srand=7 -draw 8 20 -resign 3 400 -swap2",
+        );
+        let params = "a, int, 50, 0, 100, 5, 0.002\nb, float, 0.35, 0, 1, 0.05, 0.0025\n";
+        let params = crate::tune::params::Params::parse(params, Path::new("p")).unwrap();
+        let setup = crate::tune::TuneSetup {
+            params,
+            settings: Default::default(),
+            pairs: 3,
+            every: 0,
+        };
+        c.tune = Some(crate::config::TuneConfig {
+            setup,
+            params_file: "p".into(),
+            csv: None,
+            params_out: None,
+            info_out: None,
+        });
+        let h = header(&c, &["x".into(), "y".into()], 6);
+        let read: JournalHeader =
+            serde_json::from_str(&crate::formats::journal::render_header(&h)).unwrap();
+        assert_eq!(read.settings.identity(), h.fingerprint);
+        assert_eq!(h.fingerprint, fingerprint(&c));
+        // The seed orders the openings; the tuning is part of the run.
+        let mut reseeded = read.settings;
+        reseeded.seed = 8;
+        assert_ne!(reseeded.identity(), h.fingerprint);
+        c.tune = None;
+        assert_ne!(fingerprint(&c), h.fingerprint);
+    }
+
+    #[test]
+    fn a_header_edited_by_hand_no_longer_matches_its_fingerprint() {
+        let h = header(&config(RUN), &["x".into(), "y".into()], 16);
+        assert_eq!(h.check("j.jsonl"), Ok(()));
+        let mut edited = h.clone();
+        edited.settings.rule = 0;
+        let e = edited.check("j.jsonl").unwrap_err();
+        assert_eq!(e.claimed, h.fingerprint);
+        assert!(
+            e.to_string()
+                .starts_with("j.jsonl: the header's settings give"),
+            "{e}"
+        );
+        // What is not part of the identity may change (a name, the threads).
+        let mut renamed = h.clone();
+        renamed.settings.engines[0].name = "z".into();
+        assert_eq!(renamed.check("j.jsonl"), Ok(()));
+        // An older build's fingerprint cannot be recomputed: taken as it is.
+        edited.fingerprint = "0123456789abcdef".into();
+        assert_eq!(edited.check("j.jsonl"), Ok(()));
+    }
+}

@@ -1,0 +1,436 @@
+//! The tournament schedule: which engines meet, in which colours, with which opening draw, in a
+//! deterministic order so that the same command always numbers the same games the same way.
+//!
+//! Numbering: for round `r`, pair `p` and game `g` of that pair in that round, the game number is
+//! `1 + (r·P + p)·G + g`. Within a pair, `k = r·G + g` counts its games across rounds; colours
+//! alternate with `k` and, with `-repeat`, games `k = 2m` and `2m+1` share opening draw `m` with
+//! colours reversed — whatever the parity of `-games`. Every pair gets the same opening draws, so
+//! no pair is favoured by easier openings.
+
+use std::collections::HashSet;
+use std::fmt;
+
+pub mod shard;
+
+use crate::schedule::shard::Shard;
+
+/// Index of an engine in the order given on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct EngineId(pub usize);
+
+/// A 1-based game number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct GameId(pub u64);
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Round robin (every pair) or gauntlet (the first engine against each other one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TournamentKind {
+    RoundRobin,
+    Gauntlet,
+}
+
+/// Whether each opening is played twice with colours reversed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repeat {
+    Once,
+    Twice,
+}
+
+/// One scheduled game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pairing {
+    pub game: GameId,
+    /// 1-based round.
+    pub round: u64,
+    /// Index of the engine pair (0-based, in `Schedule::pairs` order).
+    pub pair: usize,
+    /// The pair's engines in pair order: `first` is the reference side for statistics.
+    pub first: EngineId,
+    pub second: EngineId,
+    pub black: EngineId,
+    pub white: EngineId,
+    /// Which opening draw this game uses (see `opening::OpeningSequence::draw`).
+    pub opening_draw: u64,
+    /// Index of this game within its pair, across rounds (0-based): `k` in the module docs.
+    pub pair_game: u64,
+}
+
+impl Pairing {
+    /// The same game with the colours the other way round.
+    pub fn colours_swapped(self) -> Pairing {
+        Pairing {
+            black: self.white,
+            white: self.black,
+            ..self
+        }
+    }
+
+    /// With `-repeat`, the other game of the same opening pair is `pair_game ^ 1`.
+    pub fn first_is_black(&self) -> bool {
+        self.black == self.first
+    }
+}
+
+/// The whole schedule; pairings are computed on demand from a game number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    kind: TournamentKind,
+    pairs: Vec<(EngineId, EngineId)>,
+    games_per_pair_round: u64,
+    rounds: u64,
+    repeat: Repeat,
+    /// Consecutive games a shard takes together, when more than the colour pair (`tune`: an
+    /// iteration's games, which must be played by one process).
+    shard_unit: Option<u64>,
+}
+
+/// How many engine pairs meet: each other engine with the first (gauntlet) or every pair.
+pub fn pair_count(engines: usize, kind: TournamentKind) -> Option<u64> {
+    let n = u64::try_from(engines).ok()?;
+    match kind {
+        TournamentKind::Gauntlet => n.checked_sub(1),
+        TournamentKind::RoundRobin => Some(n.checked_mul(n.checked_sub(1)?)? / 2),
+    }
+}
+
+/// `rounds · pairs · games` for `engines` engines, or `None` when the product does not fit a
+/// `u64` (`config` refuses such a command line, so every game number fits).
+pub fn checked_total(engines: usize, kind: TournamentKind, games: u64, rounds: u64) -> Option<u64> {
+    rounds
+        .checked_mul(pair_count(engines, kind)?)?
+        .checked_mul(games)
+}
+
+impl Schedule {
+    /// `engines` ≥ 2, `games` ≥ 1, `rounds` ≥ 1 and their product within `u64` (checked by
+    /// `config`, see [`checked_total`]).
+    pub fn new(
+        engines: usize,
+        kind: TournamentKind,
+        games: u64,
+        rounds: u64,
+        repeat: Repeat,
+    ) -> Self {
+        let pairs = match kind {
+            TournamentKind::Gauntlet => (1..engines).map(|j| (EngineId(0), EngineId(j))).collect(),
+            TournamentKind::RoundRobin => (0..engines)
+                .flat_map(|i| ((i + 1)..engines).map(move |j| (EngineId(i), EngineId(j))))
+                .collect(),
+        };
+        Schedule {
+            kind,
+            pairs,
+            games_per_pair_round: games,
+            rounds,
+            repeat,
+            shard_unit: None,
+        }
+    }
+
+    /// The same schedule, split among shards `games` consecutive games at a time.
+    pub fn with_shard_unit(mut self, games: u64) -> Self {
+        self.shard_unit = Some(games.max(1));
+        self
+    }
+
+    /// Games per unit of the shard split: one, or with `-repeat` the colour-swapped pair, or
+    /// what [`with_shard_unit`](Self::with_shard_unit) set.
+    pub fn shard_unit(&self) -> u64 {
+        self.shard_unit.unwrap_or(match self.repeat {
+            Repeat::Twice => 2,
+            Repeat::Once => 1,
+        })
+    }
+
+    pub fn pairs(&self) -> &[(EngineId, EngineId)] {
+        &self.pairs
+    }
+
+    pub fn total_games(&self) -> u64 {
+        self.rounds * self.pairs.len() as u64 * self.games_per_pair_round
+    }
+
+    pub fn kind(&self) -> TournamentKind {
+        self.kind
+    }
+
+    pub fn repeat(&self) -> Repeat {
+        self.repeat
+    }
+
+    /// The pairing of game `id` (1-based), or `None` past the end.
+    pub fn pairing(&self, id: GameId) -> Option<Pairing> {
+        if id.0 == 0 || id.0 > self.total_games() {
+            return None;
+        }
+        let i = id.0 - 1;
+        let g_count = self.games_per_pair_round;
+        let per_round = self.pairs.len() as u64 * g_count;
+        let round = i / per_round;
+        let in_round = i % per_round;
+        let pair = (in_round / g_count) as usize;
+        let g = in_round % g_count;
+        let k = round * g_count + g;
+        let (first, second) = self.pairs[pair];
+        let (black, white) = if k % 2 == 0 {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        let opening_draw = match self.repeat {
+            Repeat::Twice => k / 2,
+            Repeat::Once => k,
+        };
+        Some(Pairing {
+            game: id,
+            round: round + 1,
+            pair,
+            first,
+            second,
+            black,
+            white,
+            opening_draw,
+            pair_game: k,
+        })
+    }
+
+    /// All pairings in game-number order.
+    pub fn iter(&self) -> impl Iterator<Item = Pairing> + '_ {
+        (1..=self.total_games()).filter_map(move |g| self.pairing(GameId(g)))
+    }
+}
+
+/// The games still to hand out, in game-number order (a shard's own, less those a resumed run
+/// already played), each computed when it is taken. Its memory is that of the games already
+/// played, whatever the schedule's length: an open-ended SPRT may set a cap of 2^32 games or
+/// more. The order is the one a list of all game numbers filtered the same way would give.
+#[derive(Debug, Clone)]
+pub struct GameQueue {
+    schedule: Schedule,
+    shard: Option<Shard>,
+    /// The lowest game number not yet considered.
+    next: u64,
+    /// Games already played and not yet passed: skipped, and forgotten once passed.
+    done: HashSet<u64>,
+    /// Games still to hand out; the queue ends at 0 (so the last game may be `u64::MAX`).
+    left: u64,
+}
+
+impl GameQueue {
+    /// The games of `schedule` (only `shard`'s, when given) less those in `done`.
+    pub fn new(schedule: &Schedule, shard: Option<Shard>, mut done: HashSet<u64>) -> GameQueue {
+        let total = schedule.total_games();
+        done.retain(|&g| g >= 1 && g <= total && shard.is_none_or(|s| s.owns(schedule, GameId(g))));
+        let owned = shard.map_or(total, |s| s.owned_games(schedule));
+        GameQueue {
+            schedule: schedule.clone(),
+            shard,
+            next: 1,
+            left: owned - done.len() as u64,
+            done,
+        }
+    }
+
+    /// How many games are still to hand out.
+    pub fn len(&self) -> u64 {
+        self.left
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.left == 0
+    }
+}
+
+impl Iterator for GameQueue {
+    type Item = GameId;
+
+    fn next(&mut self) -> Option<GameId> {
+        while self.left > 0 {
+            let g = match self.shard {
+                None => GameId(self.next),
+                // `left` > 0 guarantees a game of this shard is still ahead.
+                Some(s) => s.next_owned(&self.schedule, GameId(self.next))?,
+            };
+            self.next = g.0.saturating_add(1);
+            if !self.done.remove(&g.0) {
+                self.left -= 1;
+                return Some(g);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn round_robin_has_all_pairs() {
+        let s = Schedule::new(4, TournamentKind::RoundRobin, 2, 3, Repeat::Once);
+        assert_eq!(s.pairs().len(), 6);
+        assert_eq!(s.total_games(), 36);
+        let mut per_pair: HashMap<usize, u64> = HashMap::new();
+        for p in s.iter() {
+            *per_pair.entry(p.pair).or_default() += 1;
+            assert_ne!(p.black, p.white);
+        }
+        assert!(per_pair.values().all(|&n| n == 6));
+    }
+
+    #[test]
+    fn gauntlet_pairs_the_first_engine_with_each_other() {
+        let s = Schedule::new(4, TournamentKind::Gauntlet, 4, 1, Repeat::Twice);
+        assert_eq!(
+            s.pairs(),
+            &[
+                (EngineId(0), EngineId(1)),
+                (EngineId(0), EngineId(2)),
+                (EngineId(0), EngineId(3))
+            ]
+        );
+        assert_eq!(s.total_games(), 12);
+        // With two engines gauntlet and round robin are the same.
+        let a = Schedule::new(2, TournamentKind::Gauntlet, 5, 2, Repeat::Once);
+        let b = Schedule::new(2, TournamentKind::RoundRobin, 5, 2, Repeat::Once);
+        assert_eq!(a.pairs(), b.pairs());
+        assert!(a.iter().eq(b.iter()));
+    }
+
+    #[test]
+    fn repeat_pairs_share_an_opening_with_colours_reversed_even_with_odd_games() {
+        for games in [1u64, 3, 4, 7] {
+            let s = Schedule::new(3, TournamentKind::RoundRobin, games, 4, Repeat::Twice);
+            let mut by_draw: HashMap<(usize, u64), Vec<Pairing>> = HashMap::new();
+            for p in s.iter() {
+                by_draw.entry((p.pair, p.opening_draw)).or_default().push(p);
+            }
+            for games_of_draw in by_draw.values() {
+                assert!(games_of_draw.len() <= 2);
+                if let [a, b] = games_of_draw.as_slice() {
+                    assert_eq!(a.black, b.white);
+                    assert_eq!(a.white, b.black);
+                    assert_eq!(a.pair_game / 2, b.pair_game / 2);
+                }
+            }
+            // Each pair plays 4*games games: all draws are complete pairs except possibly the last.
+            let complete = by_draw.values().filter(|v| v.len() == 2).count() as u64;
+            assert_eq!(complete, 3 * (4 * games / 2));
+        }
+    }
+
+    #[test]
+    fn numbering_is_deterministic_and_dense() {
+        let s = Schedule::new(3, TournamentKind::RoundRobin, 2, 2, Repeat::Twice);
+        let ids: Vec<u64> = s.iter().map(|p| p.game.0).collect();
+        assert_eq!(ids, (1..=12).collect::<Vec<_>>());
+        assert!(s.pairing(GameId(0)).is_none());
+        assert!(s.pairing(GameId(13)).is_none());
+        let p = s.pairing(GameId(7)).unwrap();
+        assert_eq!((p.round, p.pair), (2, 0));
+        assert_eq!(p.pair_game, 2);
+        assert_eq!(p.opening_draw, 1);
+        assert!(p.first_is_black());
+    }
+
+    /// The queue as a materialised list filtered game by game (the order it must keep).
+    fn listed(s: &Schedule, shard: Option<Shard>, done: &HashSet<u64>) -> Vec<u64> {
+        (1..=s.total_games())
+            .filter(|&g| shard.is_none_or(|sh| sh.owns(s, GameId(g))))
+            .filter(|g| !done.contains(g))
+            .collect()
+    }
+
+    #[test]
+    fn the_queue_hands_out_what_a_filtered_list_would_in_the_same_order() {
+        for (engines, games, rounds, repeat) in [
+            (2, 7, 3, Repeat::Twice),
+            (4, 3, 2, Repeat::Once),
+            (3, 1, 5, Repeat::Twice),
+        ] {
+            let s = Schedule::new(engines, TournamentKind::RoundRobin, games, rounds, repeat);
+            let total = s.total_games();
+            // Played games of a resumed run: some, including the first and the last, and one
+            // past the end (ignored).
+            let some: HashSet<u64> = [1, 2, 5, total, total + 1].into();
+            let shards = std::iter::once(None).chain(
+                (1..=5).flat_map(|n| (1..=n).map(move |k| Some(Shard { index: k, count: n }))),
+            );
+            for shard in shards {
+                for done in [HashSet::new(), some.clone()] {
+                    let want = listed(&s, shard, &done);
+                    let q = GameQueue::new(&s, shard, done.clone());
+                    assert_eq!(q.len(), want.len() as u64, "{shard:?} {done:?}");
+                    let got: Vec<u64> = q.map(|g| g.0).collect();
+                    assert_eq!(got, want, "{shard:?} {done:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_queue_of_2_pow_32_or_u64_max_games_is_built_without_listing_them() {
+        // A list of 2^32 game numbers takes 32 GiB; of u64::MAX more than any machine has.
+        let s = Schedule::new(2, TournamentKind::RoundRobin, 1 << 32, 1, Repeat::Once);
+        let mut q = GameQueue::new(&s, None, [2].into());
+        assert_eq!(q.len(), (1 << 32) - 1);
+        let first: Vec<u64> = q.by_ref().take(3).map(|g| g.0).collect();
+        assert_eq!(first, vec![1, 3, 4]);
+        assert_eq!(q.len(), (1 << 32) - 4);
+        assert!(q.done.is_empty(), "played games are forgotten once passed");
+
+        let s = Schedule::new(2, TournamentKind::RoundRobin, u64::MAX, 1, Repeat::Twice);
+        let shard = Shard { index: 2, count: 3 };
+        let mut q = GameQueue::new(&s, Some(shard), HashSet::new());
+        // Units of two games, every third one: 3, 4, 9, 10, ...
+        let first: Vec<u64> = q.by_ref().take(4).map(|g| g.0).collect();
+        assert_eq!(first, vec![3, 4, 9, 10]);
+        // Units 0 ..= 2^63 - 1 (the last one the lone game u64::MAX, unit 2^63 - 1 ≡ 1 mod 3, so
+        // this shard's): 2·⌊2^63/3⌋ + 1 = (2^64 - 1)/3 games, counted without a walk.
+        assert_eq!(shard.owned_games(&s), u64::MAX / 3);
+        assert_eq!(q.len(), u64::MAX / 3 - 4);
+        assert_eq!(
+            shard.next_owned(&s, GameId(u64::MAX - 1)),
+            Some(GameId(u64::MAX))
+        );
+        assert_eq!(
+            shard.next_owned(&s, GameId(u64::MAX)),
+            Some(GameId(u64::MAX))
+        );
+        // Game u64::MAX - 1 is shard 1's; its next unit after that would start past u64::MAX.
+        let one = Shard { index: 1, count: 3 };
+        let last_but_one = GameId(u64::MAX - 1);
+        assert_eq!(one.next_owned(&s, last_but_one), Some(last_but_one));
+        assert_eq!(one.next_owned(&s, GameId(u64::MAX)), None);
+        let p = s.pairing(GameId(u64::MAX)).unwrap();
+        assert_eq!(p.pair_game, u64::MAX - 1);
+    }
+
+    #[test]
+    fn totals_that_overflow_a_game_number_are_found() {
+        use TournamentKind::*;
+        assert_eq!(pair_count(5, RoundRobin), Some(10));
+        assert_eq!(pair_count(5, Gauntlet), Some(4));
+        assert_eq!(checked_total(2, RoundRobin, 1 << 32, 1), Some(1 << 32));
+        assert_eq!(checked_total(2, RoundRobin, u64::MAX, 1), Some(u64::MAX));
+        assert_eq!(checked_total(3, RoundRobin, u64::MAX, 1), None);
+        assert_eq!(checked_total(2, Gauntlet, 1 << 32, 1 << 32), None);
+        assert_eq!(checked_total(4, Gauntlet, 1 << 31, 1 << 31), Some(3 << 62));
+    }
+
+    #[test]
+    fn colours_alternate_within_a_pair() {
+        let s = Schedule::new(2, TournamentKind::RoundRobin, 10, 1, Repeat::Once);
+        let blacks: Vec<usize> = s.iter().map(|p| p.black.0).collect();
+        assert_eq!(blacks, vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+        let draws: Vec<u64> = s.iter().map(|p| p.opening_draw).collect();
+        assert_eq!(draws, (0..10).collect::<Vec<_>>());
+    }
+}
