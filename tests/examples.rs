@@ -1,8 +1,8 @@
 //! Every example command line of the docs (README.md, CONTRIBUTING.md, docs/**/*.md but the files
 //! of [`EXEMPT`]) and of the help (`--help`, `help CMD`) is read by the program's own parser, the
 //! one table of options; those that play a match or check an engine with the bundled engines only
-//! are run, as a new user would paste them. Every relative link of the docs leads to a file (and a
-//! heading) that exists.
+//! are run, as a new user would paste them. Every relative link of every markdown file of the
+//! repository leads to a file (and a heading) that exists.
 
 mod common;
 
@@ -11,7 +11,7 @@ use gomoku_cli::cli::help;
 use gomoku_cli::cli::parse::parse;
 use gomoku_cli::cli::table::Command;
 
-/// The words of a shell line: spaces split, '...' and "..." quote (enough for the README).
+/// The words of a shell line: spaces split, '...' and "..." quote (enough for the docs).
 fn shell_words(line: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
@@ -50,9 +50,9 @@ fn shell_words(line: &str) -> Vec<String> {
 /// and keep the syntax of the commit they measured.
 const EXEMPT: [&str; 2] = ["docs/reference/options.md", "docs/design/BENCHMARKS.md"];
 
-/// Every markdown file of the docs, relative to the repository: README.md, CONTRIBUTING.md and
-/// those under docs/, in a stable order.
-fn doc_files() -> Vec<String> {
+/// The markdown files under `dir` (relative to the repository), in a stable order; build
+/// outputs and hidden folders left out.
+fn markdown_under(dir: &str) -> Vec<String> {
     fn walk(dir: &std::path::Path, rel: &str, out: &mut Vec<String>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -61,16 +61,29 @@ fn doc_files() -> Vec<String> {
         entries.sort_by_key(|e| e.file_name());
         for e in entries {
             let name = e.file_name().to_string_lossy().into_owned();
-            let rel = format!("{rel}/{name}");
+            let rel = match rel {
+                "" => name.clone(),
+                _ => format!("{rel}/{name}"),
+            };
             if e.file_type().unwrap().is_dir() {
-                walk(&e.path(), &rel, out);
+                if !name.starts_with('.') && name != "target" {
+                    walk(&e.path(), &rel, out);
+                }
             } else if name.ends_with(".md") {
                 out.push(rel);
             }
         }
     }
+    let mut files = Vec::new();
+    walk(&repo_root().join(dir), dir, &mut files);
+    files
+}
+
+/// Every markdown file of the docs, relative to the repository: README.md, CONTRIBUTING.md and
+/// those under docs/.
+fn doc_files() -> Vec<String> {
     let mut files = vec!["README.md".to_string(), "CONTRIBUTING.md".to_string()];
-    walk(&repo_root().join("docs"), "docs", &mut files);
+    files.extend(markdown_under("docs"));
     files
 }
 
@@ -391,7 +404,10 @@ fn the_anchors_are_githubs() {
 fn every_relative_link_of_the_docs_leads_somewhere() {
     let mut broken = Vec::new();
     let mut checked = 0;
-    for file in doc_files() {
+    // The docs and every other markdown file of the repository (bench/, openings/, examples/).
+    let files = markdown_under("");
+    assert!(doc_files().iter().all(|f| files.contains(f)), "{files:?}");
+    for file in files {
         let path = repo_root().join(&file);
         let text = std::fs::read_to_string(&path).unwrap();
         for (line, target) in links_of(&text) {
