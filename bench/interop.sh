@@ -3,7 +3,7 @@
 # engines agree with our reading of the protocol; engines written by others read some commands
 # differently (SWAP2BOARD's stones as BOARD's x,y,c lines, BEGIN refused on a board with stones),
 # so only real engines show such differences. CI cannot fetch or build them: run this by hand and
-# record the verdicts in BENCHMARKS.md. Three parts, each with a verdict per run:
+# record the verdicts in docs/design/BENCHMARKS.md. Three parts, each with a verdict per run:
 #
 #   features  Rapfi (github.com/dhbloo/rapfi, the strongest public gomoku engine) through every
 #             feature that talks to engines, short runs

@@ -21,7 +21,7 @@
 #
 # Environment:
 #   LEVELS   CONC:GAMES:REPS,... (default below: sized so the whole series takes about 5 minutes
-#            on 16 cores, from the 2-core timings in BENCHMARKS.md §13)
+#            on 16 cores, from the 2-core timings in docs/design/BENCHMARKS.md §13)
 #   TOTAL    seconds the whole series may take (default 420): a level that would run past it is
 #            cut (its figures are lost, the finished levels' kept), and none starts after it
 #   BUDGET   seconds after which no new level starts (default 230: the last level, 1024 slots,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22 measurements (BENCHMARKS.md, "Generated balanced openings"):
+# Issue 22 measurements (docs/design/BENCHMARKS.md, "Generated balanced openings"):
 #   gen    the bundled balanced sets with pbrain-scout, timed: openings/freestyle15-balanced.txt
 #          and openings/renju15-balanced.txt (the progress files stay in $OUT)
 #   audit  one engine pair on the generated freestyle set and on openings/freestyle15.txt, the

@@ -13,7 +13,7 @@
 # Environment:
 #   GAMES (1000), PAIRS (12), LEVELS ("1 2 64")
 #   CGOMOKU=path/to/c-gomoku-cli  also pair against the predecessor (skipped when unset or absent;
-#                                 its source builds with `make` in src/, see BENCHMARKS.md)
+#                                 its source builds with `make` in src/, see docs/design/BENCHMARKS.md)
 #   PINGPONG=1                    also pair against examples/pingpong (the pipe ping-pong floor)
 #   TOL (1.03)                    a median ratio above this against REV, with new slower in at
 #                                 least 3 pairs of 4, is a regression

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes docs/report.png, the README's picture of a report: a real renju SPRT run between two
+# Makes docs/report.png, the report guide's picture of a report: a real renju SPRT run between two
 # depths of the bundled pbrain-scout, reported with -report, shown in headless Chromium with the
 # viewer on game 21 at stone 40 (forbidden points for black on the board).
 #   docs/report-screenshot.sh     (needs Debian's chromium; NO_BUILD=1 to skip the release build)

@@ -1,7 +1,7 @@
 //! The `gomoku-cli` binary: parse the command line, dispatch to a command (`commands`), and map
 //! its outcome to an exit code.
 //!
-//! Exit codes are decided here and only here (documented in README.md):
+//! Exit codes are decided here and only here (documented in docs/reference/exit-codes.md):
 //! 0 run completed (or SPRT accepted H1); 1 error in the input or an output file; 2 command-line
 //! usage error; 3 SPRT accepted H0; 4 stopped by `-fatalerror` after an engine failure; 5 stopped because an output could not be
 //! written (full disk); 130 interrupted (Ctrl-C / SIGTERM).

@@ -2,7 +2,8 @@
 //! of the protocol (ABOUT, START, RESTART, the first move, a move in the game, END), and sending
 //! a MESSAGE of 1 MiB there (which must change nothing), listed first and listed second (so it plays both colours at every phase, RESTART included), each
 //! cell a 2-game run of the built binary with every output on. Each cell checks: the run
-//! completes (exit 0); each game ends as README's table of faults says (the faulty engine loses
+//! completes (exit 0); each game ends as the table of faults in docs/reference/terminations.md
+//! says (the faulty engine loses
 //! with the right termination and reason, after exactly the moves it made before the fault, or
 //! the game is not touched at all); the journal holds both games once; PGN, SGF, messages,
 //! `.psq` records and samples are what `export` rebuilds from the journal, byte for byte, with
@@ -131,8 +132,8 @@ fn loses(termination: &'static str, reason: &str, stones: usize) -> Expect {
     }
 }
 
-/// README's table of faults, cell by cell: how game `game` ends, the faulty engine playing
-/// `colour`.
+/// The table of faults (docs/reference/terminations.md), cell by cell: how game `game` ends, the
+/// faulty engine playing `colour`.
 fn expected(cell: &Cell, game: u64, colour: &str) -> Expect {
     let exited = |k: &str| match k {
         "crash" => "(exit status 3)",

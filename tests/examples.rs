@@ -1,6 +1,8 @@
-//! Every example command line of README.md and of the help (`--help`, `help CMD`) is read by the
-//! program's own parser, the one table of options; those that play a match between the bundled
-//! engines are run, as a new user would paste them.
+//! Every example command line of the docs (README.md, CONTRIBUTING.md, docs/**/*.md but the files
+//! of [`EXEMPT`]) and of the help (`--help`, `help CMD`) is read by the program's own parser, the
+//! one table of options; those that play a match or check an engine with the bundled engines only
+//! are run, as a new user would paste them. Every relative link of every markdown file of the
+//! repository leads to a file (and a heading) that exists.
 
 mod common;
 
@@ -9,7 +11,7 @@ use gomoku_cli::cli::help;
 use gomoku_cli::cli::parse::parse;
 use gomoku_cli::cli::table::Command;
 
-/// The words of a shell line: spaces split, '...' and "..." quote (enough for the README).
+/// The words of a shell line: spaces split, '...' and "..." quote (enough for the docs).
 fn shell_words(line: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
@@ -41,16 +43,59 @@ fn shell_words(line: &str) -> Vec<String> {
     words
 }
 
-/// The command lines of README.md's code blocks that run gomoku-cli, with their line numbers:
-/// continuation lines joined, a prompt, a leading `cmd &&` or `... |`, a trailing comment or
-/// pipe cut off. Synopses (`[OPTIONS]`, `...`) are not examples and are left out.
-fn readme_examples() -> Vec<(usize, String)> {
-    let text = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+/// Markdown files whose command lines are not examples, and why: the options reference is
+/// generated from the table (`cli::help`), so its synopses are the help's, read below as such;
+/// BENCHMARKS.md records measurements, run by hand, whose commands name machines, builds and
+/// engines CI lacks (Rapfi, c-gomoku-cli, builds of earlier commits) or play thousands of games,
+/// and keep the syntax of the commit they measured.
+const EXEMPT: [&str; 2] = ["docs/reference/options.md", "docs/design/BENCHMARKS.md"];
+
+/// The markdown files under `dir` (relative to the repository), in a stable order; build
+/// outputs and hidden folders left out.
+fn markdown_under(dir: &str) -> Vec<String> {
+    fn walk(dir: &std::path::Path, rel: &str, out: &mut Vec<String>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap())
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let rel = match rel {
+                "" => name.clone(),
+                _ => format!("{rel}/{name}"),
+            };
+            if e.file_type().unwrap().is_dir() {
+                if !name.starts_with('.') && name != "target" {
+                    walk(&e.path(), &rel, out);
+                }
+            } else if name.ends_with(".md") {
+                out.push(rel);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&repo_root().join(dir), dir, &mut files);
+    files
+}
+
+/// Every markdown file of the docs, relative to the repository: README.md, CONTRIBUTING.md and
+/// those under docs/.
+fn doc_files() -> Vec<String> {
+    let mut files = vec!["README.md".to_string(), "CONTRIBUTING.md".to_string()];
+    files.extend(markdown_under("docs"));
+    files
+}
+
+/// The command lines of a markdown text's code blocks that run gomoku-cli, with their line
+/// numbers: continuation lines joined, a prompt, a leading `cmd &&` or `... |`, a trailing comment
+/// or pipe cut off. Synopses (`[OPTIONS]`, `...`) are not examples and are left out.
+fn examples_of(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut in_code = false;
     let mut pending: Option<(usize, String)> = None;
     for (i, line) in text.lines().enumerate() {
-        if line.starts_with("```") {
+        if line.trim_start().starts_with("```") {
             in_code = !in_code;
             continue;
         }
@@ -89,6 +134,21 @@ fn readme_examples() -> Vec<(usize, String)> {
     out
 }
 
+/// The example command lines of every doc file but the exempt ones, each with its `FILE:LINE`.
+fn doc_examples() -> Vec<(String, String)> {
+    doc_files()
+        .into_iter()
+        .filter(|f| !EXEMPT.contains(&f.as_str()))
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(repo_root().join(&f)).unwrap();
+            examples_of(&text)
+                .into_iter()
+                .map(move |(n, l)| (format!("{f}:{n}"), l))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// The examples of the help, every command's.
 fn help_examples() -> Vec<String> {
     Command::ALL
@@ -108,8 +168,12 @@ fn command_of(line: &str) -> (Command, Vec<String>) {
 }
 
 #[test]
-fn the_readme_has_examples_of_every_kind() {
-    let examples = readme_examples();
+fn the_docs_have_examples_of_every_kind() {
+    let examples = doc_examples();
+    assert!(
+        examples.iter().any(|(at, _)| at.starts_with("README.md:")),
+        "README.md shows no command line: {examples:?}"
+    );
     let commands: std::collections::BTreeSet<Command> =
         examples.iter().map(|(_, l)| command_of(l).0).collect();
     for c in [
@@ -118,28 +182,31 @@ fn the_readme_has_examples_of_every_kind() {
         Command::LibMerge,
         Command::Check,
         Command::Judge,
+        Command::Tune,
+        Command::Report,
+        Command::OpeningsCanonical,
+        Command::OpeningsAudit,
+        Command::OpeningsGenerate,
     ] {
         assert!(
             commands.contains(&c),
-            "no README example of {c:?}: {examples:?}"
+            "no example of {c:?} in the docs: {examples:?}"
         );
     }
 }
 
 #[test]
-fn every_example_of_the_readme_and_the_help_parses() {
-    let readme = readme_examples().into_iter();
-    let help = help_examples().into_iter().map(|l| (0, l));
-    for (number, line) in readme.chain(help) {
+fn every_example_of_the_docs_and_the_help_parses() {
+    let docs = doc_examples().into_iter();
+    let help = help_examples()
+        .into_iter()
+        .map(|l| ("the help".to_string(), l));
+    for (at, line) in docs.chain(help) {
         let (command, args) = command_of(&line);
-        let where_ = match number {
-            0 => "the help".to_string(),
-            n => format!("README.md:{n}"),
-        };
-        parse(command, &args).unwrap_or_else(|e| panic!("{where_}: {line}: {e}"));
+        parse(command, &args).unwrap_or_else(|e| panic!("{at}: {line}: {e}"));
         // The runner's examples are read into what `config` checks.
         if command == Command::Run {
-            gomoku_cli::cli::parse_legacy(&args).unwrap();
+            gomoku_cli::cli::parse_legacy(&args).unwrap_or_else(|e| panic!("{at}: {line}: {e}"));
         }
     }
 }
@@ -185,9 +252,9 @@ fn bundled_engines_only(line: &str) -> bool {
 }
 
 #[test]
-fn the_quick_start_matches_and_checks_of_the_readme_and_the_help_run() {
-    let readme = readme_examples().into_iter().map(|(_, l)| l);
-    let runs: Vec<String> = readme
+fn the_matches_and_checks_of_the_docs_and_the_help_run() {
+    let docs = doc_examples().into_iter().map(|(_, l)| l);
+    let runs: Vec<String> = docs
         .chain(help_examples())
         .filter(|l| matches!(command_of(l).0, Command::Run | Command::Check))
         .filter(|l| bundled_engines_only(l))
@@ -198,10 +265,20 @@ fn the_quick_start_matches_and_checks_of_the_readme_and_the_help_run() {
     }
 }
 
+/// The docs written by hand, one text: every doc file but the generated reference, which names
+/// every option by construction.
+fn handwritten_docs() -> String {
+    doc_files()
+        .into_iter()
+        .filter(|f| f != "docs/reference/options.md")
+        .map(|f| std::fs::read_to_string(repo_root().join(f)).unwrap())
+        .collect()
+}
+
 #[test]
-fn the_readme_names_every_option_and_key_of_every_command() {
+fn the_docs_name_every_option_and_key_of_every_command() {
     use gomoku_cli::cli::table::{rows_of, Takes};
-    let text = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let text = handwritten_docs();
     let mut missing = Vec::new();
     for c in Command::ALL {
         for row in rows_of(c) {
@@ -216,7 +293,148 @@ fn the_readme_names_every_option_and_key_of_every_command() {
             }
         }
     }
-    assert!(missing.is_empty(), "README.md does not name: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "the docs (README.md, CONTRIBUTING.md, docs/ but the generated reference) do not name: \
+         {missing:?}"
+    );
+}
+
+#[test]
+fn the_reference_lists_every_exit_code_and_termination() {
+    let page = |f: &str| std::fs::read_to_string(repo_root().join(f)).unwrap();
+    let exits = page("docs/reference/exit-codes.md");
+    for (code, _) in gomoku_cli::cli::table::EXIT_CODES {
+        assert!(
+            exits.contains(&format!("\n| {code} | ")),
+            "docs/reference/exit-codes.md has no row for exit code {code}"
+        );
+    }
+    let terminations = page("docs/reference/terminations.md");
+    for (code, label) in gomoku_cli::journal::TERMINATIONS {
+        assert!(
+            terminations.contains(&format!("\n| `{code}` | {label} | ")),
+            "docs/reference/terminations.md has no row `{code}` | {label}"
+        );
+    }
+}
+
+/// The anchors of a markdown text's headings, as GitHub makes them: lower case, punctuation
+/// dropped but `-` and `_`, spaces made `-`; a repeated one gets `-1`, `-2`, ...
+fn anchors_of(text: &str) -> Vec<String> {
+    let mut anchors: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        let Some(title) = (!in_code && line.starts_with('#'))
+            .then(|| line.trim_start_matches('#'))
+            .and_then(|t| t.strip_prefix(' '))
+        else {
+            continue;
+        };
+        let slug: String = title
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let times = seen.entry(slug.clone()).or_default();
+        anchors.push(match *times {
+            0 => slug,
+            n => format!("{slug}-{n}"),
+        });
+        *times += 1;
+    }
+    anchors
+}
+
+/// The targets of a markdown text's links and images (`[text](target)`) outside code, with their
+/// line numbers.
+fn links_of(text: &str) -> Vec<(usize, String)> {
+    let mut links = Vec::new();
+    let mut in_code = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        // Outside inline code: every other piece between backticks.
+        for prose in line.split('`').step_by(2) {
+            let mut rest = prose;
+            while let Some(at) = rest.find("](") {
+                let after = &rest[at + 2..];
+                let Some(end) = after.find(')') else { break };
+                links.push((i + 1, after[..end].to_string()));
+                rest = &after[end..];
+            }
+        }
+    }
+    links
+}
+
+#[test]
+fn the_anchors_are_githubs() {
+    let text = "# Swap openings (`-swap2`, `-swap1`)\n```\n# not a heading\n```\n\
+                ## The HTML report (`-report`, `gomoku-cli report`)\n## Notes\n### Notes\n";
+    assert_eq!(
+        anchors_of(text),
+        [
+            "swap-openings--swap2--swap1",
+            "the-html-report--report-gomoku-cli-report",
+            "notes",
+            "notes-1"
+        ]
+    );
+    let links = links_of("see [a](b.md#c) and `[x](y)` and ![p](../p.png)\n```\n[q](r)\n```\n");
+    assert_eq!(
+        links,
+        [(1, "b.md#c".to_string()), (1, "../p.png".to_string())]
+    );
+}
+
+#[test]
+fn every_relative_link_of_the_docs_leads_somewhere() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    // The docs and every other markdown file of the repository (bench/, openings/, examples/).
+    let files = markdown_under("");
+    assert!(doc_files().iter().all(|f| files.contains(f)), "{files:?}");
+    for file in files {
+        let path = repo_root().join(&file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (line, target) in links_of(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (to, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let to = match to {
+                "" => path.clone(),
+                to => path.parent().unwrap().join(to),
+            };
+            let Ok(linked) = std::fs::metadata(&to) else {
+                broken.push(format!("{file}:{line}: {target}: no such file"));
+                continue;
+            };
+            if anchor.is_empty() || !linked.is_file() {
+                continue;
+            }
+            let anchors = anchors_of(&std::fs::read_to_string(&to).unwrap());
+            if !anchors.iter().any(|a| a == anchor) {
+                broken.push(format!("{file}:{line}: {target}: no such heading"));
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} links read");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
 /// c-gomoku-cli's README (`../shared/reference`), or `None` after saying so when it is absent;

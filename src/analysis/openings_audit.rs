@@ -90,7 +90,7 @@ impl AuditGame {
     }
 }
 
-/// One opening's figures. Field names are the `--json` contract (README.md documents them).
+/// One opening's figures. Field names are the `--json` contract (docs/guide/openings.md).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OpeningAudit {
     /// Canonical image of the opening, pos notation (offsets on boards over 26).

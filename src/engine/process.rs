@@ -22,7 +22,7 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Read buffer of each engine pipe. Engine lines are short (a move, a MESSAGE), and a run keeps
 /// two pipes per engine for every game slot: 1 KiB instead of tokio's 8 KiB keeps the runner at
-/// about 20 KiB a slot (see BENCHMARKS.md); longer lines only take more reads.
+/// about 20 KiB a slot (see docs/design/BENCHMARKS.md); longer lines only take more reads.
 const PIPE_BUFFER_BYTES: usize = 1024;
 
 /// Read buffer of an engine's stderr drain: stderr is only logged, never waited on, so small

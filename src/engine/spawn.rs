@@ -5,8 +5,8 @@
 //!
 //! Why not `std::process::Command`: asking for `PR_SET_PDEATHSIG` needs a `pre_exec` hook, and
 //! std then forks, copying the page tables of the whole runner for each of the thousands of
-//! engines a run at `-concurrency 1024` starts (BENCHMARKS.md §2). A child sharing the runner's
-//! memory copies nothing; the launcher waits only until the child's exec has begun.
+//! engines a run at `-concurrency 1024` starts (docs/design/BENCHMARKS.md §2). A child sharing
+//! the runner's memory copies nothing; the launcher waits only until the child's exec has begun.
 
 use std::ffi::{CString, OsString};
 use std::io;

@@ -484,8 +484,8 @@ async fn watch(
 
 /// Open files a run needs: per game slot, for each of its two engines three pipes, a pidfd and
 /// two `/proc` files for its CPU and memory readings (measured: 12.0 a slot at -concurrency 900,
-/// BENCHMARKS.md §2), with room for the transient ones of a spawn; plus the outputs, logs and
-/// the runtimes' own (one per worker thread, not per slot).
+/// docs/design/BENCHMARKS.md §2), with room for the transient ones of a spawn; plus the outputs,
+/// logs and the runtimes' own (one per worker thread, not per slot).
 pub fn files_needed(concurrency: usize) -> u64 {
     concurrency as u64 * 14 + 64
 }

@@ -1,5 +1,5 @@
 //! The journal's wire contract: the header line and one JSON line per finished game, their
-//! field names (a public contract, documented in README.md) and their rendering.
+//! field names (a public contract, documented in docs/formats/journal.md) and their rendering.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -49,7 +49,7 @@ macro_rules! game_line {
 }
 
 game_line! {
-/// One journal line. Field names are a public contract (documented in README.md).
+/// One journal line. Field names are a public contract (documented in docs/formats/journal.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JournalEntry {
     /// 1-based game number in the schedule.
@@ -530,7 +530,7 @@ pub fn render_entry(e: &JournalEntry) -> String {
 }
 
 /// The journal's first line: the settings that decide what a game is and how games pair, so a
-/// reader never guesses. Field names are a public contract (documented in README.md).
+/// reader never guesses. Field names are a public contract (docs/formats/journal.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JournalHeader {
     /// Always `"header"`: tells this line from a game entry.

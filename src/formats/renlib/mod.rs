@@ -3,7 +3,7 @@
 //! tree deepest.
 //!
 //! Pure except `file` (loading, and the atomic rewrite that a kill cannot leave half done).
-//! Layout facts (header, flags, tree rebuild, texts) are in README.md, "RenLib archives".
+//! Layout facts (header, flags, tree rebuild, texts) are in docs/formats/renlib.md.
 //!
 //! Archiving the games of a run as they finish (what `-renlib FILE` does): merging a game whose
 //! key is in the library already changes nothing, so a resumed run or a second shard may offer

@@ -1,6 +1,6 @@
 //! Pure encodings of samples into bytes: csv lines, bin entries and binpack chains, appended to a
 //! buffer. No file I/O here, so the writer, the benchmarks and the tests share one definition of
-//! each format. The byte layouts are described in README.md ("Training samples").
+//! each format. The byte layouts are described in docs/formats/samples.md.
 
 use crate::core::board::Pos;
 use crate::core::rules::Rule;
