@@ -311,7 +311,7 @@ fn the_reference_lists_every_exit_code_and_termination() {
         );
     }
     let terminations = page("docs/reference/terminations.md");
-    for (code, label) in gomoku_cli::journal::TERMINATIONS {
+    for (code, label) in gomoku_cli::formats::journal::TERMINATIONS {
         assert!(
             terminations.contains(&format!("\n| `{code}` | {label} | ")),
             "docs/reference/terminations.md has no row `{code}` | {label}"

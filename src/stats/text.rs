@@ -331,6 +331,15 @@ impl TournamentTally {
     }
 }
 
+/// CPU over thinking time, or `-` where the thinking time is too short for the ratio to mean
+/// anything (the kernel counts CPU in 10 ms ticks): one rule for the console and the report.
+pub fn cpu_ratio(cpu_ms: u64, think_ms: u64) -> String {
+    if think_ms < 100 {
+        return "-".into();
+    }
+    format!("{:.2}", cpu_ms as f64 / think_ms as f64)
+}
+
 /// `cell` padded with spaces to `width` characters, on the right when `left` (left-aligned), else
 /// on the left. Unlike `format!("{cell:<width$}")`, any width works: `std::fmt` panics on widths
 /// above 65535, and a name comes from the engine's `ABOUT` or the command line.

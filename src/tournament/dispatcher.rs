@@ -155,21 +155,12 @@ pub fn usage_block(names: &[String], totals: &[EngineTotals]) -> Option<String> 
             crate::stats::text::pad(name, width, true),
             t.cpu_ms as f64 / 1000.0,
             t.think_ms as f64 / 1000.0,
-            cpu_ratio(t.cpu_ms, t.think_ms),
+            crate::stats::text::cpu_ratio(t.cpu_ms, t.think_ms),
             t.startup_cpu_ms as f64 / 1000.0,
             t.peak_memory >> 20,
         ));
     }
     Some(out)
-}
-
-/// CPU over thinking time, or `-` where the thinking time is too short for the ratio to mean
-/// anything (the kernel counts CPU in 10 ms ticks): one rule for the console and the report.
-pub fn cpu_ratio(cpu_ms: u64, think_ms: u64) -> String {
-    if think_ms < 100 {
-        return "-".into();
-    }
-    format!("{:.2}", cpu_ms as f64 / think_ms as f64)
 }
 
 impl Dispatcher {
@@ -1126,9 +1117,9 @@ mod tests {
             "{report}"
         );
         // Under 0.1 s of thinking the ratio says nothing: `-`, for every engine alike.
-        assert_eq!(cpu_ratio(0, 99), "-");
-        assert_eq!(cpu_ratio(5, 0), "-");
-        assert_eq!(cpu_ratio(0, 100), "0.00");
+        assert_eq!(crate::stats::text::cpu_ratio(0, 99), "-");
+        assert_eq!(crate::stats::text::cpu_ratio(5, 0), "-");
+        assert_eq!(crate::stats::text::cpu_ratio(0, 100), "0.00");
         let none = usage_block(&["a".into()], &[EngineTotals::default()]);
         assert_eq!(none, None);
     }

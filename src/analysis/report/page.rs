@@ -375,7 +375,7 @@ fn time_rows(r: &Report) -> Vec<minijinja::Value> {
                 moves => t.moves, median => t.median_ms, max => t.max_ms,
                 total => format!("{:.1} s", t.total_ms as f64 / 1000.0),
                 cpu => format!("{:.1} s", t.cpu_ms as f64 / 1000.0),
-                ratio => crate::tournament::dispatcher::cpu_ratio(t.cpu_ms, t.cpu_think_ms),
+                ratio => crate::stats::text::cpu_ratio(t.cpu_ms, t.cpu_think_ms),
                 memory => format!("{} MiB", t.peak_memory >> 20),
                 reported => format!("{} %", fixed(100.0 * t.reported as f64 / t.moves.max(1) as f64, 0)),
                 reported_of => format!("{} of {} moves", t.reported, t.moves),

@@ -2,6 +2,7 @@
 //! one rule for repeated games. Resume, shard sync, `merge`, `sprt`, `export`, `lib merge` and the
 //! reports all read journals through this module.
 
+pub mod identity;
 mod read;
 mod repeats;
 mod search;

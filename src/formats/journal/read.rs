@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::config::identity::HeaderMismatch;
+use crate::formats::journal::identity::HeaderMismatch;
 use crate::formats::journal::repeats::{LineSeen, SeenLines};
 use crate::formats::journal::wire::{GameSummary, JournalEntry, JournalHeader, HEADER_KIND};
 
