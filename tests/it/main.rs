@@ -10,6 +10,7 @@
 
 mod common;
 
+mod architecture;
 mod e2e_adjudicate;
 mod e2e_chatter;
 mod e2e_check;
