@@ -293,6 +293,7 @@ fn burner_match(suspend: bool) -> Vec<(u64, u64)> {
 
 #[test]
 fn suspend_keeps_an_engine_off_the_cpu_while_it_is_not_on_move() {
+    let _cpu = cpu_share_lock();
     // With -suspend the burner runs only while it is on move (at once: a random move), so its
     // CPU stays near zero however long the sleeper thinks, and it never loses on time.
     let suspended = burner_match(true);

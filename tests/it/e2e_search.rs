@@ -72,6 +72,7 @@ fn a_well_formed_report_is_kept_with_its_move() {
 
 #[test]
 fn without_detail_nothing_is_asked_and_nothing_kept() {
+    let _cpu = cpu_share_lock();
     // pbrain-scout prints reports only when asked with INFO show_detail.
     let dir = tempfile::tempdir().unwrap();
     Match::new()
@@ -114,6 +115,7 @@ fn a_cut_block_is_no_report_and_a_late_one_belongs_to_no_move() {
 
 #[test]
 fn a_flood_of_search_output_costs_nothing_but_time() {
+    let _cpu = cpu_share_lock();
     let (game, faulty) = faulty_game("--search-flood 20000", &[]);
     assert!(!faulty.is_empty());
     // Reports are not messages: the journal line stays small.
@@ -127,6 +129,7 @@ fn a_flood_of_search_output_costs_nothing_but_time() {
 
 #[test]
 fn scout_reports_every_move_in_both_forms() {
+    let _cpu = cpu_share_lock();
     for form in ["", " --messages"] {
         let dir = tempfile::tempdir().unwrap();
         Match::new()

@@ -103,6 +103,16 @@ pub fn kill_tagged(tag: &str) {
     }
 }
 
+/// Held by a test that measures the CPU time an engine gets (`-suspend`'s control needs its
+/// burner to spin through the other engine's thinking) and by the tests that keep both CPUs busy
+/// for seconds (engines searching or flooding output) which the run order puts beside it. One
+/// test binary runs them side by side: the burner got 910 ms of 4324 beside `e2e_search`'s.
+pub fn cpu_share_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A test that failed holding it poisons it; the next test's measure is still sound.
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// A finished runner: its exit, its output as text, and where it ran.
 pub struct Run {
     pub output: Output,
