@@ -311,10 +311,27 @@ fn the_reference_lists_every_exit_code_and_termination() {
         );
     }
     let terminations = page("docs/reference/terminations.md");
-    for (code, label) in gomoku_cli::formats::journal::TERMINATIONS {
+    // Each row says what the one table says: report label, PGN tag, SGF suffix, fault, samples.
+    for kind in gomoku_cli::game::termination::TerminationKind::ALL {
+        let row = kind.row();
+        let line = terminations
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{}` | ", row.code)))
+            .unwrap_or_else(|| panic!("docs/reference/terminations.md has no row `{}`", row.code));
+        // | code | report | who loses | PGN | SGF | engine fault | samples | reason |
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let yes = |b: bool| if b { "yes" } else { "no" };
+        let sgf_ok = cells[5] == "`0`"
+            || cells[5]
+                .split(", ")
+                .all(|f| f.ends_with(&format!("+{}`", row.sgf)));
         assert!(
-            terminations.contains(&format!("\n| `{code}` | {label} | ")),
-            "docs/reference/terminations.md has no row `{code}` | {label}"
+            cells[2] == row.label
+                && cells[4] == format!("`{}`", row.pgn.as_str())
+                && sgf_ok
+                && (cells[6] == "yes") == row.fault
+                && cells[7] == yes(row.samples),
+            "docs/reference/terminations.md: the row {line:?} does not say what the table says: {row:?}"
         );
     }
 }

@@ -13,7 +13,7 @@ use gomoku_cli::formats::renlib::{
     read, to_bytes, Cell, CodePage, Comment, Extension, Extra, GameKey, GameMerge, LibGame,
     Library, Marks, NodeId, RawText,
 };
-use gomoku_cli::game::GameResult;
+use gomoku_cli::game::termination::GameResult;
 use proptest::prelude::*;
 
 /// The 7×7 square around the centre: small, so games share openings often.

@@ -17,8 +17,8 @@ use gomoku_cli::formats::samples::{
     SampleEncodeError, SampleFormat, SampleReadError, SampleResult, SampleWriteError, SampleWriter,
     StoredSample,
 };
-use gomoku_cli::game::record::GameRecord;
-use gomoku_cli::game::{GameOutcome, GameResult, IllegalMoveKind, PlayedMove, Termination};
+use gomoku_cli::game::record::{GameOutcome, GameRecord, PlayedMove};
+use gomoku_cli::game::termination::{GameResult, IllegalMoveKind, Termination};
 use gomoku_cli::schedule::{EngineId, GameId};
 
 fn size(n: u32) -> BoardSize {

@@ -483,7 +483,7 @@ pub fn samples_of(record: &GameRecord, freq: f64, rng: &mut impl Rng) -> Vec<Sam
 mod tests {
     use super::*;
     use crate::game::record::fixtures::sample_record;
-    use crate::game::Termination;
+    use crate::game::termination::Termination;
 
     fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs

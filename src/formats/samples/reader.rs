@@ -828,9 +828,8 @@ mod tests {
     use crate::core::board::Color;
     use crate::core::search::{Eval, PvMove, SearchReport};
     use crate::formats::samples::{encode_binpack, game_rng, samples_of, SampleWriter};
-    use crate::game::record::fixtures::sample_record;
-    use crate::game::record::GameRecord;
-    use crate::game::{PlayedMove, Termination};
+    use crate::game::record::{fixtures::sample_record, GameRecord, PlayedMove};
+    use crate::game::termination::Termination;
     use proptest::prelude::*;
     use rand::seq::SliceRandom;
 
