@@ -86,39 +86,14 @@ impl Command {
         }
     }
 
-    /// The lines of this command without line ends (BOARD spans several lines).
+    /// The lines of this command without line ends (BOARD spans several lines): the
+    /// [`encode`](Self::encode)d bytes split at CR LF, so the log and the error texts show
+    /// exactly what is sent.
     pub fn lines(&self) -> Vec<String> {
-        match self {
-            Command::Start(n) => vec![format!("START {n}")],
-            Command::Restart => vec!["RESTART".into()],
-            Command::Info { key, value } => vec![format!("INFO {key} {value}")],
-            Command::Begin => vec!["BEGIN".into()],
-            Command::Turn(p) => vec![format!("TURN {},{}", p.x, p.y)],
-            Command::Board(stones) => board_lines("BOARD", stones),
-            Command::NBest { stones, n } => {
-                let mut lines = board_lines("YXBOARD", stones);
-                lines.push(format!("YXNBEST {n}"));
-                lines
-            }
-            Command::Takeback(p) => vec![format!("TAKEBACK {},{}", p.x, p.y)],
-            Command::Play(x, y) => vec![format!("PLAY {x},{y}")],
-            Command::End => vec!["END".into()],
-            Command::About => vec!["ABOUT".into()],
-            Command::Swap2Board { stones, form } => {
-                let mut lines = Vec::with_capacity(stones.len() + 2);
-                lines.push("SWAP2BOARD".to_string());
-                // The side to move after the stones: its stones are the engine's own (1).
-                let to_move = stones.len() % 2;
-                lines.extend(stones.iter().enumerate().map(|(i, p)| match form {
-                    Swap2Form::Points => format!("{},{}", p.x, p.y),
-                    Swap2Form::Board => {
-                        format!("{},{},{}", p.x, p.y, if i % 2 == to_move { 1 } else { 2 })
-                    }
-                }));
-                lines.push("DONE".into());
-                lines
-            }
-        }
+        self.encode()
+            .split_terminator(EOL)
+            .map(str::to_string)
+            .collect()
     }
 
     /// The bytes to write: every line followed by CR LF.
@@ -128,93 +103,93 @@ impl Command {
         out
     }
 
-    /// Appends [`encode`](Self::encode)'s bytes to `out`. A move request is encoded on every
-    /// move, so numbers are written by hand, with no line vector and no formatting machinery.
+    /// Appends [`encode`](Self::encode)'s bytes to `out`: the one place a command's text is
+    /// written. A move request is encoded on every move, so numbers are written by hand, with
+    /// no line vector and no formatting machinery.
     pub fn encode_into(&self, out: &mut String) {
-        fn line(out: &mut String, parts: &[&str]) {
-            for p in parts {
-                out.push_str(p);
-            }
-            out.push_str(EOL);
-        }
-        fn xy(out: &mut String, x: i64, y: i64) {
-            push_int(out, x);
-            out.push(',');
-            push_int(out, y);
-        }
         match self {
             Command::Start(n) => {
                 out.push_str("START ");
                 push_int(out, i64::from(*n));
-                out.push_str(EOL);
             }
-            Command::Restart => line(out, &["RESTART"]),
-            Command::Info { key, value } => line(out, &["INFO ", key, " ", value]),
-            Command::Begin => line(out, &["BEGIN"]),
+            Command::Restart => out.push_str("RESTART"),
+            Command::Info { key, value } => {
+                for part in ["INFO ", key, " ", value] {
+                    out.push_str(part);
+                }
+            }
+            Command::Begin => out.push_str("BEGIN"),
             Command::Turn(p) => {
                 out.push_str("TURN ");
-                xy(out, i64::from(p.x), i64::from(p.y));
-                out.push_str(EOL);
+                push_pos(out, *p);
             }
-            Command::Board(stones) | Command::NBest { stones, .. } => {
-                line(
-                    out,
-                    &[match self {
-                        Command::NBest { .. } => "YXBOARD",
-                        _ => "BOARD",
-                    }],
-                );
-                for (p, field) in stones {
-                    xy(out, i64::from(p.x), i64::from(p.y));
-                    line(out, &[field.suffix()]);
-                }
-                line(out, &["DONE"]);
-                if let Command::NBest { n, .. } = self {
-                    out.push_str("YXNBEST ");
-                    push_int(out, i64::from(*n));
-                    out.push_str(EOL);
-                }
+            Command::Board(stones) => push_board(out, "BOARD", stones),
+            Command::NBest { stones, n } => {
+                push_board(out, "YXBOARD", stones);
+                out.push_str(EOL);
+                out.push_str("YXNBEST ");
+                push_int(out, i64::from(*n));
             }
             Command::Takeback(p) => {
                 out.push_str("TAKEBACK ");
-                xy(out, i64::from(p.x), i64::from(p.y));
-                out.push_str(EOL);
+                push_pos(out, *p);
             }
             Command::Play(x, y) => {
                 out.push_str("PLAY ");
-                xy(out, *x, *y);
-                out.push_str(EOL);
+                push_xy(out, *x, *y);
             }
-            Command::End => line(out, &["END"]),
-            Command::About => line(out, &["ABOUT"]),
+            Command::End => out.push_str("END"),
+            Command::About => out.push_str("ABOUT"),
             Command::Swap2Board { stones, form } => {
-                line(out, &["SWAP2BOARD"]);
+                out.push_str("SWAP2BOARD");
+                out.push_str(EOL);
                 // The side to move after the stones: its stones are the engine's own (1).
                 let to_move = stones.len() % 2;
                 for (i, p) in stones.iter().enumerate() {
-                    xy(out, i64::from(p.x), i64::from(p.y));
-                    match form {
-                        Swap2Form::Points => out.push_str(EOL),
-                        Swap2Form::Board => {
-                            line(out, &[if i % 2 == to_move { ",1" } else { ",2" }])
-                        }
+                    push_pos(out, *p);
+                    if *form == Swap2Form::Board {
+                        out.push_str(Field::of(i % 2 == to_move).suffix());
                     }
+                    out.push_str(EOL);
                 }
-                line(out, &["DONE"]);
+                out.push_str("DONE");
             }
         }
+        // Every command's last line; the lines before it end where they are written.
+        out.push_str(EOL);
     }
 }
 
-/// `head`, one `x,y,f` line per stone, `DONE`.
-fn board_lines(head: &str, stones: &[(Pos, Field)]) -> Vec<String> {
-    let mut lines = Vec::with_capacity(stones.len() + 2);
-    lines.push(head.to_string());
+/// Appends `INFO time_left ms` as [`Command::info`] would encode it, without building the
+/// command: it goes before every move request.
+pub fn encode_time_left(out: &mut String, ms: u64) {
+    out.push_str("INFO time_left ");
+    push_int(out, i64::try_from(ms).unwrap_or(i64::MAX));
+    out.push_str(EOL);
+}
+
+/// `head`, one `x,y,f` line per stone, then `DONE` without its line end.
+fn push_board(out: &mut String, head: &str, stones: &[(Pos, Field)]) {
+    out.push_str(head);
+    out.push_str(EOL);
     for (p, field) in stones {
-        lines.push(format!("{},{}{}", p.x, p.y, field.suffix()));
+        push_pos(out, *p);
+        out.push_str(field.suffix());
+        out.push_str(EOL);
     }
-    lines.push("DONE".into());
-    lines
+    out.push_str("DONE");
+}
+
+/// Appends `x,y`.
+fn push_pos(out: &mut String, p: Pos) {
+    push_xy(out, i64::from(p.x), i64::from(p.y));
+}
+
+/// Appends `x,y`.
+fn push_xy(out: &mut String, x: i64, y: i64) {
+    push_int(out, x);
+    out.push(',');
+    push_int(out, y);
 }
 
 /// Appends the decimal digits of `n` to `out`.
@@ -533,32 +508,28 @@ mod tests {
     }
 
     #[test]
-    fn encoding_by_hand_matches_the_lines() {
-        let commands = [
-            Command::Start(20),
-            Command::Turn(p(0, 31)),
-            Command::Play(-3, 1_000_000_007),
-            Command::Play(i64::MIN, 0),
-            Command::info("time_left", 2_147_483_647u64),
-            Command::Board(vec![
-                (p(7, 7), Field::Own),
-                (p(12, 0), Field::Opponent),
-                (p(3, 3), Field::WinningLine),
-            ]),
-            Command::Takeback(p(10, 9)),
-            Command::Swap2Board {
-                stones: vec![p(10, 9)],
-                form: Swap2Form::Points,
-            },
-            Command::Swap2Board {
-                stones: vec![p(10, 9), p(3, 4), p(0, 0)],
-                form: Swap2Form::Board,
-            },
-        ];
-        for c in commands {
-            let joined: String = c.lines().iter().map(|l| format!("{l}{EOL}")).collect();
-            assert_eq!(c.encode(), joined, "{c:?}");
+    fn numbers_written_by_hand_and_lines_split_from_the_bytes() {
+        for (x, y) in [(-3, 1_000_000_007), (i64::MIN, 0), (0, i64::MAX)] {
+            assert_eq!(Command::Play(x, y).encode(), format!("PLAY {x},{y}\r\n"));
         }
+        assert_eq!(Command::Turn(p(0, 31)).encode(), "TURN 0,31\r\n");
+        for ms in [0, 7, 1_000, UNLIMITED_TIME_LEFT_MS] {
+            let mut out = String::from("x");
+            encode_time_left(&mut out, ms);
+            assert_eq!(out, format!("x{}", Command::info("time_left", ms).encode()));
+        }
+        let board = Command::Board(vec![
+            (p(7, 7), Field::Own),
+            (p(12, 0), Field::Opponent),
+            (p(3, 3), Field::WinningLine),
+        ]);
+        assert_eq!(board.lines(), ["BOARD", "7,7,1", "12,0,2", "3,3,3", "DONE"]);
+        let nbest = Command::NBest {
+            stones: vec![(p(1, 2), Field::Own)],
+            n: 2,
+        };
+        assert_eq!(nbest.lines(), ["YXBOARD", "1,2,1", "DONE", "YXNBEST 2"]);
+        assert_eq!(Command::Start(20).lines(), ["START 20"]);
         let mut out = String::new();
         for n in [0, 9, 10, -1, i64::MAX, i64::MIN] {
             out.clear();

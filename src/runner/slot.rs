@@ -19,7 +19,7 @@ use crate::config::{Config, LogLevel};
 use crate::core::board::{BoardSize, Color, Pos, Symmetry};
 use crate::core::rules::Rule;
 use crate::core::swap::{SwapRecord, SwapReply};
-use crate::engine::{Direction, EngineError, EngineSession, Field, LogSink, MoveRequest};
+use crate::engine::{Direction, EngineError, EngineSession, LogSink, MoveRequest};
 use crate::formats::openings::{OpeningBook, OpeningSequence};
 use crate::game::play::{play_game, Abandoned, Clock, Failure, GameSetup, Player, Reply, Request};
 use crate::game::record::{EngineUse, GameOutcome, GameRecord, GameUse};
@@ -184,13 +184,7 @@ impl Player for SessionPlayer<'_> {
         let req = match request {
             Request::Begin => MoveRequest::Begin,
             Request::Turn(p) => MoveRequest::Turn(p),
-            Request::Board { stones, own } => MoveRequest::Board(
-                stones
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &p)| (p, Field::of(Color::of_ply(i) == own)))
-                    .collect(),
-            ),
+            Request::Board { stones, own } => MoveRequest::position(&stones, own),
         };
         let reply = self
             .session
