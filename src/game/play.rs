@@ -11,7 +11,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::core::board::{BoardSize, Color, Pos};
 use crate::core::rules::{IllegalKind, MoveOutcome, Referee, Rule};
-use crate::core::search::SearchReport;
 use crate::core::swap::SwapReply;
 use crate::game::adjudicate::{Adjudication, Adjudicator};
 use crate::game::record::{GameOutcome, PlayedMove};
@@ -28,18 +27,9 @@ pub enum Request {
     Board { stones: Vec<Pos>, own: Color },
 }
 
-/// A player's answer to a move request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reply {
-    /// The line as received (for the record of an unparsable move).
-    pub raw: String,
-    /// Coordinates when the line was a move.
-    pub coords: Option<(i64, i64)>,
-    /// Think time on a monotonic clock, from the command to the answer.
-    pub elapsed: Duration,
-    /// The engine's last complete search report before the answer, if it gave one.
-    pub search: Option<Box<SearchReport>>,
-}
+/// A player's answer to a move request: the engine layer's, which a scripted test player gives
+/// too.
+pub use crate::engine::MoveReply as Reply;
 
 /// Why a player could not answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

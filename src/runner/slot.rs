@@ -186,17 +186,10 @@ impl Player for SessionPlayer<'_> {
             Request::Turn(p) => MoveRequest::Turn(p),
             Request::Board { stones, own } => MoveRequest::position(&stones, own),
         };
-        let reply = self
-            .session
+        self.session
             .request_move(req, time_left, deadline.unwrap_or(NO_DEADLINE))
             .await
-            .map_err(failure_of)?;
-        Ok(Reply {
-            raw: reply.raw,
-            coords: reply.coords,
-            elapsed: reply.elapsed,
-            search: reply.search,
-        })
+            .map_err(failure_of)
     }
 
     async fn swap_request(
