@@ -259,4 +259,19 @@ mod tests {
         );
         assert!(SampleFormat::Binpack.packed() && !SampleFormat::Bin.packed());
     }
+
+    #[test]
+    fn the_option_table_lists_every_format() {
+        // The help text is a table of literals: this is what makes a new format appear there.
+        let names: Vec<&str> = SampleFormat::ALL.iter().map(|f| f.name()).collect();
+        let rows: Vec<&crate::cli::table::Row> = crate::cli::table::ROWS
+            .iter()
+            .filter(|r| r.names == ["format"] || r.names == ["--format"])
+            .filter(|r| r.value.contains("bin"))
+            .collect();
+        assert_eq!(rows.len(), 2, "-sample format= and samples stats --format");
+        for row in rows {
+            assert_eq!(row.value, names.join("|"), "{:?}", row.names);
+        }
+    }
 }
