@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fault matrix at scale (tests/e2e_fault_matrix.rs is the CI version: 2 games a cell, one
+# The fault matrix at scale (tests/it/e2e_fault_matrix.rs is the CI version: 2 games a cell, one
 # slot). pbrain-faulty misbehaves with `--fault PHASE:KIND` in every way (crash, abort,
 # silent-exit, hang, late, garbage, error, huge-line, exit-after; illegal and offboard at moves;
 # and huge-message, a 1 MiB MESSAGE before the answer, which must change nothing) at every

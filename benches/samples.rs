@@ -13,8 +13,8 @@ use gomoku_cli::core::rules::Rule;
 use gomoku_cli::formats::samples::{
     encode_batch, game_rng, samples_of, EvalColumn, Sample, SampleFormat, SampleWriter,
 };
-use gomoku_cli::game::record::GameRecord;
-use gomoku_cli::game::{GameOutcome, PlayedMove, Termination};
+use gomoku_cli::game::record::{GameOutcome, GameRecord, PlayedMove};
+use gomoku_cli::game::termination::Termination;
 use gomoku_cli::schedule::{EngineId, GameId};
 use rand::seq::SliceRandom;
 

@@ -1,5 +1,5 @@
 //! RenLib `.lib` files: `renlib::read`, then what `gomoku-cli lib` does with a library it read.
-//! (`tests/renlib_fuzz.rs` mutates the sample libraries with proptest and measures the memory a
+//! (`tests/it/renlib_fuzz.rs` mutates the sample libraries with proptest and measures the memory a
 //! read takes; this target lets libFuzzer's coverage guide the bytes instead.)
 //!
 //! Checks: no panic; an error names an offset inside the file; an accepted file has at most a

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::core::board::{to_pos_sequence, BoardSize, Color, Pos, Symmetry};
 use crate::formats::journal::{Conflict, JournalEntry, JournalGame, RebuildError, Repeats, Seen};
 use crate::formats::openings::Opening;
-use crate::game::GameResult;
+use crate::game::termination::GameResult;
 use crate::stats::{Pentanomial, Score};
 
 /// One opening of a file in canonical form, with how often it (or one of its images) occurs.

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use thiserror::Error;
 
 use crate::formats::journal::{Conflict, GameSummary, JournalHeader, Repeats, Seen};
-use crate::game::GameResult;
+use crate::game::termination::GameResult;
 use crate::stats::{
     results_block, sprt_calculator, Counts, MatchSummary, PairTally, Score, Sprt, SprtCalculation,
     SprtCrossing, TournamentTally, Wld,

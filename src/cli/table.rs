@@ -8,7 +8,7 @@
 //! `commands/args.rs` (check, tune and openings generate read `p.value("-name")` in their `run`).
 //! A key of a `key=value` option is a row of its own (`Takes::Key`). Then
 //! `GOMOKU_CLI_BLESS=1 cargo test --lib cli::help` rewrites the reference and the man page, and
-//! the guide (docs/guide/) must name it (tests/examples.rs).
+//! the guide (docs/guide/) must name it (tests/it/examples.rs).
 
 use crate::cli::Opt;
 

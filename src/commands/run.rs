@@ -85,7 +85,7 @@ fn init_diagnostics(filter: Option<&str>) {
 /// (engine pipes, output and log files, the game slots' runtimes) is closed when `runner::run`
 /// returns, so a larger second count is a leak. Counted inside the process at two quiescent
 /// points rather than sampled from outside (`/proc/PID/fd` of a running process races with
-/// engines being started); `bench/faults.sh` and `tests/e2e_fault_matrix.rs` check it.
+/// engines being started); `bench/faults.sh` and `tests/it/e2e_fault_matrix.rs` check it.
 struct FdCheck(Option<usize>);
 
 /// The environment variable that turns the count on.

@@ -4,34 +4,13 @@
 use std::fmt::Write;
 
 use crate::core::search::SearchReport;
-use crate::game::{PlayedMove, Termination};
-
-use crate::game::record::{seconds_text, Evals, GameRecord};
+use crate::game::record::{seconds_text, Evals, GameRecord, PlayedMove};
 
 /// PGN's export format keeps movetext lines within this width.
 const LINE_WIDTH: usize = 79;
 
 fn tag_escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-/// PGN's standard Termination tag value for a game end.
-pub fn termination_value(t: &Termination) -> &'static str {
-    match t {
-        Termination::Five { .. } | Termination::FullBoard | Termination::DrawAfter { .. } => {
-            "normal"
-        }
-        Termination::TimeForfeit { .. } => "time forfeit",
-        Termination::Forbidden { .. }
-        | Termination::IllegalMove { .. }
-        | Termination::MemoryLimit { .. }
-        | Termination::EngineError { .. }
-        | Termination::SwapIllegal { .. } => "rules infraction",
-        Termination::Crash { .. } | Termination::FailedStart { .. } => "abandoned",
-        Termination::AdjudicatedDraw { .. } | Termination::AdjudicatedResign { .. } => {
-            "adjudication"
-        }
-    }
 }
 
 /// The comment of one played move in the form cutechess and fastchess write: the evaluation from
@@ -89,7 +68,7 @@ pub fn render(r: &GameRecord, event: &str, evals: Evals) -> String {
         ("Result", r.outcome.result().as_str().to_string()),
         (
             "Termination",
-            termination_value(&r.outcome.termination).to_string(),
+            r.outcome.termination.pgn_termination().to_string(),
         ),
         (
             "PlyCount",

@@ -5,9 +5,11 @@ use crate::core::rules::ForbiddenKind;
 use crate::core::rules::Rule;
 use crate::core::swap::{Role, SwapRecord};
 use crate::formats::{journal, pgn, psq, sgf};
-use crate::game::record::fixtures::{sample_record, swap_record};
-use crate::game::record::{Evals, GameRecord};
-use crate::game::Termination;
+use crate::game::record::{
+    fixtures::{sample_record, swap_record},
+    Evals, GameRecord,
+};
+use crate::game::termination::Termination;
 
 fn forbidden_record() -> GameRecord {
     let mut r = sample_record();

@@ -2,10 +2,8 @@
 
 use std::fmt::Write;
 
-use crate::core::board::Color;
-use crate::game::Termination;
-
 use crate::game::record::{report_text, Evals, GameRecord};
+use crate::game::termination::Termination;
 
 /// Escape an SGF text value (`]` and `\` must be escaped).
 pub fn escape(text: &str) -> String {
@@ -17,22 +15,6 @@ pub fn escape(text: &str) -> String {
         s.push(c);
     }
     s
-}
-
-/// SGF's `RE` value: `B+`/`W+` (five), `B+T`/`W+T` (time), `B+R`/`W+R` (adjudicated resignation),
-/// `B+F`/`W+F` (forfeit), `0` (draw).
-pub fn result_value(r: &GameRecord) -> String {
-    let Some(winner) = r.outcome.result().winner() else {
-        return "0".into();
-    };
-    let w = if winner == Color::Black { "B" } else { "W" };
-    let suffix = match r.outcome.termination {
-        Termination::Five { .. } => "",
-        Termination::TimeForfeit { .. } => "T",
-        Termination::AdjudicatedResign { .. } => "R",
-        _ => "F",
-    };
-    format!("{w}+{suffix}")
 }
 
 /// One game as a complete SGF record `(;...)` followed by a newline; with `evals` on, a move an
@@ -47,7 +29,7 @@ pub fn render(r: &GameRecord, event: &str, evals: Evals) -> String {
         r.rule.code(),
         escape(&r.black_name),
         escape(&r.white_name),
-        result_value(r),
+        r.outcome.termination.sgf_result(),
         r.started.format("%Y-%m-%d"),
         escape(event),
         r.round,

@@ -11,7 +11,8 @@ use std::num::NonZeroU32;
 
 use crate::core::board::Color;
 use crate::core::search::{Eval, Outlook};
-use crate::game::{PlayedMove, Termination};
+use crate::game::record::PlayedMove;
+use crate::game::termination::Termination;
 
 /// `-draw movenumber=N movecount=M score=S`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -310,7 +311,7 @@ mod tests {
                 white: Eval::Score(0),
             }
         );
-        assert_eq!(t.result(), crate::game::GameResult::Draw);
+        assert_eq!(t.result(), crate::game::termination::GameResult::Draw);
         assert_eq!(play(draw(0, 2, 9), &evals), None, "10 is outside ±9");
     }
 
@@ -341,7 +342,7 @@ mod tests {
                 opponent: None,
             }
         );
-        assert_eq!(t.result(), crate::game::GameResult::WhiteWins);
+        assert_eq!(t.result(), crate::game::termination::GameResult::WhiteWins);
         // Black's own moves: −400, none, −500, 0: never two in a row.
         let broken = [s(-400), s(0), None, s(0), s(-500), s(0), s(0)];
         assert_eq!(play(resign(2, 400, Sides::One), &broken), None);

@@ -11,8 +11,35 @@ use crate::core::rules::Rule;
 use crate::core::search::SearchReport;
 use crate::core::swap::{Role, SwapRecord};
 use crate::engine::LineCounts;
-use crate::game::GameOutcome;
+use crate::game::termination::{GameResult, Termination};
 use crate::schedule::{EngineId, GameId};
+
+/// One played move with its think time and what the engine said about its search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayedMove {
+    pub pos: Pos,
+    pub time: Duration,
+    /// Boxed: most moves of most engines carry none, and a game keeps every move.
+    pub search: Option<Box<SearchReport>>,
+}
+
+/// Everything the referee knows about a finished game. Result, reason and fault come from the
+/// termination.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameOutcome {
+    pub termination: Termination,
+    /// Legal moves played after the opening, in order, with think times.
+    pub moves: Vec<PlayedMove>,
+    /// `MESSAGE` lines in order, by colour.
+    pub messages: Vec<(Color, String)>,
+}
+
+impl GameOutcome {
+    /// The result from black's side.
+    pub fn result(&self) -> GameResult {
+        self.termination.result()
+    }
+}
 
 /// Whether the text records quote what the engines said about their search (`-records
 /// evals=on|off`). A game without any report renders the same either way.
@@ -285,7 +312,6 @@ pub fn moves_text(moves: &[Pos], size: BoardSize) -> String {
 pub(crate) mod fixtures {
     use super::*;
     use crate::core::board::parse_pos_sequence;
-    use crate::game::{PlayedMove, Termination};
     use chrono::TimeZone;
     use std::time::Duration;
 

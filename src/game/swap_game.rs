@@ -6,10 +6,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::core::board::{Color, Pos};
 use crate::core::swap::{Answer, Next, Role, SwapPhase, SwapRecord, SwapRule};
-use crate::game::{
-    over_time, play_moves, referee_after, start_both, Abandoned, GameOutcome, GameSetup,
-    MovesPlayed, Player, Side, Termination,
+use crate::game::play::{
+    over_time, play_moves, referee_after, start_both, Abandoned, GameSetup, MovesPlayed, Player,
+    Side,
 };
+use crate::game::record::GameOutcome;
+use crate::game::termination::Termination;
 
 /// A game with a swap opening, as played.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -217,11 +219,14 @@ async fn ask_phase<P: Player>(
 mod tests {
     use std::time::Duration;
 
-    use super::super::tests::{mv, setup, Scripted};
-    use super::super::{Clock, Failure, GameResult, Reply, Request};
     use super::*;
     use crate::core::rules::Rule;
     use crate::core::swap::{Swap2Form, SwapReply};
+    use crate::game::play::{
+        tests::{mv, setup, Scripted},
+        Clock, Failure, Reply, Request,
+    };
+    use crate::game::termination::GameResult;
 
     fn answer(raw: &str, answer: Answer, ms: u64) -> Result<SwapReply, Failure> {
         Ok(SwapReply {

@@ -432,7 +432,7 @@ mod tests {
         let mut failed = sample_record();
         failed.opening.clear();
         failed.outcome.moves.clear();
-        failed.outcome.termination = crate::game::Termination::FailedStart {
+        failed.outcome.termination = crate::game::termination::Termination::FailedStart {
             by: crate::core::board::Color::White,
             text: "engine crashed (exit status 3)".into(),
         };

@@ -246,7 +246,7 @@ impl Console {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::GameResult;
+    use crate::game::termination::GameResult;
     use crate::schedule::GameId;
     use crate::stats::{SprtCrossing, SprtModel, Verdict, Wld};
     use ConsoleEvent as E;

@@ -3,7 +3,7 @@
 //! keep the cores' slots from queueing behind one event loop, while a thread per slot would cost a
 //! stack, a runtime and a glibc arena each. A slot takes its next game from the `GameDesk` (the
 //! dispatcher, reached on the slot's own thread), keeps the engine processes it needs between
-//! games (ending the others), plays the game through `game::play_game` and hands the record in
+//! games (ending the others), plays the game through `game::play::play_game` and hands the record in
 //! with its next request. It owns its engine sessions and nothing else; it decides nothing about
 //! the run.
 
@@ -21,8 +21,10 @@ use crate::core::rules::Rule;
 use crate::core::swap::{SwapRecord, SwapReply};
 use crate::engine::{Direction, EngineError, EngineSession, Field, LogSink, MoveRequest};
 use crate::formats::openings::{OpeningBook, OpeningSequence};
-use crate::game::record::{EngineUse, GameRecord, GameUse};
-use crate::game::{self, Abandoned, Failure, GameSetup, Player, Reply, Request, Termination};
+use crate::game::play::{play_game, Abandoned, Clock, Failure, GameSetup, Player, Reply, Request};
+use crate::game::record::{EngineUse, GameOutcome, GameRecord, GameUse};
+use crate::game::swap_game::play_swap_game;
+use crate::game::termination::Termination;
 use crate::schedule::{EngineId, GameId, Pairing};
 
 use crate::runner::console::Console;
@@ -61,9 +63,9 @@ pub struct Shared {
 }
 
 impl Shared {
-    fn clock_of(&self, e: EngineId) -> game::Clock {
+    fn clock_of(&self, e: EngineId) -> Clock {
         let spec = &self.config.tournament.engines[e.0];
-        game::Clock {
+        Clock {
             match_time: spec.tc.match_time,
             turn_time: spec.tc.turn_time,
             increment: spec.tc.increment,
@@ -249,7 +251,7 @@ fn engine_use(s: &mut EngineSession) -> EngineUse {
 
 /// A game as a slot played it.
 struct SlotGame {
-    outcome: game::GameOutcome,
+    outcome: GameOutcome,
     usage: GameUse,
     /// `-swap2`/`-swap1`: how the engines chose the opening.
     swap: Option<SwapRecord>,
@@ -370,11 +372,11 @@ impl Engines {
             };
             let cancel = &shared.cancel_games;
             match shared.config.tournament.swap {
-                None => game::play_game(setup, &mut bp, &mut wp, cancel)
+                None => play_game(setup, &mut bp, &mut wp, cancel)
                     .await
                     .map(|o| (o, None, setup.opening.clone())),
                 // The engine scheduled black proposes.
-                Some(rule) => game::play_swap_game(setup, rule, &mut bp, &mut wp, cancel)
+                Some(rule) => play_swap_game(setup, rule, &mut bp, &mut wp, cancel)
                     .await
                     .map(|g| (g.outcome, Some(g.swap), g.opening)),
             }
@@ -455,7 +457,7 @@ async fn play_one(
     let (played, usage) = match engines.prepare(shared, p, a.tune.as_ref()).await {
         Some(termination) => {
             let played = SlotGame {
-                outcome: game::GameOutcome {
+                outcome: GameOutcome {
                     termination,
                     moves: vec![],
                     messages: vec![],

@@ -3,7 +3,7 @@
 //!
 //! All counts are from the first (tested) engine's view: W means the first engine won, and a
 //! positive Elo or LLR favours it. The formulas follow fishtest's statistics code; see
-//! `shared/reference/sprt.md` and the reference vectors checked by `tests/sprt_reference.rs`.
+//! `shared/reference/sprt.md` and the reference vectors checked by `tests/it/sprt_reference.rs`.
 
 pub mod calculator;
 pub mod elo;

@@ -374,10 +374,12 @@ impl Dispatcher {
         self.in_flight = self.in_flight.saturating_sub(1);
         self.finished += 1;
         self.count_usage(&rec);
-        match rec.outcome.termination {
-            crate::game::Termination::AdjudicatedResign { .. } => self.adjudicated.0 += 1,
-            crate::game::Termination::AdjudicatedDraw { .. } => self.adjudicated.1 += 1,
-            _ => {}
+        // An adjudication (the table's column) with a loser is a resignation, without one a draw.
+        if rec.outcome.termination.adjudicated() {
+            match rec.outcome.result().winner() {
+                Some(_) => self.adjudicated.0 += 1,
+                None => self.adjudicated.1 += 1,
+            }
         }
         let mut out: Vec<Action> = self.swap_unsupported(&rec).into_iter().collect();
         let result = rec.outcome.result();
@@ -584,7 +586,7 @@ impl Dispatcher {
 mod tests {
     use super::*;
     use crate::game::record::fixtures::sample_record;
-    use crate::game::Termination;
+    use crate::game::termination::Termination;
     use crate::schedule::Repeat;
     use crate::stats::SprtModel;
 
@@ -1174,7 +1176,7 @@ mod tests {
                     game: GameId(1),
                     black,
                     white,
-                    result: crate::game::GameResult::BlackWins,
+                    result: crate::game::termination::GameResult::BlackWins,
                     reason,
                 },
                 &ConsoleEvent::Score {

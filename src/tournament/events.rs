@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::game::GameResult;
+use crate::game::termination::GameResult;
 use crate::schedule::GameId;
 use crate::stats::{Sprt, SprtCrossing, Wld};
 

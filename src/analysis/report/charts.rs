@@ -8,10 +8,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::analysis::report::model::{
-    termination_label, thin, Distribution, EloSeries, EngineTerminations, EngineTimes, LlrSeries,
-    TERMINATIONS,
+    thin, Distribution, EloSeries, EngineTerminations, EngineTimes, LlrSeries,
 };
 use crate::analysis::report::tune::TuneParam;
+use crate::game::termination::{termination_label, TerminationKind, OTHER_TERMINATION};
 
 const WIDTH: u32 = 760;
 const FONT: &str = "sans-serif";
@@ -385,7 +385,7 @@ pub fn times(t: &[EngineTimes], names: &[String]) -> String {
     })
 }
 
-/// Colours of the termination kinds, in [`TERMINATIONS`] order, then "other".
+/// Colours of the termination kinds, in [`TerminationKind::ALL`] order, then "other".
 const KIND_COLOURS: [RGBColor; 14] = [
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0x94, 0x67, 0xbd),
@@ -406,10 +406,10 @@ const KIND_COLOURS: [RGBColor; 14] = [
 /// Each engine's lost games stacked by how they ended (five, forbidden, time, crash, ...).
 pub fn terminations(t: &[EngineTerminations], names: &[String]) -> String {
     let n = t.len();
-    let kinds: Vec<&str> = TERMINATIONS
+    let kinds: Vec<&str> = TerminationKind::ALL
         .iter()
-        .map(|(c, _)| *c)
-        .chain([crate::analysis::report::model::OTHER_TERMINATION])
+        .map(|k| k.row().code)
+        .chain([OTHER_TERMINATION])
         .collect();
     let y1 = t
         .iter()

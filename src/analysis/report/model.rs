@@ -14,13 +14,9 @@ use crate::formats::journal::{
     Conflict, GameSummary, JournalEntry, JournalGame, JournalHeader, RebuildError, Repeats,
     SearchEntry, Seen,
 };
-use crate::game::GameResult;
+use crate::game::termination::GameResult;
 use crate::stats::{
     Counts, EloEstimate, Interval, MatchSummary, Sprt, SprtCrossing, StandingRow, Verdict, Wld,
-};
-
-pub use crate::formats::journal::{
-    termination_code, termination_label, OTHER_TERMINATION, TERMINATIONS,
 };
 
 /// Series longer than this are thinned evenly to this many points (the last one always kept):
@@ -156,7 +152,8 @@ pub struct GameRow {
     pub white: usize,
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: &'static str,
-    /// A code of [`TERMINATIONS`] or [`OTHER_TERMINATION`].
+    /// A code of [`crate::game::termination::TerminationKind::row`] or
+    /// [`crate::game::termination::OTHER_TERMINATION`].
     pub termination: &'static str,
     pub reason: String,
     pub opening: Vec<Pos>,
@@ -898,6 +895,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::formats::journal::{EngineSettings, RunSettings, SprtSettings};
     use crate::game::record::fixtures::sample_record;
+    use crate::game::termination::OTHER_TERMINATION;
 
     pub fn header(engines: &[&str], repeat: bool, sprt: bool, rule: u8) -> JournalHeader {
         JournalHeader {

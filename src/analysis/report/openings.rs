@@ -77,7 +77,7 @@ mod tests {
                 size,
                 opening: vec![opening],
                 moves: 9,
-                result: crate::game::GameResult::Draw,
+                result: crate::game::termination::GameResult::Draw,
                 termination: "draw".into(),
             };
             a.add(&g).unwrap();

@@ -10,12 +10,10 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::analysis::report::charts;
-use crate::analysis::report::model::{
-    termination_label, EngineTerminations, Report, RunState, OTHER_TERMINATION, TERMINATIONS,
-};
+use crate::analysis::report::model::{EngineTerminations, Report, RunState};
 use crate::core::board::{BoardSize, Pos};
 use crate::core::search::Eval;
-use crate::game::GameResult;
+use crate::game::termination::{termination_label, GameResult, TerminationKind, OTHER_TERMINATION};
 
 const TEMPLATE: &str = include_str!("page.html");
 const CSS: &str = include_str!("report.css");
@@ -165,10 +163,10 @@ fn viewer_json(r: &Report) -> Result<String, serde_json::Error> {
         size: r.size,
         rule: r.rule,
         engines: &r.engines,
-        terms: TERMINATIONS
+        terms: TerminationKind::ALL
             .iter()
-            .copied()
-            .chain([(OTHER_TERMINATION, "other")])
+            .map(|k| (k.row().code, k.row().label))
+            .chain([(OTHER_TERMINATION, termination_label(OTHER_TERMINATION))])
             .collect(),
         numbers: r.games.iter().map(|g| g.game).collect(),
         games,

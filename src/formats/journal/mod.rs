@@ -6,11 +6,9 @@ pub mod identity;
 mod read;
 mod repeats;
 mod search;
-mod terminations;
 mod wire;
 
 pub use read::*;
 pub use repeats::*;
 pub use search::*;
-pub use terminations::*;
 pub use wire::*;

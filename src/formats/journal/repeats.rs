@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::game::GameResult;
+use crate::game::termination::GameResult;
 
 /// One game number with two different results.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

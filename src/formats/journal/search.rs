@@ -5,8 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::board::BoardSize;
 use crate::core::search::{Eval, PvMove, SearchReport};
-use crate::game::record::moves_text;
-use crate::game::PlayedMove;
+use crate::game::record::{moves_text, PlayedMove};
 
 use crate::formats::journal::wire::parse_moves_text;
 

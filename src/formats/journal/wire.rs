@@ -7,8 +7,8 @@ use thiserror::Error;
 use crate::core::board::{BoardSize, Color, Pos, Symmetry};
 use crate::core::rules::Rule;
 use crate::core::swap::{Role, Step, Swap2Form, SwapRecord, SwapRule};
-use crate::game::record::{moves_text, GameRecord};
-use crate::game::{GameOutcome, GameResult, PlayedMove, Termination};
+use crate::game::record::{moves_text, GameOutcome, GameRecord, PlayedMove};
+use crate::game::termination::{termination_code, GameResult, Termination};
 use crate::schedule::{EngineId, GameId};
 
 /// Declares the game line once: `JournalEntry` with every field in the order the line writes
@@ -239,7 +239,7 @@ impl SwapEntry {
 /// A result as the journal writes it (`1-0`, `0-1`, `1/2-1/2`): read once, here, so a line
 /// with another result is a bad line, named with its file and line number.
 mod result_text {
-    use crate::game::GameResult;
+    use crate::game::termination::GameResult;
 
     pub fn serialize<S: serde::Serializer>(r: &GameResult, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(r.as_str())
@@ -379,7 +379,8 @@ pub struct JournalGame<'a> {
     pub moves: Vec<Pos>,
     /// The forbidden point a renju game was lost on.
     pub forbidden: Option<Pos>,
-    /// The termination's code in [`crate::formats::journal::TERMINATIONS`], or [`crate::formats::journal::OTHER_TERMINATION`].
+    /// The termination's code (a row of [`crate::game::termination::TerminationKind::row`]), or
+    /// [`crate::game::termination::OTHER_TERMINATION`] for one this version does not know.
     pub termination: &'static str,
 }
 
@@ -434,7 +435,7 @@ impl<'a> TryFrom<&'a JournalEntry> for JournalGame<'a> {
             opening,
             moves,
             forbidden,
-            termination: crate::formats::journal::termination_code(&e.termination),
+            termination: termination_code(&e.termination),
         })
     }
 }

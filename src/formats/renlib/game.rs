@@ -8,7 +8,7 @@ use crate::core::board::{parse_pos_sequence, BoardSize, Color, Pos};
 use crate::formats::journal::{JournalEntry, JournalGame};
 use crate::formats::psq::PsqGame;
 use crate::game::record::GameRecord;
-use crate::game::GameResult;
+use crate::game::termination::GameResult;
 
 use crate::formats::renlib::sgf::SgfGame;
 use crate::formats::renlib::Cell;

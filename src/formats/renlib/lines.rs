@@ -2,7 +2,7 @@
 //! game at the node where it ends, and with `--stats` one `[stats] ...` line per node. They are
 //! ASCII at their start, so they are found by their bytes in any code page.
 
-use crate::game::GameResult;
+use crate::game::termination::GameResult;
 
 use crate::formats::renlib::text::CodePage;
 use crate::formats::renlib::LibGame;

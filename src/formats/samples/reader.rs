@@ -177,7 +177,8 @@ mod tests {
     use crate::formats::samples::{game_rng, samples_of, Sample, SampleWriter};
     use crate::game::record::fixtures::sample_record;
     use crate::game::record::GameRecord;
-    use crate::game::{PlayedMove, Termination};
+    use crate::game::record::PlayedMove;
+    use crate::game::termination::Termination;
     use proptest::prelude::*;
     use rand::seq::SliceRandom;
 

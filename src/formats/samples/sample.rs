@@ -196,7 +196,7 @@ impl StoredSample {
 mod tests {
     use super::*;
     use crate::game::record::fixtures::sample_record;
-    use crate::game::Termination;
+    use crate::game::termination::Termination;
 
     #[test]
     fn samples_carry_the_movers_evaluation_and_the_other_pv_moves() {
