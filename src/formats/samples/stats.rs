@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::core::rules::Rule;
-use crate::formats::samples::{
-    open_samples, EntryCounts, SampleFormat, SampleReadError, StoredSample,
-};
+use crate::formats::samples::codec::{EntryCounts, EvalField};
+use crate::formats::samples::reader::{open_samples, SampleReadError};
+use crate::formats::samples::sample::StoredSample;
+use crate::formats::samples::SampleFormat;
 
 /// A summary of a sample file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -188,7 +189,7 @@ pub fn samples_stats_command(
         }
     };
     let mut stats = SampleStats {
-        evals_kept: format.uncompressed() != SampleFormat::Bin,
+        evals_kept: format.codec().evals() != EvalField::Never,
         ..SampleStats::default()
     };
     let mut damage = None;

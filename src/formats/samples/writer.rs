@@ -4,12 +4,14 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 
-use lz4_flex::frame::{BlockMode, BlockSize, FrameEncoder, FrameInfo};
+use lz4_flex::frame::FrameEncoder;
 use thiserror::Error;
 
-use crate::formats::samples::{
-    encode_batch, EvalColumn, Sample, SampleConfig, SampleEncodeError, SampleFormat,
-};
+use crate::formats::samples::codec::SampleEncodeError;
+use crate::formats::samples::config::SampleConfig;
+use crate::formats::samples::lz4::{empty_lz4_frame, frame_encoder};
+use crate::formats::samples::sample::{EvalColumn, Sample};
+use crate::formats::samples::{encode_batch, SampleFormat};
 
 /// Failures of the sample writer.
 #[derive(Debug, Error)]
@@ -86,23 +88,10 @@ impl SampleWriter<File> {
     }
 }
 
-/// A complete LZ4 frame holding no data: the header (magic, flags, block size, checksum) and
-/// the end mark, 11 bytes.
-pub fn empty_lz4_frame() -> Vec<u8> {
-    let enc = FrameEncoder::with_frame_info(FrameInfo::new(), Vec::new());
-    enc.finish().unwrap_or_default()
-}
-
 impl<W: Write> SampleWriter<W> {
     /// A writer over any output; `name` is used in error messages.
     pub fn new(format: SampleFormat, out: W, name: impl Into<String>) -> SampleWriter<W> {
-        let lz4 = format.compressed().then(|| {
-            let info = FrameInfo::new()
-                .block_size(BlockSize::Max64KB)
-                .block_mode(BlockMode::Independent)
-                .content_checksum(true);
-            FrameEncoder::with_frame_info(info, Vec::new())
-        });
+        let lz4 = format.compressed().then(frame_encoder);
         SampleWriter {
             format,
             column: EvalColumn::Without,
