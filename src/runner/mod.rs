@@ -28,8 +28,9 @@ use crate::analysis::tracker::{scored, ScoredGame, Tracker};
 use crate::config::{Config, LogLevel, OnEngineFailure, Start};
 use crate::engine::LogSink;
 use crate::formats::openings::{OpeningBook, OpeningError, OpeningSequence};
+use crate::schedule::queue::GameQueue;
 use crate::schedule::shard::Shard;
-use crate::schedule::{GameQueue, Schedule};
+use crate::schedule::Schedule;
 
 use crate::game::record::GameRecord;
 use crate::outputs::logs::LogFiles;
