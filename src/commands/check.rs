@@ -18,8 +18,8 @@ use crate::commands::{block_on, one_engine, say, CommandError, CommandResult, Ou
 
 /// Run the check from the arguments after `check` (its options: `crate::cli::table`).
 pub fn run(args: &[String]) -> CommandResult {
-    let p = crate::commands::args::parsed(Command::Check, args)?;
-    let usage = |why: String| crate::commands::args::usage_error(Command::Check, why);
+    let p = crate::commands::usage::parsed(Command::Check, args)?;
+    let usage = |why: String| crate::commands::usage::usage_error(Command::Check, why);
     let json = p.flag("--json");
     let sizes = p.value("-boardsize").map(String::from);
     let rules = p.value("-rule").map(String::from);

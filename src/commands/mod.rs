@@ -15,6 +15,7 @@ pub mod samples;
 pub mod signals;
 pub mod sprt;
 pub mod tune;
+pub mod usage;
 
 use std::io::Write;
 

@@ -28,8 +28,8 @@ struct TuneArgs {
 
 /// The tuning's options and the match's, read from the table of options.
 fn split(args: &[String]) -> Result<(TuneArgs, RawCli), CommandError> {
-    let p = crate::commands::args::parsed(Command::Tune, args)?;
-    let written = |name: &str| crate::commands::args::written(&p, name).unwrap_or_default();
+    let p = crate::commands::usage::parsed(Command::Tune, args)?;
+    let written = |name: &str| crate::commands::usage::written(&p, name).unwrap_or_default();
     let t = TuneArgs {
         params: p.value("-params").map(String::from),
         iterations: p.value("-iterations").map(String::from),
@@ -108,7 +108,7 @@ fn spsa_of(items: &[String], iterations: u64) -> Result<SpsaSettings, String> {
 
 /// The match configuration of a tuning: the engine twice, `-repeat`, the iterations' games.
 fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, CommandError> {
-    let usage = |why: String| crate::commands::args::usage_error(Command::Tune, why);
+    let usage = |why: String| crate::commands::usage::usage_error(Command::Tune, why);
     let iterations = count("-iterations", t.iterations.as_deref(), None).map_err(usage)?;
     let pairs = count("-pairs", t.pairs.as_deref(), Some(1)).map_err(usage)?;
     let settings = spsa_of(&t.spsa, iterations).map_err(usage)?;
