@@ -7,11 +7,12 @@ use plotters::coord::types::{RangedCoordf64, RangedCoordusize};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::analysis::report::model::{
-    termination_label, thin, Distribution, EloSeries, EngineTerminations, EngineTimes, LlrSeries,
-    TERMINATIONS,
+use crate::analysis::report::escape::escape_text;
+use crate::analysis::report::figures::{
+    thin, Distribution, EloSeries, EngineTerminations, EngineTimes, LlrSeries,
 };
 use crate::analysis::report::tune::TuneParam;
+use crate::formats::journal::{termination_label, OTHER_TERMINATION, TERMINATIONS};
 
 const WIDTH: u32 = 760;
 const FONT: &str = "sans-serif";
@@ -52,7 +53,7 @@ fn svg(draw: impl for<'a> FnOnce(&Area<'a>) -> Draw<'a>) -> String {
         None => out,
         Some(e) => format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"40\"><text x=\"4\" y=\"20\">chart failed: {}</text></svg>",
-            crate::analysis::report::page::escape_text(&e)
+            escape_text(&e)
         ),
     }
 }
@@ -409,7 +410,7 @@ pub fn terminations(t: &[EngineTerminations], names: &[String]) -> String {
     let kinds: Vec<&str> = TERMINATIONS
         .iter()
         .map(|(c, _)| *c)
-        .chain([crate::analysis::report::model::OTHER_TERMINATION])
+        .chain([OTHER_TERMINATION])
         .collect();
     let y1 = t
         .iter()
@@ -453,8 +454,8 @@ pub fn terminations(t: &[EngineTerminations], names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::model::Point;
-    use crate::analysis::report::model::MAX_POINTS;
+    use crate::analysis::report::figures::Point;
+    use crate::analysis::report::figures::MAX_POINTS;
 
     #[test]
     fn thinning_keeps_short_series_whole_and_the_last_point() {
