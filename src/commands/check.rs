@@ -3,13 +3,18 @@
 //! decided (or `--json` at the end); exit code 1 when any item fails, 130 when a signal stopped
 //! it (what was checked by then printed).
 
+pub mod boards;
+pub mod launch;
+pub mod report;
 pub mod script;
+pub mod verdicts;
 
 use std::io::IsTerminal;
 
 use crate::cli;
 use crate::cli::table::Command;
-use crate::commands::check::script::{run_check, CheckOptions, CheckReport};
+use crate::commands::check::report::CheckReport;
+use crate::commands::check::script::{run_check, CheckOptions};
 use crate::core::board::BoardSize;
 use crate::core::rules::Rule;
 use crate::runner::Stops;
