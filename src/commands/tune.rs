@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use crate::cli::table::{self, Command};
 use crate::cli::{self, Opt, RawCli};
-use crate::config::{Config, Env, TuneConfig};
+use crate::config::env::Env;
+use crate::config::{Config, TuneConfig};
 use crate::tune::params::Params;
 use crate::tune::spsa::SpsaSettings;
 use crate::tune::TuneSetup;
@@ -149,7 +150,7 @@ fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, Command
     if let Some(s) = &t.srand {
         // The flips and the rounding are drawn from it, and a random openings order.
         let seed = count("-srand", Some(s), None).map_err(usage)?;
-        config.seed = crate::config::Seed::Given(seed);
+        config.seed = crate::config::matches::Seed::Given(seed);
     }
     if config.tournament.concurrency > 1 {
         config.warnings.push(format!(
@@ -164,7 +165,7 @@ fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, Command
     let job_seed = env
         .var("SLURM_ARRAY_JOB_ID")
         .is_some_and(|id| !id.trim().is_empty());
-    let drawn = matches!(config.seed, crate::config::Seed::Fresh(_));
+    let drawn = matches!(config.seed, crate::config::matches::Seed::Fresh(_));
     if config.cluster.shard.is_some() && drawn && !job_seed {
         return Err(usage(
             "the shards of a tuning must share one seed: give -srand S (a SLURM job array derives it from SLURM_ARRAY_JOB_ID)".into(),

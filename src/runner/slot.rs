@@ -15,12 +15,14 @@ use chrono::Utc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{Config, LogLevel};
+use crate::config::outputs::LogLevel;
+use crate::config::Config;
 use crate::core::board::{BoardSize, Color, Pos, Symmetry};
 use crate::core::rules::Rule;
 use crate::core::swap::{SwapRecord, SwapReply};
 use crate::engine::{Direction, EngineError, EngineSession, Field, LogSink, MoveRequest};
-use crate::formats::openings::{OpeningBook, OpeningSequence};
+use crate::formats::openings::OpeningSequence;
+use crate::formats::openings::OpeningBook;
 use crate::game::record::{EngineUse, GameRecord, GameUse};
 use crate::game::{self, Abandoned, Failure, GameSetup, Player, Reply, Request, Termination};
 use crate::schedule::{EngineId, GameId, Pairing};
