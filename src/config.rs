@@ -284,7 +284,7 @@ mod tests {
     use crate::core::rules::Rule;
     use crate::core::swap::SwapRule;
     use crate::engine::spec::TimeControl;
-    use crate::formats::openings::OpeningOrder;
+    use crate::formats::openings::order::OpeningOrder;
     use crate::formats::openings::OpeningFormat;
     use crate::game::adjudicate::{Adjudication, DrawRule, ResignRule, Sides};
 

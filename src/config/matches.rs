@@ -13,7 +13,7 @@ use crate::core::board::BoardSize;
 use crate::core::rules::Rule;
 use crate::core::swap::SwapRule;
 use crate::engine::spec::EngineSpec;
-use crate::formats::openings::OpeningOrder;
+use crate::formats::openings::order::OpeningOrder;
 use crate::formats::openings::OpeningFormat;
 use crate::game::adjudicate::{Adjudication, DrawRule, ResignRule, Sides};
 use crate::schedule::shard::Shard;
@@ -332,7 +332,7 @@ pub(super) fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed)
         }
     };
     let seed = match seed {
-        0 => Seed::Fresh(crate::formats::openings::fresh_seed()),
+        0 => Seed::Fresh(crate::formats::openings::order::fresh_seed()),
         given => Seed::Given(given),
     };
     Ok((openings, seed))

@@ -29,7 +29,7 @@ use crate::config::matches::OnEngineFailure;
 use crate::config::outputs::LogLevel;
 use crate::config::{Config, Start};
 use crate::engine::LogSink;
-use crate::formats::openings::OpeningSequence;
+use crate::formats::openings::order::OpeningSequence;
 use crate::formats::openings::{OpeningBook, OpeningError};
 use crate::schedule::queue::GameQueue;
 use crate::schedule::shard::Shard;
@@ -126,7 +126,7 @@ fn dispatch_settings(
     // c-gomoku-cli's colour rule only matters where an opening leaves white to move.
     let white_first = match (book, &config.tournament.openings, config.tournament.colours) {
         (Some(b), Some(o), crate::config::matches::ColourRule::FirstToMove) => Some(Arc::new(
-            crate::formats::openings::OpeningParity::new(
+            crate::formats::openings::order::OpeningParity::new(
                 b,
                 o.order(config.seed),
                 o.transform,

@@ -21,7 +21,7 @@ use crate::core::board::{BoardSize, Color, Pos, Symmetry};
 use crate::core::rules::Rule;
 use crate::core::swap::{SwapRecord, SwapReply};
 use crate::engine::{Direction, EngineError, EngineSession, Field, LogSink, MoveRequest};
-use crate::formats::openings::OpeningSequence;
+use crate::formats::openings::order::OpeningSequence;
 use crate::formats::openings::OpeningBook;
 use crate::game::record::{EngineUse, GameRecord, GameUse};
 use crate::game::{self, Abandoned, Failure, GameSetup, Player, Reply, Request, Termination};

@@ -86,7 +86,7 @@ pub struct DispatchSettings {
     pub report: bool,
     /// c-gomoku-cli's colour rule with openings: which draws leave white to move, so the first
     /// engine of the pair plays white there (`None`: the first engine plays black).
-    pub white_first: Option<std::sync::Arc<crate::formats::openings::OpeningParity>>,
+    pub white_first: Option<std::sync::Arc<crate::formats::openings::order::OpeningParity>>,
     /// `tune`: the tuning (engine 0 plays θ+, engine 1 θ−) and the run's seed.
     pub tune: Option<(TuneSetup, u64)>,
     /// The run writes a journal, so a stopped run can be completed with `-resume`.

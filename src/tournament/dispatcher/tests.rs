@@ -279,7 +279,7 @@ fn a_failed_write_stops_the_run_whatever_else_decided() {
 
 #[test]
 fn the_first_engine_moves_first_after_the_opening_as_in_c_gomoku_cli() {
-    use crate::formats::openings::{OpeningOrder, OpeningParity};
+    use crate::formats::openings::order::{OpeningOrder, OpeningParity};
     use crate::formats::openings::{OpeningBook, OpeningFormat};
     // One stone (white to move), then two (black to move).
     let book = OpeningBook::parse_str(
