@@ -10,7 +10,8 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
 use gomoku_cli::cli::{args_from_os, parse_legacy};
-use gomoku_cli::config::{Config, Env};
+use gomoku_cli::config::Config;
+use gomoku_cli::config::env::Env;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -8,7 +8,8 @@
 #![no_main]
 
 use gomoku_cli::core::board::{BoardSize, Symmetry};
-use gomoku_cli::formats::openings::{OpeningBook, OpeningError, OpeningFormat, OpeningOrder};
+use gomoku_cli::formats::openings::{OpeningBook, OpeningError, OpeningFormat};
+use gomoku_cli::formats::openings::order::OpeningOrder;
 use gomoku_cli::core::rules::Rule;
 use libfuzzer_sys::fuzz_target;
 

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use crate::cli::parse::{parse, Parsed};
+use crate::cli::parse::Parsed;
 use crate::cli::table::Command;
 
 use crate::commands::export::{ExportArgs, RecordArgs};
@@ -17,27 +17,8 @@ use crate::commands::openings::{OpeningsArgs, OpeningsTool};
 use crate::commands::report::ReportArgs;
 use crate::commands::samples::{SamplesArgs, SamplesTool};
 use crate::commands::sprt::SprtArgs;
-use crate::commands::{CommandError, CommandResult};
-
-/// A usage error: `why`, then the command's synopsis.
-pub fn usage_error(command: Command, why: impl std::fmt::Display) -> CommandError {
-    let why = why.to_string();
-    let help = crate::cli::help::help_command(command);
-    let more = match why.contains(&help) {
-        true => String::new(),
-        false => format!(" (more: {help})"),
-    };
-    CommandError::Usage(format!(
-        "{why}\nusage: {} {}{more}",
-        command.title(),
-        command.synopsis()
-    ))
-}
-
-/// Read `args` (after the command's words) as `command`'s command line.
-pub fn parsed(command: Command, args: &[String]) -> Result<Parsed, CommandError> {
-    parse(command, args).map_err(|e| usage_error(command, e))
-}
+use crate::commands::usage::{parsed, usage_error, written};
+use crate::commands::CommandResult;
 
 /// Run the subcommand `command` (not the match runner, `check` or `tune`, which read their own
 /// options from the same table) with the arguments after its words.
@@ -156,12 +137,6 @@ fn one_path(p: &Parsed, name: &str) -> PathBuf {
 
 fn encoding(p: &Parsed) -> String {
     p.value("--encoding").unwrap_or("windows-1252").to_string()
-}
-
-/// `key=value` settings back in their written form (`RecordArgs` and tune's options hold them so).
-pub fn written(p: &Parsed, name: &str) -> Option<Vec<String>> {
-    p.settings(name)
-        .map(|kvs| kvs.into_iter().map(|(k, v)| format!("{k}={v}")).collect())
 }
 
 fn records(p: &Parsed) -> RecordArgs {

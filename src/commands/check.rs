@@ -3,13 +3,18 @@
 //! decided (or `--json` at the end); exit code 1 when any item fails, 130 when a signal stopped
 //! it (what was checked by then printed).
 
+pub mod boards;
+pub mod launch;
+pub mod report;
 pub mod script;
+pub mod verdicts;
 
 use std::io::IsTerminal;
 
 use crate::cli;
 use crate::cli::table::Command;
-use crate::commands::check::script::{run_check, CheckOptions, CheckReport};
+use crate::commands::check::report::CheckReport;
+use crate::commands::check::script::{run_check, CheckOptions};
 use crate::core::board::BoardSize;
 use crate::core::rules::Rule;
 use crate::runner::Stops;
@@ -18,8 +23,8 @@ use crate::commands::{block_on, one_engine, say, CommandError, CommandResult, Ou
 
 /// Run the check from the arguments after `check` (its options: `crate::cli::table`).
 pub fn run(args: &[String]) -> CommandResult {
-    let p = crate::commands::args::parsed(Command::Check, args)?;
-    let usage = |why: String| crate::commands::args::usage_error(Command::Check, why);
+    let p = crate::commands::usage::parsed(Command::Check, args)?;
+    let usage = |why: String| crate::commands::usage::usage_error(Command::Check, why);
     let json = p.flag("--json");
     let sizes = p.value("-boardsize").map(String::from);
     let rules = p.value("-rule").map(String::from);

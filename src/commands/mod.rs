@@ -15,6 +15,7 @@ pub mod samples;
 pub mod signals;
 pub mod sprt;
 pub mod tune;
+pub mod usage;
 
 use std::io::Write;
 
@@ -90,13 +91,13 @@ pub fn one_engine(
     raw: &crate::cli::RawCli,
     what: &str,
     usage: impl Fn(String) -> CommandError,
-) -> Result<crate::config::OneEngine, CommandError> {
+) -> Result<crate::config::engines::OneEngine, CommandError> {
     if raw.engines.len() != 1 {
         let n = raw.engines.len();
         return Err(usage(format!("{what} takes exactly one -engine (got {n})")));
     }
-    let env = crate::config::Env::of_process();
-    crate::config::OneEngine::from_raw(raw, &env).map_err(failed)
+    let env = crate::config::env::Env::of_process();
+    crate::config::engines::OneEngine::from_raw(raw, &env).map_err(failed)
 }
 
 /// One file, one role, before any work (`outputs::same_file`): no output may name one of the

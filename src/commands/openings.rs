@@ -216,8 +216,8 @@ fn generate(args: &[String]) -> CommandResult {
     use crate::commands::openings::generate::{shard_target, CandidateSettings, StoneRange};
 
     let command = crate::cli::table::Command::OpeningsGenerate;
-    let p = crate::commands::args::parsed(command, args)?;
-    let usage = |why: String| crate::commands::args::usage_error(command, why);
+    let p = crate::commands::usage::parsed(command, args)?;
+    let usage = |why: String| crate::commands::usage::usage_error(command, why);
     // The engine and the match options it shares (-rule, -boardsize, -concurrency, -shard,
     // -startuptimeout) are read as the match runner reads them.
     let raw = crate::cli::raw_of(&p);

@@ -2,7 +2,8 @@
 //! `Config`, run the tournament on a tokio runtime with Ctrl-C/SIGTERM handling.
 
 use crate::cli;
-use crate::config::{Config, Env};
+use crate::config::env::Env;
+use crate::config::Config;
 use crate::engine::spawn;
 use crate::runner::{self, Stops};
 use crate::tournament::events::StopReason;

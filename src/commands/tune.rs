@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use crate::cli::table::{self, Command};
 use crate::cli::{self, Opt, RawCli};
-use crate::config::{Config, Env, TuneConfig};
+use crate::config::env::Env;
+use crate::config::{Config, TuneConfig};
 use crate::tune::params::Params;
 use crate::tune::spsa::SpsaSettings;
 use crate::tune::TuneSetup;
@@ -28,8 +29,8 @@ struct TuneArgs {
 
 /// The tuning's options and the match's, read from the table of options.
 fn split(args: &[String]) -> Result<(TuneArgs, RawCli), CommandError> {
-    let p = crate::commands::args::parsed(Command::Tune, args)?;
-    let written = |name: &str| crate::commands::args::written(&p, name).unwrap_or_default();
+    let p = crate::commands::usage::parsed(Command::Tune, args)?;
+    let written = |name: &str| crate::commands::usage::written(&p, name).unwrap_or_default();
     let t = TuneArgs {
         params: p.value("-params").map(String::from),
         iterations: p.value("-iterations").map(String::from),
@@ -108,7 +109,7 @@ fn spsa_of(items: &[String], iterations: u64) -> Result<SpsaSettings, String> {
 
 /// The match configuration of a tuning: the engine twice, `-repeat`, the iterations' games.
 fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, CommandError> {
-    let usage = |why: String| crate::commands::args::usage_error(Command::Tune, why);
+    let usage = |why: String| crate::commands::usage::usage_error(Command::Tune, why);
     let iterations = count("-iterations", t.iterations.as_deref(), None).map_err(usage)?;
     let pairs = count("-pairs", t.pairs.as_deref(), Some(1)).map_err(usage)?;
     let settings = spsa_of(&t.spsa, iterations).map_err(usage)?;
@@ -149,7 +150,7 @@ fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, Command
     if let Some(s) = &t.srand {
         // The flips and the rounding are drawn from it, and a random openings order.
         let seed = count("-srand", Some(s), None).map_err(usage)?;
-        config.seed = crate::config::Seed::Given(seed);
+        config.seed = crate::config::matches::Seed::Given(seed);
     }
     if config.tournament.concurrency > 1 {
         config.warnings.push(format!(
@@ -164,7 +165,7 @@ fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, Command
     let job_seed = env
         .var("SLURM_ARRAY_JOB_ID")
         .is_some_and(|id| !id.trim().is_empty());
-    let drawn = matches!(config.seed, crate::config::Seed::Fresh(_));
+    let drawn = matches!(config.seed, crate::config::matches::Seed::Fresh(_));
     if config.cluster.shard.is_some() && drawn && !job_seed {
         return Err(usage(
             "the shards of a tuning must share one seed: give -srand S (a SLURM job array derives it from SLURM_ARRAY_JOB_ID)".into(),

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::outputs::records::PsqTarget;
+use crate::outputs::records::{PsqTarget, PROBE};
 use crate::schedule::shard::Shard;
 use crate::schedule::GameId;
 
@@ -119,9 +119,6 @@ impl Leftovers {
         removed
     }
 }
-
-/// The name of `PsqTarget::prepare`'s probe, between its dot and its process id.
-pub const PROBE: &str = "gomoku-cli-check";
 
 /// The folder of `path` (`.` for a bare name).
 fn parent(path: &Path) -> PathBuf {

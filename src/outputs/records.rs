@@ -42,6 +42,10 @@ pub struct RecordTargets {
     pub fingerprint: String,
 }
 
+/// The name of [`PsqTarget::prepare`]'s probe, between its dot and its process id (a resumed
+/// run's leftovers sweep knows it too).
+pub const PROBE: &str = "gomoku-cli-check";
+
 /// `-psq DIR`: the directory of the per-game `.psq` records.
 #[derive(Debug, Clone)]
 pub struct PsqTarget {
@@ -64,11 +68,9 @@ impl PsqTarget {
     /// unusable one stops the run at once rather than failing every game.
     pub fn prepare(&self) -> Result<(), OutputError> {
         prepare_dir(&self.dir, &self.dir)?;
-        let probe = self.dir.join(format!(
-            ".{}.{}.tmp",
-            crate::outputs::leftovers::PROBE,
-            std::process::id()
-        ));
+        let probe = self
+            .dir
+            .join(format!(".{}.{}.tmp", PROBE, std::process::id()));
         std::fs::File::create(&probe).map_err(|source| OutputError::Open {
             path: self.dir.clone(),
             source,

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::identity::fingerprint;
-use crate::config::{Config, JournalTarget};
+use crate::config::outputs::JournalTarget;
+use crate::config::Config;
 use crate::formats::journal::{self, JournalEntry, JournalHeader, OutputSizes};
 use crate::formats::text_records::TextFormat;
 use crate::game::record::GameRecord;
@@ -109,7 +110,7 @@ impl Outputs {
     /// Open every output (and the log directory) before the first game. `journal` is the
     /// journal already chosen (a resumed one), or `None` to open the configured one.
     pub fn open(config: &Config, resumed: Option<PathBuf>) -> Result<Outputs, OutputError> {
-        if config.outputs.log != crate::config::LogLevel::Off {
+        if config.outputs.log != crate::config::outputs::LogLevel::Off {
             prepare_dir(&config.outputs.log_dir, &config.outputs.log_dir)?;
         }
         // The record paths first: the default journal goes next to `-pgn`/`-sgf`/`-msg`, so a

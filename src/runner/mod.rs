@@ -25,11 +25,15 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::analysis::tracker::{scored, ScoredGame, Tracker};
-use crate::config::{Config, LogLevel, OnEngineFailure, Start};
+use crate::config::matches::OnEngineFailure;
+use crate::config::outputs::LogLevel;
+use crate::config::{Config, Start};
 use crate::engine::LogSink;
-use crate::formats::openings::{OpeningBook, OpeningError, OpeningSequence};
+use crate::formats::openings::order::OpeningSequence;
+use crate::formats::openings::{OpeningBook, OpeningError};
+use crate::schedule::queue::GameQueue;
 use crate::schedule::shard::Shard;
-use crate::schedule::{GameQueue, Schedule};
+use crate::schedule::Schedule;
 
 use crate::game::record::GameRecord;
 use crate::outputs::logs::LogFiles;
@@ -121,8 +125,12 @@ fn dispatch_settings(
 ) -> DispatchSettings {
     // c-gomoku-cli's colour rule only matters where an opening leaves white to move.
     let white_first = match (book, &config.tournament.openings, config.tournament.colours) {
-        (Some(b), Some(o), crate::config::ColourRule::FirstToMove) => Some(Arc::new(
-            crate::formats::openings::OpeningParity::new(b, o.order(config.seed), o.transform),
+        (Some(b), Some(o), crate::config::matches::ColourRule::FirstToMove) => Some(Arc::new(
+            crate::formats::openings::order::OpeningParity::new(
+                b,
+                o.order(config.seed),
+                o.transform,
+            ),
         )),
         _ => None,
     };
@@ -166,7 +174,7 @@ fn announce(
         console.show(ConsoleEvent::Warning(w.clone()));
     }
     if let Some(o) = &config.tournament.openings {
-        if o.order == crate::config::DrawOrder::Random {
+        if o.order == crate::config::matches::DrawOrder::Random {
             console.show(ConsoleEvent::RandomOpenings {
                 file: o.file.clone(),
                 seed: config.seed.get(),
@@ -175,7 +183,7 @@ fn announce(
     }
     // A tuning's trajectory is its seed's: one drawn is shown so the run can be repeated
     // (a resumed run's is its journal's).
-    if let (Some(_), crate::config::Seed::Fresh(seed)) = (&config.tune, config.seed) {
+    if let (Some(_), crate::config::matches::Seed::Fresh(seed)) = (&config.tune, config.seed) {
         console.show(ConsoleEvent::TuneSeed(seed));
     }
     if let Some(j) = outputs.journal_path() {

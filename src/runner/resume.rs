@@ -6,7 +6,8 @@
 
 use std::path::PathBuf;
 
-use crate::config::{Config, JournalTarget};
+use crate::config::outputs::JournalTarget;
+use crate::config::Config;
 use crate::formats::journal::{self, JournalEntry, JournalHeader, RunSettings};
 
 use crate::config::identity::{fingerprint, identity_of, legacy_identity, settings};
@@ -180,7 +181,7 @@ pub fn prepare(
     // A journal from before the colour rule was recorded: its games gave the first engine black,
     // and so do the rest of them.
     if header.settings.colours.is_none() {
-        config.tournament.colours = crate::config::ColourRule::FirstBlack;
+        config.tournament.colours = crate::config::matches::ColourRule::FirstBlack;
     }
     let diffs = differences(&header.settings, &settings(config, &[], total));
     if !diffs.is_empty() {

@@ -15,12 +15,14 @@ use chrono::Utc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{Config, LogLevel};
+use crate::config::outputs::LogLevel;
+use crate::config::Config;
 use crate::core::board::{BoardSize, Color, Pos, Symmetry};
 use crate::core::rules::Rule;
 use crate::core::swap::{SwapRecord, SwapReply};
 use crate::engine::{Direction, EngineError, EngineSession, LogSink, MoveRequest};
-use crate::formats::openings::{OpeningBook, OpeningSequence};
+use crate::formats::openings::order::OpeningSequence;
+use crate::formats::openings::OpeningBook;
 use crate::game::play::{play_game, Abandoned, Clock, Failure, GameSetup, Player, Reply, Request};
 use crate::game::record::{EngineUse, GameOutcome, GameRecord, GameUse};
 use crate::game::swap_game::play_swap_game;

@@ -1,5 +1,6 @@
 //! docs/design/ARCHITECTURE.md stays true: its table of who may import whom is the import graph
-//! of src/ (every `crate::…` path outside test modules), row for row, in layer order.
+//! of src/ (every `crate::…` path outside test modules), row for row, in layer order; no two files
+//! of src/ import each other, directly or around a circle; none is over 1,000 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -282,6 +283,69 @@ fn the_table_orders_the_layers_bottom_up() {
             );
         }
     }
+}
+
+#[test]
+fn no_file_of_src_imports_itself_around_a_circle() {
+    let graph = file_graph();
+    // Depth-first search with colours; a grey node met again closes a circle.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        White,
+        Grey,
+        Black,
+    }
+    let mut mark: BTreeMap<&Vec<String>, Mark> = graph.keys().map(|k| (k, Mark::White)).collect();
+    let mut circles = Vec::new();
+    fn visit<'a>(
+        node: &'a Vec<String>,
+        graph: &'a BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        mark: &mut BTreeMap<&'a Vec<String>, Mark>,
+        stack: &mut Vec<&'a Vec<String>>,
+        circles: &mut Vec<String>,
+    ) {
+        mark.insert(node, Mark::Grey);
+        stack.push(node);
+        for next in &graph[node] {
+            match mark[next] {
+                Mark::White => visit(next, graph, mark, stack, circles),
+                Mark::Grey => {
+                    let from = stack.iter().position(|n| *n == next).unwrap();
+                    let names: Vec<String> = stack[from..].iter().map(|m| m.join("::")).collect();
+                    circles.push(format!("{} -> {}", names.join(" -> "), next.join("::")));
+                }
+                Mark::Black => {}
+            }
+        }
+        stack.pop();
+        mark.insert(node, Mark::Black);
+    }
+    for node in graph.keys() {
+        if mark[node] == Mark::White {
+            visit(node, &graph, &mut mark, &mut Vec::new(), &mut circles);
+        }
+    }
+    assert!(circles.is_empty(), "files that import each other:\n{}", circles.join("\n"));
+}
+
+#[test]
+fn no_file_of_src_is_over_a_thousand_lines() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let n = std::fs::read_to_string(&path).unwrap().lines().count();
+                if n > 1000 {
+                    out.push(format!("{} has {n} lines", path.display()));
+                }
+            }
+        }
+    }
+    let mut long = Vec::new();
+    walk(&root().join("src"), &mut long);
+    assert!(long.is_empty(), "{}", long.join("\n"));
 }
 
 #[test]

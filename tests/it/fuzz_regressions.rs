@@ -11,7 +11,8 @@ use std::process::Command;
 
 use gomoku_cli::cli::{args_from_os, parse_legacy, CliError};
 use gomoku_cli::commands::judge::verdicts::{run_judge, JudgeOptions};
-use gomoku_cli::config::{Config, Env};
+use gomoku_cli::config::env::Env;
+use gomoku_cli::config::Config;
 use gomoku_cli::core::board::BoardSize;
 use gomoku_cli::core::rules::Rule;
 use gomoku_cli::formats::journal::{self, Item, JournalEntry, JournalError, Stream};

@@ -7,7 +7,8 @@ use plotters::coord::types::{RangedCoordf64, RangedCoordusize};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::analysis::report::model::{
+use crate::analysis::report::escape::escape_text;
+use crate::analysis::report::figures::{
     thin, Distribution, EloSeries, EngineTerminations, EngineTimes, LlrSeries,
 };
 use crate::analysis::report::tune::TuneParam;
@@ -52,7 +53,7 @@ fn svg(draw: impl for<'a> FnOnce(&Area<'a>) -> Draw<'a>) -> String {
         None => out,
         Some(e) => format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"40\"><text x=\"4\" y=\"20\">chart failed: {}</text></svg>",
-            crate::analysis::report::page::escape_text(&e)
+            escape_text(&e)
         ),
     }
 }
@@ -453,8 +454,8 @@ pub fn terminations(t: &[EngineTerminations], names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::model::Point;
-    use crate::analysis::report::model::MAX_POINTS;
+    use crate::analysis::report::figures::Point;
+    use crate::analysis::report::figures::MAX_POINTS;
 
     #[test]
     fn thinning_keeps_short_series_whole_and_the_last_point() {

@@ -7,10 +7,13 @@
 //! ```
 
 pub mod charts;
+pub mod escape;
+pub mod figures;
 pub mod model;
 pub mod openings;
 pub mod page;
 pub mod tune;
+pub mod tune_section;
 
 pub use model::{Report, ReportBuilder, ReportError, RunState};
 pub use page::PageOptions;

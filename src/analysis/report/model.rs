@@ -7,6 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use thiserror::Error;
 
+use crate::analysis::report::figures::{
+    engine_times, quantiles_by_move, thin_indices, Distribution, EloSeries, EngineTerminations,
+    EngineTimes, LlrSeries, Point, MAX_MOVE_NUMBER,
+};
+use crate::analysis::report::tune::{TuneBuilder, TuneReport};
 use crate::analysis::tracker::{scored, Tracker};
 use crate::core::board::{Board, BoardSize, Color, Pos};
 use crate::core::rules::{forbidden_points, Rule};
@@ -16,28 +21,8 @@ use crate::formats::journal::{
 };
 use crate::game::termination::GameResult;
 use crate::stats::{
-    Counts, EloEstimate, Interval, MatchSummary, Sprt, SprtCrossing, StandingRow, Verdict, Wld,
+    Counts, EloEstimate, MatchSummary, Sprt, SprtCrossing, StandingRow, Verdict, Wld,
 };
-
-/// Series longer than this are thinned evenly to this many points (the last one always kept):
-/// a chart is under a thousand pixels wide, and a 100,000-game run must stay a small file.
-pub const MAX_POINTS: usize = 2000;
-
-/// The indices of a series of `n` values that are drawn: all of them up to [`MAX_POINTS`], else
-/// every `k`-th and the last.
-pub fn thin_indices(n: usize) -> impl Iterator<Item = usize> {
-    let step = n.div_ceil(MAX_POINTS).max(1);
-    let last = (n > 0 && (n - 1) % step != 0).then(|| n - 1);
-    (0..n).step_by(step).chain(last)
-}
-
-/// Every `k`-th item so that at most [`MAX_POINTS`] + 1 remain, the last one always kept.
-pub fn thin<T: Copy>(v: &[T]) -> Vec<T> {
-    thin_indices(v.len()).map(|i| v[i]).collect()
-}
-
-/// Move numbers beyond this are pooled into the last one in the think-time statistics.
-pub const MAX_MOVE_NUMBER: usize = 150;
 
 /// Why a report cannot be built.
 #[derive(Debug, Error, PartialEq)]
@@ -170,91 +155,6 @@ pub struct GameRow {
     pub search: Vec<Option<SearchEntry>>,
 }
 
-/// A point of a per-game series: the games counted, and the value after them.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Point {
-    pub games: u64,
-    pub value: f64,
-}
-
-/// The LLR after every game (thinned to at most [`MAX_POINTS`] points evenly spread, the last
-/// game always among them), with the test's bounds and where it decided.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LlrSeries {
-    /// Games counted: the series has a value after each of them.
-    pub games: u64,
-    pub points: Vec<Point>,
-    pub lower: f64,
-    pub upper: f64,
-    pub crossing: Option<SprtCrossing>,
-}
-
-/// The Elo estimate of one engine pair after each of its games, with the 95 % interval.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EloSeries {
-    /// Engine indices: the estimate is `first`'s against `second`.
-    pub first: usize,
-    pub second: usize,
-    /// Games of the pair counted, the estimate, its interval.
-    pub points: Vec<(u64, Interval)>,
-}
-
-/// Think-time quantiles of one engine at one of its move numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct MoveTimes {
-    /// The engine's own move number in its games, 1-based.
-    pub move_number: usize,
-    pub samples: usize,
-    pub p10: u64,
-    pub p25: u64,
-    pub median: u64,
-    pub p75: u64,
-    pub p90: u64,
-}
-
-/// How one engine spent its time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EngineTimes {
-    pub engine: usize,
-    pub moves: u64,
-    pub total_ms: u64,
-    /// CPU time of the engine's processes over the games that recorded it (`usage`), ms.
-    pub cpu_ms: u64,
-    /// Thinking time over those same games, ms (the denominator of CPU/thinking).
-    pub cpu_think_ms: u64,
-    /// Largest peak memory of its processes in any game, bytes.
-    pub peak_memory: u64,
-    pub median_ms: u64,
-    pub max_ms: u64,
-    pub by_move: Vec<MoveTimes>,
-    /// Moves the engine gave a search report for.
-    pub reported: u64,
-    /// The engine's own time (its reports' `time_ms`) by move number, where it gave one.
-    pub own_by_move: Vec<MoveTimes>,
-    /// Its lines that were no answer (`ERROR`, `UNKNOWN`, `DEBUG`, ...) and those dropped over
-    /// the cap a move, over the games that recorded them (`usage`).
-    #[serde(skip_serializing_if = "crate::engine::LineCounts::is_empty")]
-    pub lines: crate::engine::LineCounts,
-}
-
-/// How one engine's games ended, by termination code.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct EngineTerminations {
-    pub engine: usize,
-    pub won: BTreeMap<&'static str, u64>,
-    pub lost: BTreeMap<&'static str, u64>,
-    pub drawn: BTreeMap<&'static str, u64>,
-}
-
-/// The outcome distribution of a two-engine run: game pairs (pentanomial) or games (W/D/L),
-/// first engine's view.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Distribution {
-    pub title: String,
-    pub labels: Vec<&'static str>,
-    pub counts: Vec<u64>,
-}
-
 /// Everything the page shows.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
@@ -283,7 +183,7 @@ pub struct Report {
     pub openings: crate::analysis::openings_audit::Audit,
     /// A `tune` run's trajectory (absent for a match, whose model stays as it was).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tune: Option<crate::analysis::report::tune::TuneReport>,
+    pub tune: Option<TuneReport>,
 }
 
 /// Builds a [`Report`] from journal entries fed in the order the games finished.
@@ -319,7 +219,7 @@ pub struct ReportBuilder {
     ended: Option<String>,
     openings: crate::analysis::openings_audit::Auditor,
     /// A `tune` run's θ, replayed from its steps.
-    tune: Option<crate::analysis::report::tune::TuneBuilder>,
+    tune: Option<TuneBuilder>,
 }
 
 /// The engines' think time, `usage` figures and stray lines over the games read.
@@ -390,8 +290,7 @@ impl ReportBuilder {
             started: None,
             ended: None,
             openings: Default::default(),
-            tune: (header.settings.tune.as_ref())
-                .map(crate::analysis::report::tune::TuneBuilder::new),
+            tune: (header.settings.tune.as_ref()).map(TuneBuilder::new),
             header,
         })
     }
@@ -674,9 +573,7 @@ impl ReportBuilder {
             size: s.size,
             rule: s.rule,
             openings: self.openings.finish(),
-            tune: self
-                .tune
-                .map(crate::analysis::report::tune::TuneBuilder::finish),
+            tune: self.tune.map(TuneBuilder::finish),
         }
     }
 }
@@ -809,56 +706,6 @@ fn distribution(t: &Tracker) -> Distribution {
     }
 }
 
-/// The `q`-quantile (nearest rank) of sorted values.
-fn quantile(sorted: &[u64], q: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = (q * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
-}
-
-/// Quantiles of the times of each move number that has some.
-fn quantiles_by_move(by_move: Vec<Vec<u64>>) -> Vec<MoveTimes> {
-    by_move
-        .into_iter()
-        .enumerate()
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(k, mut v)| {
-            v.sort_unstable();
-            MoveTimes {
-                move_number: k + 1,
-                samples: v.len(),
-                p10: quantile(&v, 0.10),
-                p25: quantile(&v, 0.25),
-                median: quantile(&v, 0.5),
-                p75: quantile(&v, 0.75),
-                p90: quantile(&v, 0.90),
-            }
-        })
-        .collect()
-}
-
-fn engine_times(engine: usize, by_move: Vec<Vec<u64>>) -> EngineTimes {
-    let mut all: Vec<u64> = by_move.iter().flatten().copied().collect();
-    all.sort_unstable();
-    let by_move = quantiles_by_move(by_move);
-    EngineTimes {
-        engine,
-        moves: all.len() as u64,
-        total_ms: all.iter().sum(),
-        cpu_ms: 0,
-        cpu_think_ms: 0,
-        peak_memory: 0,
-        median_ms: quantile(&all, 0.5),
-        max_ms: all.last().copied().unwrap_or(0),
-        by_move,
-        reported: 0,
-        own_by_move: Vec::new(),
-        lines: Default::default(),
-    }
-}
-
 /// Renju: the forbidden points of every position of a game with black to move, by stones on
 /// the board (only positions that have some).
 pub fn forbidden_by_position(
@@ -891,294 +738,4 @@ pub fn forbidden_by_position(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::formats::journal::{EngineSettings, RunSettings, SprtSettings};
-    use crate::game::record::fixtures::sample_record;
-    use crate::game::termination::OTHER_TERMINATION;
-
-    pub fn header(engines: &[&str], repeat: bool, sprt: bool, rule: u8) -> JournalHeader {
-        JournalHeader {
-            kind: "header".into(),
-            format: 1,
-            program: "gomoku-cli 0.0.0".into(),
-            fingerprint: "f".into(),
-            started: "2026-11-21T11:59:00+00:00".into(),
-            command_line: vec!["-engine".into(), "cmd=./a".into()],
-            settings: RunSettings {
-                engines: engines
-                    .iter()
-                    .map(|n| EngineSettings {
-                        name: n.to_string(),
-                        cmd: format!("./{n}"),
-                        tc: "10/1".into(),
-                        depth: None,
-                        nodes: None,
-                        max_memory: 1 << 20,
-                        threads: None,
-                        options: vec![],
-                    })
-                    .collect(),
-                rule,
-                size: 15,
-                tournament: "round_robin".into(),
-                games: 2,
-                rounds: 1,
-                repeat,
-                total_games: 8,
-                draw_after: 0,
-                send_by_board: false,
-                openings: None,
-                seed: 1,
-                shard: None,
-                swap: None,
-                colours: None,
-                adjudication: None,
-                tune: None,
-                sprt: sprt.then(|| SprtSettings {
-                    elo0: 0.0,
-                    elo1: 50.0,
-                    alpha: 0.05,
-                    beta: 0.05,
-                    model: "normalized".into(),
-                }),
-            },
-        }
-    }
-
-    /// Game `n` of pair 0 (engines 0 and 1): black = engine `black`, won by `winner` with
-    /// `termination`.
-    pub fn entry(n: u64, black: usize, result: &str, termination: &str) -> JournalEntry {
-        let mut r = sample_record();
-        r.game = crate::schedule::GameId(n);
-        r.pair_game = n - 1;
-        r.black = crate::schedule::EngineId(black);
-        r.white = crate::schedule::EngineId(1 - black);
-        let mut e = JournalEntry::from_record(&r, "f");
-        e.result = result.parse().unwrap();
-        e.termination = termination.into();
-        e
-    }
-
-    fn build(h: &JournalHeader, entries: &[JournalEntry]) -> Report {
-        let mut b = ReportBuilder::new(std::slice::from_ref(h)).unwrap();
-        for e in entries {
-            b.add(e).unwrap();
-        }
-        b.finish(RunState::Ended)
-    }
-
-    #[test]
-    fn series_have_a_point_per_game_and_repeats_are_dropped() {
-        let h = header(&["a", "b"], true, true, 0);
-        let mut games: Vec<JournalEntry> = (1..=6)
-            .map(|n| {
-                entry(
-                    n,
-                    (n as usize + 1) % 2,
-                    if n % 3 == 0 { "0-1" } else { "1-0" },
-                    "five",
-                )
-            })
-            .collect();
-        games.push(games[2].clone());
-        let r = build(&h, &games);
-        assert_eq!(r.games.len(), 6);
-        let llr = r.llr.as_ref().unwrap();
-        assert_eq!(llr.points.len(), 6);
-        assert_eq!(
-            llr.points.iter().map(|p| p.games).collect::<Vec<_>>(),
-            (1..=6).collect::<Vec<_>>()
-        );
-        assert!(llr.lower < 0.0 && llr.upper > 0.0);
-        assert_eq!(r.elo.len(), 1);
-        assert_eq!(r.elo[0].points.len(), 6);
-        // The LLR after the last game is the one the results block prints.
-        let block = r.results_block.as_ref().unwrap();
-        assert!(
-            block.contains(&format!("LLR: {:.2}", llr.points[5].value)),
-            "{block}"
-        );
-        let d = r.distribution.as_ref().unwrap();
-        assert_eq!(d.counts.iter().sum::<u64>(), 3, "three complete pairs");
-        assert_eq!(r.status, "stopped early: 6 of 8 games");
-    }
-
-    #[test]
-    fn the_same_game_with_two_results_is_refused() {
-        let h = header(&["a", "b"], false, false, 0);
-        let mut b = ReportBuilder::new(std::slice::from_ref(&h)).unwrap();
-        b.add(&entry(1, 0, "1-0", "five")).unwrap();
-        let err = b.add(&entry(1, 0, "0-1", "five")).unwrap_err();
-        assert_eq!(
-            err,
-            ReportError::Conflict(Conflict {
-                game: 1,
-                first: GameResult::BlackWins,
-                second: GameResult::WhiteWins,
-            })
-        );
-        let mut bad = entry(2, 0, "1-0", "five");
-        bad.moves = "h9zz".into();
-        let err = b.add(&bad).unwrap_err().to_string();
-        assert!(err.starts_with("game 2: moves \"h9zz\""), "{err}");
-        let mut bad = entry(3, 0, "1-0", "five");
-        bad.white_engine = 7;
-        let err = b.add(&bad).unwrap_err().to_string();
-        assert!(
-            err.contains("white_engine \"7\": the run has 2 engines"),
-            "{err}"
-        );
-        assert_eq!(ReportBuilder::new(&[]).err(), Some(ReportError::NoHeader));
-    }
-
-    #[test]
-    fn totals_that_would_pass_u64_are_refused_naming_the_game_not_wrapped() {
-        let h = header(&["a", "b"], false, false, 0);
-        let mut b = ReportBuilder::new(std::slice::from_ref(&h)).unwrap();
-        // Engine 0 (black) thinks 3, 23, 43 and 63 ms a game: 129 ms.
-        let mut first = entry(1, 0, "1-0", "five");
-        first.times_ms[0] = u64::MAX - 200;
-        b.add(&first).unwrap();
-        // Its total is u64::MAX - 71: another 132 ms pass u64.
-        let err = b.add(&entry(2, 0, "1-0", "five")).unwrap_err().to_string();
-        assert!(err.starts_with("game 2: times_ms"), "{err}");
-        assert!(err.contains("passes 18446744073709551615"), "{err}");
-        let use_of = |cpu_ms: u64| {
-            let mut u = crate::game::record::GameUse::default();
-            u.white.cpu_ms = cpu_ms;
-            Some(u)
-        };
-        let mut cpu = entry(3, 0, "1-0", "five");
-        cpu.times_ms = vec![0; cpu.times_ms.len()];
-        cpu.usage = use_of(u64::MAX);
-        b.add(&cpu).unwrap();
-        let mut more = cpu.clone();
-        more.game = 4;
-        more.usage = use_of(1);
-        let err = b.add(&more).unwrap_err().to_string();
-        assert!(err.starts_with("game 4: usage"), "{err}");
-        // The refused games were not counted, in part or whole.
-        let r = b.finish(RunState::Ended);
-        assert_eq!(r.games.len(), 2);
-        assert_eq!(r.times[1].cpu_ms, u64::MAX);
-        assert_eq!(r.times[0].total_ms, u64::MAX - 71);
-    }
-
-    #[test]
-    fn times_are_counted_by_the_engines_own_move_number() {
-        let h = header(&["a", "b"], false, false, 0);
-        // sample_record: opening of 2 stones, black = engine 0 here, 7 moves of 3, 13, .. 63 ms:
-        // black (engine 0) plays moves 0, 2, 4, 6; white (engine 1) plays 1, 3, 5.
-        let r = build(
-            &h,
-            &[entry(1, 0, "1-0", "five"), entry(2, 1, "1-0", "five")],
-        );
-        let a = &r.times[0];
-        assert_eq!(a.moves, 7);
-        assert_eq!(a.by_move[0].samples, 2);
-        // Engine 0's first moves: 3 ms (as black) and 13 ms (as white).
-        assert_eq!((a.by_move[0].p10, a.by_move[0].p90), (3, 13));
-        assert_eq!(a.by_move.len(), 4);
-        assert_eq!(a.max_ms, 63);
-        assert_eq!(r.times[1].moves, 7);
-    }
-
-    #[test]
-    fn terminations_are_counted_for_the_winner_the_loser_and_both_drawers() {
-        let h = header(&["a", "b"], false, false, 0);
-        let r = build(
-            &h,
-            &[
-                entry(1, 0, "0-1", "time_forfeit"),
-                entry(2, 0, "1/2-1/2", "full_board"),
-                entry(3, 1, "1-0", "something_new"),
-            ],
-        );
-        let t = &r.terminations;
-        assert_eq!(t[0].lost.get("time_forfeit"), Some(&1));
-        assert_eq!(t[1].won.get("time_forfeit"), Some(&1));
-        assert_eq!(t[0].drawn.get("full_board"), Some(&1));
-        assert_eq!(t[1].drawn.get("full_board"), Some(&1));
-        assert_eq!(t[1].won.get(OTHER_TERMINATION), Some(&1));
-        assert_eq!(t[0].lost.get(OTHER_TERMINATION), Some(&1));
-    }
-
-    #[test]
-    fn forbidden_points_are_listed_for_positions_with_black_to_move() {
-        let size = BoardSize::new(15).unwrap();
-        let p = |s| crate::core::board::parse_pos_sequence(s, size).unwrap();
-        // Black g8 h8 (a two across) and i9 i10 (a two down), white far away: i8 makes two open
-        // threes, a double three, once black is to move with 8 stones on the board.
-        let opening = p("g8a1h8a3");
-        let moves = p("i9a5i10a7o15");
-        let f = forbidden_by_position(size, &opening, &moves);
-        assert!(
-            f.iter().all(|(k, _)| k % 2 == 0),
-            "black to move only: {f:?}"
-        );
-        let at8 = &f.iter().find(|(k, _)| *k == 8).expect("position 8").1;
-        assert!(at8.contains(&p("i8")[0]), "{at8:?}");
-        let mut b = Board::new(size);
-        for (i, s) in opening.iter().chain(&moves).take(8).enumerate() {
-            b.put(*s, Color::of_ply(i));
-        }
-        let expected: Vec<Pos> = forbidden_points(&b, Rule::Renju)
-            .into_iter()
-            .map(|(q, _)| q)
-            .collect();
-        assert_eq!(at8, &expected);
-    }
-
-    #[test]
-    fn a_report_of_three_engines_has_standings_and_a_crosstable_but_no_llr() {
-        let h = header(&["a", "b", "c"], false, true, 0);
-        let mut e = entry(1, 0, "1-0", "five");
-        e.pair = 1;
-        e.white_engine = 2;
-        let r = build(&h, &[e]);
-        assert!(r.llr.is_none() && r.results_block.is_none() && r.distribution.is_none());
-        assert_eq!(r.standings.len(), 3);
-        assert_eq!(r.crosstable.len(), 3);
-        assert_eq!(r.crosstable[0][1], Some((1.0, 1)));
-    }
-
-    #[test]
-    fn snapshot_of_a_small_report() {
-        let h = header(&["scout", "random"], true, true, 4);
-        let mut games = vec![
-            entry(1, 0, "1-0", "five"),
-            entry(2, 1, "1-0", "five"),
-            entry(3, 0, "0-1", "forbidden"),
-        ];
-        games[2].forbidden_move = Some("j10".into());
-        games[2].reason = "black played a forbidden double three at j10".into();
-        let r = build(&h, &games);
-        insta::assert_json_snapshot!("report_model_small", r);
-    }
-
-    #[test]
-    fn reports_are_counted_per_engine_with_their_own_times() {
-        use crate::game::record::fixtures::{sample_record, with_reports};
-        let h = header(&["scout", "random"], false, false, 0);
-        let mut r = with_reports(sample_record());
-        r.black = crate::schedule::EngineId(0);
-        r.white = crate::schedule::EngineId(1);
-        let reported = JournalEntry::from_record(&r, "f");
-        let report = build(&h, &[reported, entry(2, 0, "1-0", "five")]);
-        // Game 1: scout (black) played moves 0, 2, 4, 6 and reported on 2, 4, 6 (own time
-        // 510 ms each); random reported on 1, 3, 5 without a time. Game 2 has no reports.
-        let scout = &report.times[0];
-        let random = &report.times[1];
-        assert_eq!((scout.moves, scout.reported), (8, 3));
-        assert_eq!((random.moves, random.reported), (6, 3));
-        let own: Vec<(usize, u64)> = (scout.own_by_move.iter())
-            .map(|m| (m.move_number, m.median))
-            .collect();
-        assert_eq!(own, [(2, 510), (3, 510), (4, 510)]);
-        assert!(random.own_by_move.is_empty());
-        assert_eq!(report.games[0].search.len(), 7);
-        assert!(report.games[0].search[0].is_none());
-        assert!(report.games[1].search.is_empty());
-    }
-}
+pub(crate) mod tests;

@@ -2,7 +2,7 @@
 //! row per canonical opening, as an HTML section. Pure.
 
 use crate::analysis::openings_audit::Audit;
-use crate::analysis::report::page::escape_text;
+use crate::analysis::report::escape::escape_text;
 
 /// The openings shown at most (the most played first); the command prints all.
 const ROWS: usize = 200;

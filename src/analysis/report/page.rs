@@ -10,7 +10,9 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::analysis::report::charts;
-use crate::analysis::report::model::{EngineTerminations, Report, RunState};
+use crate::analysis::report::escape::{escape_text, push_escaped, script_json};
+use crate::analysis::report::figures::EngineTerminations;
+use crate::analysis::report::model::{Report, RunState};
 use crate::core::board::{BoardSize, Pos};
 use crate::core::search::Eval;
 use crate::game::termination::{termination_label, GameResult, TerminationKind, OTHER_TERMINATION};
@@ -32,43 +34,6 @@ const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyzABCDEF";
 pub struct PageOptions {
     /// Shown as "Report built ..." (tests pass a fixed value).
     pub built: String,
-}
-
-/// HTML-escape text for element content and quoted attribute values.
-pub fn escape_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    push_escaped(&mut out, s);
-    out
-}
-
-fn push_escaped(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-}
-
-/// JSON for inside a `<script>` element: `<`, `>`, `&` and the JavaScript line separators as
-/// `\u` escapes (only string contents can hold them, so the JSON stays the same value).
-pub fn script_json(json: &str) -> String {
-    let mut out = String::with_capacity(json.len() + json.len() / 16);
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn code(points: &[Pos]) -> String {
@@ -487,7 +452,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         css => Value::from_safe_string(CSS.to_string()),
         rows => Value::from_safe_string(game_rows(r)),
         openings => Value::from_safe_string(crate::analysis::report::openings::section(&r.openings)),
-        tune => Value::from_safe_string(crate::analysis::report::tune::section(r.tune.as_ref())),
+        tune => Value::from_safe_string(crate::analysis::report::tune_section::section(r.tune.as_ref())),
         listed => r.games.len().min(LIST_LIMIT),
         games_total => r.games.len(),
         data => Value::from_safe_string(data),
@@ -607,23 +572,6 @@ mod tests {
         let game: serde_json::Value =
             serde_json::from_str(v["games"][0].as_str().unwrap()).unwrap();
         assert_eq!(game[11][0][1], format!("{evil}<!--"));
-    }
-
-    #[test]
-    fn script_json_cannot_close_the_script_and_stays_the_same_value() {
-        let v =
-            serde_json::json!({"name": "</script><script>alert(1)</script>", "x": "a&b\u{2028}"});
-        let s = script_json(&v.to_string());
-        assert!(!s.contains('<') && !s.contains('>') && !s.contains('&'));
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&s).unwrap(), v);
-    }
-
-    #[test]
-    fn text_escaping_covers_markup_and_quotes() {
-        assert_eq!(
-            escape_text("<a href='x'>\"&\"</a>"),
-            "&lt;a href=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/a&gt;"
-        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The report's `tune` section: for a `gomoku-cli tune` run, θ of each parameter after every
-//! completed iteration with the band θ ± c_k of the iteration that made the point, and a table of
-//! start, final and bounds. Pure: the journal's `tune` fields in, a [`TuneReport`] and HTML out.
+//! The report's tuning figures: for a `gomoku-cli tune` run, θ of each parameter after every
+//! completed iteration with the band θ ± c_k of the iteration that made the point, and its start,
+//! final value and bounds. Pure: the journal's `tune` fields in, a [`TuneReport`] out (drawn by
+//! `tune_section`).
 //!
 //! θ is replayed from the steps (flips and score) the journals recorded, each iteration's once, in
 //! the order the entries come (the games' finishing order): what every shard of the run does, so
@@ -10,9 +11,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::analysis::report::charts;
-use crate::analysis::report::model::thin_indices;
-use crate::analysis::report::page::escape_text;
+use crate::analysis::report::figures::thin_indices;
 use crate::tune::entry::{TuneEntry, TuneSettings};
 use crate::tune::params::{Param, Params, ParamsFormat};
 use crate::tune::spsa::{Spsa, SpsaSettings, Step};
@@ -35,7 +34,7 @@ pub struct TuneParam {
     pub param: Param,
     /// θ after the last completed iteration (the start value before any).
     pub final_value: f64,
-    /// Thinned to at most [`crate::analysis::report::model::MAX_POINTS`] points, the last one always kept.
+    /// Thinned to at most [`crate::analysis::report::figures::MAX_POINTS`] points, the last one always kept.
     pub points: Vec<TunePoint>,
 }
 
@@ -158,67 +157,9 @@ impl TuneBuilder {
     }
 }
 
-/// The section: the table, then one chart per parameter; empty for a run that is not a tuning.
-pub fn section(t: Option<&TuneReport>) -> String {
-    let Some(t) = t else {
-        return String::new();
-    };
-    let values = Params {
-        format: ParamsFormat::OpenBench,
-        list: t.params.iter().map(|p| p.param.clone()).collect(),
-    };
-    let text = |i: usize, x: f64| escape_text(&values.value_text(i, x));
-    let mut out = format!(
-        "<section id=\"tune\">\n<h2>Tuning</h2>\n<p class=\"muted\">SPSA: {} of {} iterations \
-         completed, {} games ({} colour-swapped game pair{} per iteration). Each chart shows θ \
-         after each completed iteration in the order they completed, shaded θ ± c_k: the \
-         perturbation of the iteration that made the point.</p>\n<table id=\"tune-table\">\n\
-         <thead><tr><th>Parameter</th><th class=\"num\">Start</th><th class=\"num\">Final</th>\
-         <th class=\"num\">Min</th><th class=\"num\">Max</th><th class=\"num\">c_end</th>\
-         <th class=\"num\">r_end</th></tr></thead>\n<tbody>\n",
-        t.completed,
-        t.iterations,
-        t.games,
-        t.pairs,
-        if t.pairs == 1 { "" } else { "s" },
-    );
-    for (i, p) in t.params.iter().enumerate() {
-        let q = &p.param;
-        out.push_str(&format!(
-            "<tr><td class=\"mono\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td></tr>\n",
-            escape_text(&q.name),
-            text(i, q.start),
-            text(i, p.final_value),
-            q.min,
-            q.max,
-            q.c_end,
-            q.r_end,
-        ));
-    }
-    out.push_str("</tbody>\n</table>\n<div class=\"charts\">\n");
-    for (i, p) in t.params.iter().enumerate() {
-        let q = &p.param;
-        out.push_str(&format!(
-            "<figure id=\"tune-chart-{i}\" class=\"tune-chart\" data-points=\"{}\">\n\
-             <figcaption>{} ({}): start {}, final {}, range [{}, {}]</figcaption>\n{}\n</figure>\n",
-            p.points.len(),
-            escape_text(&q.name),
-            q.kind.name(),
-            text(i, q.start),
-            text(i, p.final_value),
-            q.min,
-            q.max,
-            charts::tune(p),
-        ));
-    }
-    out.push_str("</div>\n</section>\n\n");
-    out
-}
-
+/// A tuning's settings and game lines for tests (here and in `tune_section`).
 #[cfg(test)]
-mod tests {
+pub(crate) mod fixtures {
     use super::*;
     use crate::tune::entry::TuneStep;
     use crate::tune::params::ParamKind;
@@ -261,6 +202,12 @@ mod tests {
             }),
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{settings, tune_entry};
+    use super::*;
 
     fn spsa(s: &TuneSettings) -> Spsa {
         TuneBuilder::new(s).spsa
@@ -376,23 +323,5 @@ mod tests {
         let h = header(&["a", "b"], true, false, 0);
         let b = ReportBuilder::new(std::slice::from_ref(&h)).unwrap();
         assert_eq!(b.finish(RunState::Ended).tune, None);
-    }
-
-    #[test]
-    fn the_section_has_a_chart_per_parameter_and_nothing_without_a_tuning() {
-        assert_eq!(section(None), "");
-        let mut b = TuneBuilder::new(&settings());
-        b.add(Some(&tune_entry(1, Some((2, [1, -1]))))).unwrap();
-        let html = section(Some(&b.finish()));
-        assert_eq!(html.matches("class=\"tune-chart\"").count(), 2, "{html}");
-        assert_eq!(html.matches("<svg").count(), 2);
-        assert!(
-            html.contains("1 of 40 iterations completed, 1 games"),
-            "{html}"
-        );
-        assert!(
-            html.contains("<tr><td class=\"mono\">four</td><td class=\"num\">150</td>"),
-            "{html}"
-        );
     }
 }

@@ -1,0 +1,174 @@
+//! The engines of a command line: `-engine` with `-each` under it, every key checked and the
+//! program found; and [`OneEngine`], the engine and shared match options of `check` and
+//! `openings generate`.
+
+use std::time::Duration;
+
+use crate::cli::{KeyValues, Opt, RawCli};
+use crate::config::env::Env;
+use crate::config::error::{keys_of, parse_number, parse_secs, parse_u64, ConfigError};
+use crate::config::matches::{board_of, shard_of, startup_timeout_of};
+use crate::core::board::BoardSize;
+use crate::core::rules::Rule;
+use crate::engine::spec::{Detail, EngineSpec, TimeControl};
+use crate::schedule::shard::Shard;
+
+/// Apply engine `key=value` settings onto a spec. Later keys win within one list.
+pub(super) fn apply_engine_keys(
+    spec: &mut EngineSpec,
+    kvs: &KeyValues,
+    option: Opt,
+    index: usize,
+) -> Result<(), ConfigError> {
+    for (k, v) in kvs {
+        apply_engine_key(spec, k, v, option, index).map_err(|e| match e {
+            // Name the key: `-each: "maxmemory=-1" is not valid`, not just `"-1"`.
+            ConfigError::BadValue { option, why, .. } => ConfigError::BadValue {
+                option,
+                value: format!("{k}={v}"),
+                why,
+            },
+            other => other,
+        })?;
+    }
+    Ok(())
+}
+
+/// Apply one engine `key=value` setting.
+pub(super) fn apply_engine_key(
+    spec: &mut EngineSpec,
+    k: &str,
+    v: &str,
+    option: Opt,
+    index: usize,
+) -> Result<(), ConfigError> {
+    match k {
+        "cmd" => spec.cmd = v.to_string(),
+        "name" => spec.name = Some(v.to_string()),
+        "tc" => {
+            spec.tc = TimeControl::parse(v).map_err(|e| ConfigError::Engine {
+                index,
+                source: Box::new(e),
+            })?
+        }
+        "depth" => spec.depth = Some(parse_u64(option, v, 1)?),
+        "nodes" => spec.nodes = Some(parse_u64(option, v, 1)?),
+        "maxmemory" => spec.max_memory = parse_u64(option, v, 0)?,
+        "thread" => spec.threads = Some(parse_number(option, v, 1..=u32::MAX)?),
+        "tolerance" => spec.tolerance = parse_secs(option, v)?,
+        "detail" => {
+            spec.detail = Detail::parse(v).ok_or_else(|| ConfigError::BadValue {
+                option,
+                value: v.to_string(),
+                why: "expected off or a show_detail level 0-3".into(),
+            })?
+        }
+        key if key.starts_with("option.") && key.len() > 7 => {
+            let name = key["option.".len()..].to_string();
+            spec.options.retain(|(n, _)| *n != name);
+            spec.options.push((name, v.to_string()));
+        }
+        _ => {
+            return Err(ConfigError::UnknownKey {
+                option,
+                key: k.to_string(),
+                known: keys_of("-engine"),
+            })
+        }
+    }
+    Ok(())
+}
+
+/// Find a program the way the OS will: a path with `/` relative to its working directory, else PATH.
+pub(super) fn program_exists(
+    program: &std::path::Path,
+    cwd: Option<&std::path::Path>,
+    env: &Env,
+) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let is_exec = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
+    };
+    if program.components().count() > 1 || program.is_absolute() {
+        let full = match cwd {
+            Some(d) if !program.is_absolute() => d.join(program),
+            _ => program.to_path_buf(),
+        };
+        return is_exec(&full);
+    }
+    env.var_os("PATH")
+        .map(|paths| std::env::split_paths(paths).any(|d| is_exec(&d.join(program))))
+        .unwrap_or(false)
+}
+
+/// Every `-engine` with `-each` applied under it (a per-engine value wins), checked.
+pub(super) fn engines_of(raw: &RawCli, env: &Env) -> Result<Vec<EngineSpec>, ConfigError> {
+    (raw.engines.iter().enumerate())
+        .map(|(i, kvs)| engine_of(&raw.each, kvs, i + 1, env))
+        .collect()
+}
+
+/// The engine `index` (from 1): `-each` under its own `-engine` settings `kvs`, checked: a `cmd=`
+/// whose program exists, every key known and its value valid. The one reader of engine keys, for
+/// the match, `tune`, `check` and `openings generate`.
+pub(super) fn engine_of(
+    each: &KeyValues,
+    kvs: &KeyValues,
+    index: usize,
+    env: &Env,
+) -> Result<EngineSpec, ConfigError> {
+    let mut spec = EngineSpec::new("");
+    // -each first, then the engine's own keys: a per-engine value wins.
+    apply_engine_keys(&mut spec, each, Opt::Each, index)?;
+    apply_engine_keys(&mut spec, kvs, Opt::Engine, index)?;
+    if spec.cmd.trim().is_empty() {
+        return Err(ConfigError::MissingCmd { index });
+    }
+    let (program, _args, cwd) = spec.program_and_args().map_err(|e| ConfigError::Engine {
+        index,
+        source: Box::new(e),
+    })?;
+    if !program_exists(&program, cwd.as_deref(), env) {
+        return Err(ConfigError::MissingProgram { index, program });
+    }
+    Ok(spec)
+}
+
+/// A command that drives one engine (`check`, `openings generate`): the engine read once and
+/// checked as a match checks each of its engines, and the match options such a command shares.
+#[derive(Debug, Clone)]
+pub struct OneEngine {
+    pub spec: EngineSpec,
+    /// `-boardsize` and `-rule`.
+    pub size: BoardSize,
+    pub rule: Rule,
+    /// `-concurrency`.
+    pub concurrency: usize,
+    /// `-startuptimeout`.
+    pub startup_timeout: Duration,
+    /// `-shard K/N`, or from the scheduler's environment.
+    pub shard: Option<Shard>,
+}
+
+impl OneEngine {
+    /// The one `-engine` of `raw` (the caller has checked there is one), `-each` under it.
+    pub fn from_raw(raw: &RawCli, env: &Env) -> Result<OneEngine, ConfigError> {
+        let kvs = raw.engines.first().cloned().unwrap_or_default();
+        let spec = engine_of(&raw.each, &kvs, 1, env)?;
+        let (size, rule) = board_of(raw)?;
+        let concurrency = match raw.value(Opt::Concurrency) {
+            Some(v) => parse_u64(Opt::Concurrency, v, 1)? as usize,
+            None => 1,
+        };
+        Ok(OneEngine {
+            spec,
+            size,
+            rule,
+            concurrency,
+            startup_timeout: startup_timeout_of(raw)?,
+            shard: shard_of(raw, env)?,
+        })
+    }
+}
