@@ -325,7 +325,11 @@ fn no_file_of_src_imports_itself_around_a_circle() {
             visit(node, &graph, &mut mark, &mut Vec::new(), &mut circles);
         }
     }
-    assert!(circles.is_empty(), "files that import each other:\n{}", circles.join("\n"));
+    assert!(
+        circles.is_empty(),
+        "files that import each other:\n{}",
+        circles.join("\n")
+    );
 }
 
 #[test]
