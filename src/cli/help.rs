@@ -275,7 +275,7 @@ pub fn man_page() -> String {
             .text([roman(*what)]);
     }
     page.control("SH", ["SEE ALSO"]).text([roman(
-        "README.md and docs/reference/options.md in the source tree.",
+        "docs/guide/ (a page per task) and docs/reference/ (options, exit codes, terminations, errors) in the source tree; README.md links them.",
     )]);
     page.render()
 }
