@@ -12,8 +12,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every `.rs` file under src/ but the crate roots, as (module path, text without its tests).
-fn sources() -> Vec<(Vec<String>, String)> {
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -24,10 +24,16 @@ fn sources() -> Vec<(Vec<String>, String)> {
             }
         }
     }
-    let src = root().join("src");
     let mut files = Vec::new();
-    walk(&src, &mut files);
+    walk(dir, &mut files);
     files.sort();
+    files
+}
+
+/// Every `.rs` file under src/ but the crate roots, as (module path, text without its tests).
+fn sources() -> Vec<(Vec<String>, String)> {
+    let src = root().join("src");
+    let files = rust_files(&src);
     let mut out = Vec::new();
     let mut test_modules = BTreeSet::new();
     for file in files {
@@ -197,13 +203,13 @@ fn file_graph() -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     graph
 }
 
-/// The table's rows: layer → the layers it may import.
-fn table() -> BTreeMap<String, BTreeSet<String>> {
+/// The table's rows in their order: (layer, the layers it may import).
+fn table() -> Vec<(String, BTreeSet<String>)> {
     let doc = std::fs::read_to_string(root().join(DOC)).unwrap();
     let start = doc
         .find(TABLE_HEADING)
         .unwrap_or_else(|| panic!("{DOC} has no {TABLE_HEADING:?} section"));
-    let mut rows = BTreeMap::new();
+    let mut rows = Vec::new();
     for line in doc[start..].lines().skip(1) {
         if line.starts_with('#') {
             break;
@@ -218,14 +224,14 @@ fn table() -> BTreeMap<String, BTreeSet<String>> {
             .map(|s| s.trim().trim_matches('`').to_string())
             .filter(|s| !s.is_empty() && s != "—")
             .collect();
-        rows.insert(name, uses);
+        rows.push((name, uses));
     }
     rows
 }
 
 #[test]
 fn the_dependency_table_is_the_import_graph_of_src() {
-    let rows = table();
+    let rows: BTreeMap<String, BTreeSet<String>> = table().into_iter().collect();
     let mut actual: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (file, targets) in file_graph() {
         let entry = actual.entry(file[0].clone()).or_default();
@@ -261,22 +267,10 @@ fn the_dependency_table_is_the_import_graph_of_src() {
 fn the_table_orders_the_layers_bottom_up() {
     // Each row may name only rows above it: the table is the order of the layers, so no layer
     // imports one after it and no two import each other.
-    let doc = std::fs::read_to_string(root().join(DOC)).unwrap();
-    let start = doc.find(TABLE_HEADING).unwrap();
-    let order: Vec<String> = doc[start..]
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.starts_with('#'))
-        .filter_map(|l| {
-            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            (cells.len() >= 4 && cells[1].starts_with('`'))
-                .then(|| cells[1].trim_matches('`').to_string())
-        })
-        .collect();
     let rows = table();
-    for (i, layer) in order.iter().enumerate() {
-        for u in &rows[layer] {
-            let at = order.iter().position(|l| l == u);
+    for (i, (layer, uses)) in rows.iter().enumerate() {
+        for u in uses {
+            let at = rows.iter().position(|(l, _)| l == u);
             assert!(
                 at.is_some_and(|at| at < i),
                 "{layer} may import {u}, which is not a row above it"
@@ -334,21 +328,13 @@ fn no_file_of_src_imports_itself_around_a_circle() {
 
 #[test]
 fn no_file_of_src_is_over_a_thousand_lines() {
-    fn walk(dir: &Path, out: &mut Vec<String>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let n = std::fs::read_to_string(&path).unwrap().lines().count();
-                if n > 1000 {
-                    out.push(format!("{} has {n} lines", path.display()));
-                }
-            }
-        }
-    }
-    let mut long = Vec::new();
-    walk(&root().join("src"), &mut long);
+    let long: Vec<String> = rust_files(&root().join("src"))
+        .into_iter()
+        .filter_map(|path| {
+            let n = std::fs::read_to_string(&path).unwrap().lines().count();
+            (n > 1000).then(|| format!("{} has {n} lines", path.display()))
+        })
+        .collect();
     assert!(long.is_empty(), "{}", long.join("\n"));
 }
 
