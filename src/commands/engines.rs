@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::cli::parse::{Given, Parsed};
 use crate::cli::table::Command;
 use crate::config::env::Env;
-use crate::config::named::{self, EnginesFile};
+use crate::config::named;
 
 use crate::commands::usage::usage_error;
 use crate::commands::{failed, say, CommandError, CommandResult, Outcome};
@@ -29,7 +29,7 @@ pub fn run(command: Command, p: &Parsed) -> CommandResult {
 
 /// The engines, one a line (`NAME  cmd=...  tc=... ...`), or a JSON array.
 fn list(path: &Path, optional: bool, json: bool) -> CommandResult {
-    let engines = match EnginesFile::load(path, optional).map_err(failed)? {
+    let engines = match crate::config::engines::load_engines_file(path, optional).map_err(failed)? {
         Some(file) => file.engines,
         None => {
             eprintln!(
@@ -71,7 +71,7 @@ fn add(path: &Path, words: &[String], force: bool) -> CommandResult {
     // The file as it is, checked first: an entry this program cannot read is not rewritten.
     let (mut entries, existed) = match std::fs::read_to_string(path) {
         Ok(text) => {
-            EnginesFile::parse(path, &text)
+            crate::config::engines::parse_engines_file(path, &text)
                 .map_err(|e| failed(format!("{e} (fix the file before adding to it)")))?;
             let entries: Vec<Value> = serde_json::from_str(&text).map_err(failed)?;
             (entries, true)
@@ -92,7 +92,7 @@ fn add(path: &Path, words: &[String], force: bool) -> CommandResult {
     }
     let text = serde_json::to_string_pretty(&entries).map_err(failed)? + "\n";
     // The file written is read back by the one reader first: a bad value is refused here.
-    EnginesFile::parse(path, &text).map_err(failed)?;
+    crate::config::engines::parse_engines_file(path, &text).map_err(failed)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;

@@ -111,17 +111,42 @@ pub(super) fn engines_of(raw: &RawCli, env: &Env) -> Result<Vec<EngineSpec>, Con
         .collect()
 }
 
+/// Read the engines file at `path` (`named::EnginesFile::load`), its values checked as `-engine`
+/// checks them; a missing file is `None` when `optional`.
+pub fn load_engines_file(
+    path: &std::path::Path,
+    optional: bool,
+) -> Result<Option<EnginesFile>, NamedError> {
+    EnginesFile::load(path, optional, &check_value)
+}
+
+/// Read the text of an engines file (`path` names it), its values checked as `-engine` checks them.
+pub fn parse_engines_file(path: &std::path::Path, text: &str) -> Result<EnginesFile, NamedError> {
+    EnginesFile::parse(path, text, &check_value)
+}
+
+/// One `-engine` value alone, as `engine_of` reads it (for the engines file): the message
+/// without the `-engine:` the file's entry and key replace.
+pub fn check_value(key: &str, value: &str) -> Result<(), String> {
+    let mut spec = EngineSpec::new("");
+    apply_engine_key(&mut spec, key, value, Opt::Engine, 1).map_err(|e| {
+        let m = e.to_string();
+        let m = m.strip_prefix("-engine: ").unwrap_or(&m);
+        m.strip_prefix("engine 1: ").unwrap_or(m).to_string()
+    })
+}
+
 /// The engines file a command line uses: `-engines FILE` (which must be there), else the
 /// default one when an engine names an entry with `conf=` (`None` when none does).
 pub fn engines_file(raw: &RawCli, env: &Env) -> Result<Option<EnginesFile>, ConfigError> {
     if let Some(path) = raw.value(Opt::EnginesFile) {
-        return Ok(EnginesFile::load(std::path::Path::new(path), false)?);
+        return Ok(load_engines_file(std::path::Path::new(path), false)?);
     }
     let Some(name) = raw.engines.iter().find_map(|kvs| conf_of(kvs)) else {
         return Ok(None);
     };
     let default = named::default_path(env);
-    match EnginesFile::load(&default, true)? {
+    match load_engines_file(&default, true)? {
         Some(file) => Ok(Some(file)),
         None => Err(NamedError::NoFile {
             name: name.to_string(),
@@ -209,5 +234,36 @@ impl OneEngine {
             startup_timeout: startup_timeout_of(raw)?,
             shard: shard_of(raw, env)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_engines_file_checks_values_as_the_command_line_does() {
+        let path = std::path::Path::new("e.json");
+        let text = |v: &str| format!("[{{\"name\": \"a\", \"command\": \"x\", {v}}}]");
+        let e = |v: &str| parse_engines_file(path, &text(v)).unwrap_err().to_string();
+        assert!(
+            e("\"tc\": \"fast\"").contains("entry 1 (\"a\"): \"tc\": time control 'fast'"),
+            "{}",
+            e("\"tc\": \"fast\"")
+        );
+        assert!(
+            e("\"thread\": 0").contains("\"thread\": \"0\" is not valid"),
+            "{}",
+            e("\"thread\": 0")
+        );
+        assert!(e("\"detail\": \"9\"").contains("expected off or a show_detail level 0-3"));
+        for v in [
+            "\"tc\": \"10/1+0.1\"",
+            "\"thread\": 2",
+            "\"maxmemory\": 0",
+            "\"detail\": \"off\"",
+        ] {
+            assert!(parse_engines_file(path, &text(v)).is_ok(), "{v}");
+        }
     }
 }

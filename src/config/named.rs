@@ -31,9 +31,9 @@ pub const ENTRY_KEYS: &[&str] = &[
     "option.K",
 ];
 
-/// The `-engine` keys an entry may set under their own name (checked by the one reader of engine
-/// keys, `config::engines::apply_engine_key`).
-const VALUE_KEYS: &[&str] = &[
+/// The `-engine` keys an entry may set under their own name (their values checked by the one
+/// reader of engine keys, passed in as a [`ValueCheck`]).
+pub const VALUE_KEYS: &[&str] = &[
     "tc",
     "depth",
     "nodes",
@@ -46,6 +46,11 @@ const VALUE_KEYS: &[&str] = &[
 /// The keys cutechess writes in an option object besides `name` and `value`: what the option
 /// is (its type, default, range, choices), not what is sent, so they are read past.
 const OPTION_DESCRIPTION_KEYS: &[&str] = &["type", "default", "min", "max", "choices", "alias"];
+
+/// The check of one `-engine` value (`tc`, `10/1`): `Err(why)` when it cannot be used. The file
+/// is read with `config::engines::check_value`, the one reader of engine keys (passed in, so
+/// that this file does not import the one that imports it).
+pub type ValueCheck<'a> = &'a dyn Fn(&str, &str) -> Result<(), String>;
 
 /// Why an engines file, or a `conf=` naming one of its engines, cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -124,9 +129,13 @@ pub fn default_path(env: &Env) -> PathBuf {
 impl EnginesFile {
     /// Read `path`. A file that is not there is `Ok(None)` when `optional` (the default location:
     /// needed only by `conf=`), an error otherwise (`-engines FILE`).
-    pub fn load(path: &Path, optional: bool) -> Result<Option<EnginesFile>, NamedError> {
+    pub fn load(
+        path: &Path,
+        optional: bool,
+        check: ValueCheck,
+    ) -> Result<Option<EnginesFile>, NamedError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => EnginesFile::parse(path, &text).map(Some),
+            Ok(text) => EnginesFile::parse(path, &text, check).map(Some),
             Err(e) if optional && e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(NamedError::Read {
                 path: path.to_path_buf(),
@@ -136,7 +145,7 @@ impl EnginesFile {
     }
 
     /// Check the text of an engines file (`path` names it in messages).
-    pub fn parse(path: &Path, text: &str) -> Result<EnginesFile, NamedError> {
+    pub fn parse(path: &Path, text: &str, check: ValueCheck) -> Result<EnginesFile, NamedError> {
         let at = |e: serde_json::Error| {
             let why = e.to_string();
             let suffix = format!(" at line {} column {}", e.line(), e.column());
@@ -168,7 +177,12 @@ impl EnginesFile {
             .map(|m| m.get("name").and_then(Value::as_str).map(String::from))
             .collect();
         let mut de = serde_json::Deserializer::from_str(text);
-        let engines = Entries { names: &names }.deserialize(&mut de).map_err(at)?;
+        let engines = Entries {
+            names: &names,
+            check,
+        }
+        .deserialize(&mut de)
+        .map_err(at)?;
         for (j, b) in engines.iter().enumerate() {
             if let Some(i) = engines[..j].iter().position(|a| a.name == b.name) {
                 return Err(NamedError::Duplicate {
@@ -242,6 +256,7 @@ fn kind(v: &Value) -> &'static str {
 /// The array of entries, each read knowing its index and (from the first pass) its name.
 struct Entries<'a> {
     names: &'a [Option<String>],
+    check: ValueCheck<'a>,
 }
 
 impl<'de> DeserializeSeed<'de> for Entries<'_> {
@@ -261,7 +276,11 @@ impl<'de> Visitor<'de> for Entries<'_> {
         loop {
             let index = out.len() + 1;
             let name = self.names.get(out.len()).cloned().flatten();
-            match seq.next_element_seed(EntrySeed { index, name })? {
+            match seq.next_element_seed(EntrySeed {
+                index,
+                name,
+                check: self.check,
+            })? {
                 Some(e) => out.push(e),
                 None => return Ok(out),
             }
@@ -269,12 +288,13 @@ impl<'de> Visitor<'de> for Entries<'_> {
     }
 }
 
-struct EntrySeed {
+struct EntrySeed<'a> {
     index: usize,
     name: Option<String>,
+    check: ValueCheck<'a>,
 }
 
-impl EntrySeed {
+impl EntrySeed<'_> {
     /// `entry 2 ("rapfi")`.
     fn label(&self) -> String {
         match &self.name {
@@ -284,14 +304,14 @@ impl EntrySeed {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for EntrySeed {
+impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
     type Value = NamedEngine;
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for EntrySeed {
+impl<'de> Visitor<'de> for EntrySeed<'_> {
     type Value = NamedEngine;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("an engine object")
@@ -312,7 +332,7 @@ impl<'de> Visitor<'de> for EntrySeed {
                     ENTRY_KEYS.join(", ")
                 )));
             }
-            check_value(&key, &value).map_err(fail)?;
+            check_value(&key, &value, self.check).map_err(fail)?;
             keys.push((key, value));
         }
         entry_of(keys).map_err(|why| de::Error::custom(format!("{}: {why}", self.label())))
@@ -320,7 +340,7 @@ impl<'de> Visitor<'de> for EntrySeed {
 }
 
 /// Check one key's value alone (its type, and the value as `-engine` reads it).
-fn check_value(key: &str, value: &Value) -> Result<(), String> {
+fn check_value(key: &str, value: &Value, check: ValueCheck) -> Result<(), String> {
     let text = |what: &str| {
         value
             .as_str()
@@ -356,25 +376,11 @@ fn check_value(key: &str, value: &Value) -> Result<(), String> {
             let v = scalar(value)
                 .ok_or_else(|| format!("expected a string or a number, got {}", kind(value)))?;
             if VALUE_KEYS.contains(&key) {
-                let mut spec = crate::engine::spec::EngineSpec::new("");
-                crate::config::engines::apply_engine_key(
-                    &mut spec,
-                    key,
-                    &v,
-                    crate::cli::Opt::Engine,
-                    1,
-                )
-                .map_err(|e| format!("{v:?}: {}", strip_engine(&e.to_string())))?;
+                check(key, &v)?;
             }
         }
     }
     Ok(())
-}
-
-/// An engine-key message without its `-engine:`/`engine 1:` prefix (the entry is named instead).
-fn strip_engine(message: &str) -> String {
-    let m = message.strip_prefix("-engine: ").unwrap_or(message);
-    m.strip_prefix("engine 1: ").unwrap_or(m).to_string()
 }
 
 /// `options`: cutechess's array of `{"name": K, "value": V}` objects, or an object `{K: V}`.
@@ -510,8 +516,16 @@ pub fn quote_word(word: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A check of the values refusing "fast" and "0", as the engine-key reader would.
+    fn check(_key: &str, v: &str) -> Result<(), String> {
+        match v {
+            "fast" | "0" => Err("not valid".into()),
+            _ => Ok(()),
+        }
+    }
+
     fn parse(text: &str) -> Result<EnginesFile, NamedError> {
-        EnginesFile::parse(Path::new("e.json"), text)
+        EnginesFile::parse(Path::new("e.json"), text, &check)
     }
 
     fn err(text: &str) -> String {
@@ -582,11 +596,11 @@ mod tests {
         assert_eq!(e, "engines file e.json:1:28: entry 1 (\"a\"): \"command\": expected a string, got a number");
         let e = err("[{\"name\": \"a\", \"command\": \"x\", \"tc\": \"fast\"}]");
         assert!(
-            e.starts_with("engines file e.json:1:44: entry 1 (\"a\"): \"tc\": \"fast\": "),
+            e == "engines file e.json:1:44: entry 1 (\"a\"): \"tc\": not valid",
             "{e}"
         );
         let e = err("[{\"name\": \"a\", \"command\": \"x\", \"thread\": 0}]");
-        assert!(e.contains("entry 1 (\"a\"): \"thread\": \"0\": "), "{e}");
+        assert!(e.contains("entry 1 (\"a\"): \"thread\": not valid"), "{e}");
         let e = err("[{\"name\": \"a\", \"name\": \"b\", \"command\": \"x\"}]");
         assert!(e.contains("\"name\": given twice"), "{e}");
         // Entries: no name, no command, both spellings, a duplicate name.
@@ -648,8 +662,8 @@ mod tests {
     #[test]
     fn a_missing_default_file_is_none_and_a_missing_named_one_an_error() {
         let p = Path::new("/nonexistent/engines.json");
-        assert_eq!(EnginesFile::load(p, true), Ok(None));
-        let e = EnginesFile::load(p, false).unwrap_err().to_string();
+        assert_eq!(EnginesFile::load(p, true, &check), Ok(None));
+        let e = EnginesFile::load(p, false, &check).unwrap_err().to_string();
         assert!(
             e.starts_with("engines file /nonexistent/engines.json: "),
             "{e}"
