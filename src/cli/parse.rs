@@ -149,7 +149,16 @@ pub fn parse(command: Command, args: &[String]) -> Result<Parsed, CliError> {
             Takes::Flag => Given::Flag,
             Takes::Value => match inline {
                 Some(v) => Given::Value(v),
-                None => Given::Value(one_value(&option, args, &mut i)?),
+                None => {
+                    let v = one_value(&option, args, &mut i)?;
+                    // `-config save FILE` is two words (`config::run_file` takes -config out
+                    // before a command reads its line; this keeps such a line one option here).
+                    if option == "-config" && v == "save" {
+                        Given::Value(format!("save {}", one_value(&option, args, &mut i)?))
+                    } else {
+                        Given::Value(v)
+                    }
+                }
             },
             Takes::Settings { empty, pair } => {
                 let mut words: Vec<String> = inline.into_iter().collect();
