@@ -187,6 +187,8 @@ opts! {
     BoardSize, DrawAfter, Pgn, Sgf, Msg, Psq, Journal, RatingInterval, StartupTimeout, LogDir,
     Shard, Renlib, Report, Cpus, RunDir, SyncInterval, Gauntlet, LoseOnly, Repeat, Transform,
     SendByBoard, Log, Debug, FatalError, Quiet, NoProgress, Verbose, Resume, Suspend, Swap2, Swap1,
+    // named engines and runs from a file (issue 35)
+    EnginesFile, Config,
 }
 
 impl std::fmt::Display for Opt {

@@ -9,7 +9,9 @@ pub mod env;
 pub mod error;
 pub mod identity;
 pub mod matches;
+pub mod named;
 pub mod outputs;
+pub mod run_file;
 
 use crate::cli::{Opt, RawCli};
 use crate::config::engines::engines_of;

@@ -23,7 +23,7 @@ mod exit {
 }
 
 /// The words that start a group of subcommands (`lib stats`, `lib dump`, ...).
-const GROUPS: [&str; 3] = ["samples", "lib", "openings"];
+const GROUPS: [&str; 4] = ["samples", "lib", "openings", "engines"];
 
 fn main() -> ExitCode {
     let args = match gomoku_cli::cli::args_from_os(std::env::args_os().skip(1)) {

@@ -198,6 +198,9 @@ pub fn examples(command: Command) -> &'static [&'static str] {
         Command::OpeningsCanonical => &["gomoku-cli openings canonical mine.txt type=pos -o mine-canonical.txt --counts counts.tsv"],
         Command::OpeningsAudit => &["gomoku-cli openings audit rundir/ --json"],
         Command::OpeningsGenerate => &["gomoku-cli openings generate -engine cmd=./engine depth=7 -count 1000 -balance 60 -o balanced.txt"],
+        Command::EnginesList => &["gomoku-cli engines list --json"],
+        Command::EnginesAdd => &["gomoku-cli engines add scout cmd=target/debug/pbrain-scout tc=10/0.1 option.hash=64"],
+        Command::EnginesCheck => &["gomoku-cli engines check scout -rule 0,4"],
     }
 }
 

@@ -14,6 +14,22 @@ pub enum Given {
     Positional(String),
 }
 
+impl Given {
+    /// The words that give it again on a command line (`-games 4`, `-engine cmd=x tc=1`, a
+    /// positional as it is): what `-config save` writes and `-config FILE` reads back.
+    pub fn words(&self, row: &Row) -> Vec<String> {
+        let name = row.name().to_string();
+        match self {
+            Given::Flag => vec![name],
+            Given::Value(v) => vec![name, v.clone()],
+            Given::Settings(kvs) => std::iter::once(name)
+                .chain(kvs.iter().map(|(k, v)| format!("{k}={v}")))
+                .collect(),
+            Given::Positional(p) => vec![p.clone()],
+        }
+    }
+}
+
 /// A command line read against the table, in the order written.
 #[derive(Debug, Clone)]
 pub struct Parsed {
@@ -133,7 +149,16 @@ pub fn parse(command: Command, args: &[String]) -> Result<Parsed, CliError> {
             Takes::Flag => Given::Flag,
             Takes::Value => match inline {
                 Some(v) => Given::Value(v),
-                None => Given::Value(one_value(&option, args, &mut i)?),
+                None => {
+                    let v = one_value(&option, args, &mut i)?;
+                    // `-config save FILE` is two words (`config::run_file` takes -config out
+                    // before a command reads its line; this keeps such a line one option here).
+                    if option == "-config" && v == "save" {
+                        Given::Value(format!("save {}", one_value(&option, args, &mut i)?))
+                    } else {
+                        Given::Value(v)
+                    }
+                }
             },
             Takes::Settings { empty, pair } => {
                 let mut words: Vec<String> = inline.into_iter().collect();

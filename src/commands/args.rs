@@ -98,6 +98,9 @@ pub fn run(command: Command, args: &[String]) -> CommandResult {
                 args: args.to_vec(),
             },
         }),
+        Command::EnginesList | Command::EnginesAdd | Command::EnginesCheck => {
+            crate::commands::engines::run(command, &p)
+        }
         Command::Run | Command::Check | Command::Tune => {
             unreachable!("{command:?} reads its own options")
         }

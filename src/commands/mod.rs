@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod check;
+pub mod engines;
 pub mod export;
 pub mod judge;
 pub mod lib;

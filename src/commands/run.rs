@@ -10,12 +10,63 @@ use crate::tournament::events::StopReason;
 
 use crate::commands::{block_on_here, failed, CommandError, CommandResult, Outcome};
 
-/// Run a tournament from the legacy command line (without the program name).
+/// Run a tournament from the legacy command line (without the program name), with the options
+/// of its `-config FILE`; `-config save FILE` writes the run's options instead of playing it.
 pub fn run(args: &[String]) -> CommandResult {
-    let raw = cli::parse_legacy(args).map_err(|e| CommandError::Usage(e.to_string()))?;
-    let config = Config::from_raw(&raw, &Env::of_process()).map_err(failed)?;
+    let loaded =
+        crate::config::run_file::load(cli::table::Command::Run, args).map_err(|e| {
+            match e.is_usage() {
+                true => CommandError::Usage(e.to_string()),
+                false => failed(e),
+            }
+        })?;
+    let raw = cli::parse_legacy(&loaded.args).map_err(|e| CommandError::Usage(e.to_string()))?;
+    let env = Env::of_process();
+    let config = Config::from_raw(&raw, &env).map_err(failed)?;
+    if let Some(out) = &loaded.save {
+        save(out, &loaded, &raw, &config, &env)?;
+        return Ok(Outcome::Done);
+    }
     let summary = execute(config)?;
     Ok(outcome_of(summary.reason))
+}
+
+/// `-config save FILE`: the checked run's options written to `out` (atomically; never over a file
+/// the run reads), which `-config FILE` reads back as the same run.
+fn save(
+    out: &std::path::Path,
+    loaded: &crate::config::run_file::ConfigArgs,
+    raw: &cli::RawCli,
+    config: &Config,
+    env: &Env,
+) -> Result<(), CommandError> {
+    use crate::config::run_file::{render, saved_lines};
+    let lists = crate::config::engines::engine_lists(raw, env).map_err(failed)?;
+    let openings = config.tournament.openings.as_ref();
+    let drawn = matches!(config.seed, crate::config::matches::Seed::Fresh(_))
+        && openings.is_some_and(|o| o.order == crate::config::matches::DrawOrder::Random);
+    let seed = drawn.then(|| config.seed.get());
+    let text = render(&saved_lines(&loaded.args, &lists, seed));
+    let mut roles = crate::outputs::same_file::Roles::of_command();
+    if let Some(f) = &loaded.load {
+        roles.input("-config", f);
+    }
+    if let Some(f) = crate::config::engines::engines_file(raw, env).map_err(failed)? {
+        roles.input("-engines", f.path);
+    }
+    if let Some(o) = openings {
+        roles.input("-openings", &o.file);
+    }
+    roles.output("-config save", out);
+    roles.check().map_err(failed)?;
+    crate::formats::atomic_file::write_atomic(out, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| failed(format!("-config save {}: {e}", out.display())))?;
+    eprintln!(
+        "wrote {}: this run's options (gomoku-cli -config {} runs it)",
+        out.display(),
+        out.display()
+    );
+    Ok(())
 }
 
 /// Run a checked configuration (a match, or `tune`'s) to its end; the summary once it has

@@ -23,9 +23,28 @@ pub fn usage_error(command: Command, why: impl std::fmt::Display) -> CommandErro
     ))
 }
 
-/// Read `args` (after the command's words) as `command`'s command line.
+/// Read `args` (after the command's words) as `command`'s command line, with the options of
+/// its `-config FILE` (`config::run_file`) where it takes one. `-config save` is the match
+/// runner's (`commands::run`).
 pub fn parsed(command: Command, args: &[String]) -> Result<Parsed, CommandError> {
-    parse(command, args).map_err(|e| usage_error(command, e))
+    let loaded = with_config_file(command, args)?;
+    if loaded.save.is_some() {
+        let why = "-config save: only the match runner saves a run's options (gomoku-cli -engine ... -config save FILE)";
+        return Err(usage_error(command, why));
+    }
+    parse(command, &loaded.args).map_err(|e| usage_error(command, e))
+}
+
+/// `args` with `-config` taken out and its file's options merged in: a usage error for the
+/// command line's `-config`, an input error for the file's.
+pub fn with_config_file(
+    command: Command,
+    args: &[String],
+) -> Result<crate::config::run_file::ConfigArgs, CommandError> {
+    crate::config::run_file::load(command, args).map_err(|e| match e.is_usage() {
+        true => usage_error(command, e),
+        false => CommandError::Failed(e.to_string()),
+    })
 }
 
 /// `key=value` settings back in their written form (`RecordArgs` and tune's options hold them so).

@@ -8,6 +8,7 @@ use crate::cli::{KeyValues, Opt, RawCli};
 use crate::config::env::Env;
 use crate::config::error::{keys_of, parse_number, parse_secs, parse_u64, ConfigError};
 use crate::config::matches::{board_of, shard_of, startup_timeout_of};
+use crate::config::named::{self, conf_of, EnginesFile, NamedError};
 use crate::core::board::BoardSize;
 use crate::core::rules::Rule;
 use crate::engine::spec::{Detail, EngineSpec, TimeControl};
@@ -105,8 +106,70 @@ pub(super) fn program_exists(
 
 /// Every `-engine` with `-each` applied under it (a per-engine value wins), checked.
 pub(super) fn engines_of(raw: &RawCli, env: &Env) -> Result<Vec<EngineSpec>, ConfigError> {
-    (raw.engines.iter().enumerate())
+    (engine_lists(raw, env)?.iter().enumerate())
         .map(|(i, kvs)| engine_of(&raw.each, kvs, i + 1, env))
+        .collect()
+}
+
+/// Read the engines file at `path` (`named::EnginesFile::load`), its values checked as `-engine`
+/// checks them; a missing file is `None` when `optional`.
+pub fn load_engines_file(
+    path: &std::path::Path,
+    optional: bool,
+) -> Result<Option<EnginesFile>, NamedError> {
+    EnginesFile::load(path, optional, &check_value)
+}
+
+/// Read the text of an engines file (`path` names it), its values checked as `-engine` checks them.
+pub fn parse_engines_file(path: &std::path::Path, text: &str) -> Result<EnginesFile, NamedError> {
+    EnginesFile::parse(path, text, &check_value)
+}
+
+/// One `-engine` value alone, as `engine_of` reads it (for the engines file): the message
+/// without the `-engine:` the file's entry and key replace.
+pub fn check_value(key: &str, value: &str) -> Result<(), String> {
+    let mut spec = EngineSpec::new("");
+    apply_engine_key(&mut spec, key, value, Opt::Engine, 1).map_err(|e| {
+        let m = e.to_string();
+        let m = m.strip_prefix("-engine: ").unwrap_or(&m);
+        m.strip_prefix("engine 1: ").unwrap_or(m).to_string()
+    })
+}
+
+/// The engines file a command line uses: `-engines FILE` (which must be there), else the
+/// default one when an engine names an entry with `conf=` (`None` when none does).
+pub fn engines_file(raw: &RawCli, env: &Env) -> Result<Option<EnginesFile>, ConfigError> {
+    if let Some(path) = raw.value(Opt::EnginesFile) {
+        return Ok(load_engines_file(std::path::Path::new(path), false)?);
+    }
+    let Some(name) = raw.engines.iter().find_map(|kvs| conf_of(kvs)) else {
+        return Ok(None);
+    };
+    let default = named::default_path(env);
+    match load_engines_file(&default, true)? {
+        Some(file) => Ok(Some(file)),
+        None => Err(NamedError::NoFile {
+            name: name.to_string(),
+            default,
+        }
+        .into()),
+    }
+}
+
+/// Every `-engine`'s settings with `conf=NAME` replaced by what it stands for
+/// (`named::expand`): the lists `engine_of` reads under `-each`, and what `-config save` writes.
+pub fn engine_lists(raw: &RawCli, env: &Env) -> Result<Vec<KeyValues>, ConfigError> {
+    if raw.each.iter().any(|(k, _)| k == "conf") {
+        let why = "-each: conf= names one engine: give it to an -engine";
+        return Err(NamedError::Misplaced(why.into()).into());
+    }
+    let file = engines_file(raw, env)?;
+    (raw.engines.iter())
+        .map(|kvs| match (conf_of(kvs), &file) {
+            (None, _) => Ok(kvs.clone()),
+            (Some(name), Some(file)) => Ok(named::expand(file.get(name)?, &raw.each, kvs)),
+            (Some(name), None) => unreachable!("engines_file found a file for conf={name}"),
+        })
         .collect()
 }
 
@@ -155,7 +218,8 @@ pub struct OneEngine {
 impl OneEngine {
     /// The one `-engine` of `raw` (the caller has checked there is one), `-each` under it.
     pub fn from_raw(raw: &RawCli, env: &Env) -> Result<OneEngine, ConfigError> {
-        let kvs = raw.engines.first().cloned().unwrap_or_default();
+        let lists = engine_lists(raw, env)?;
+        let kvs = lists.first().cloned().unwrap_or_default();
         let spec = engine_of(&raw.each, &kvs, 1, env)?;
         let (size, rule) = board_of(raw)?;
         let concurrency = match raw.value(Opt::Concurrency) {
@@ -170,5 +234,36 @@ impl OneEngine {
             startup_timeout: startup_timeout_of(raw)?,
             shard: shard_of(raw, env)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_engines_file_checks_values_as_the_command_line_does() {
+        let path = std::path::Path::new("e.json");
+        let text = |v: &str| format!("[{{\"name\": \"a\", \"command\": \"x\", {v}}}]");
+        let e = |v: &str| parse_engines_file(path, &text(v)).unwrap_err().to_string();
+        assert!(
+            e("\"tc\": \"fast\"").contains("entry 1 (\"a\"): \"tc\": time control 'fast'"),
+            "{}",
+            e("\"tc\": \"fast\"")
+        );
+        assert!(
+            e("\"thread\": 0").contains("\"thread\": \"0\" is not valid"),
+            "{}",
+            e("\"thread\": 0")
+        );
+        assert!(e("\"detail\": \"9\"").contains("expected off or a show_detail level 0-3"));
+        for v in [
+            "\"tc\": \"10/1+0.1\"",
+            "\"thread\": 2",
+            "\"maxmemory\": 0",
+            "\"detail\": \"off\"",
+        ] {
+            assert!(parse_engines_file(path, &text(v)).is_ok(), "{v}");
+        }
     }
 }

@@ -89,6 +89,9 @@ pub enum ConfigError {
     /// `-report` and `-journal off`.
     #[error("-report is built from the journal: it cannot be used with -journal off")]
     ReportWithoutJournal,
+    /// An engines file or a `conf=` that cannot be used.
+    #[error(transparent)]
+    Named(#[from] crate::config::named::NamedError),
     /// `-resume` and `-journal off`.
     #[error("-resume needs the journal: it cannot be used with -journal off")]
     ResumeWithoutJournal,

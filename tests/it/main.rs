@@ -21,6 +21,7 @@ mod e2e_figrid;
 mod e2e_judge;
 mod e2e_large_cap;
 mod e2e_lib;
+mod e2e_named;
 mod e2e_opengen;
 mod e2e_openings;
 mod e2e_outputs;
