@@ -7,6 +7,7 @@
 
 pub mod calculator;
 pub mod elo;
+pub mod ratings;
 pub mod sprt;
 pub mod tally;
 pub mod text;

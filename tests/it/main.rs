@@ -42,6 +42,7 @@ mod forbidden_testdata;
 mod fuzz_regressions;
 mod openings_files;
 mod psq_records;
+mod ratings_bayeselo;
 mod renlib_files;
 mod renlib_fuzz;
 mod renlib_props;

@@ -1,0 +1,301 @@
+//! The rating list of many engines: Bradley–Terry ratings with a first-mover advantage and a draw
+//! parameter, fitted as Rémi Coulom's BayesElo fits them, so that our list equals the one Gomocup
+//! publishes (within 1 Elo, checked against BayesElo's own output in `tests/it/ratings_bayeselo.rs`).
+//!
+//! The model, for a game between the first mover `f` and the second `s`, ratings in Elo,
+//! `P(x) = 1 / (1 + 10^(x/400))`, `Δ = elo_f - elo_s`:
+//! `P(first wins) = P(-Δ - advantage + drawelo)`, `P(second wins) = P(Δ + advantage + drawelo)`,
+//! `P(draw)` the rest.
+//!
+//! What [`fit`] does, step by step as BayesElo's script `mm`, `exactdist`, `ratings`, `los` does it:
+//! - the games are condensed into per-pair counts, and the prior added as virtual draws: each
+//!   player `i` with `N_i` games spreads `prior / 4 / N_i` draws per game over its pairs, with each
+//!   colour, on both sides (so `prior` = 2 gives each player about 2 virtual draws in all);
+//! - the maximum of the likelihood (with those draws) by minorization–maximization on
+//!   `gamma = 10^(elo/400)`: one Gauss–Seidel sweep over the players from the last to the first,
+//!   then the advantage, then the draw parameter when they are estimated, until no value moves by
+//!   1e-5 (relative for gammas), at most 10,000 sweeps; ratings are then shifted to mean 0;
+//! - the error bars as BayesElo's `exactdist`: each player's likelihood on a grid of 1001 points over
+//!   [-1500, 1500] with the others' ratings fixed (shifted to keep the mean), normalized, and the
+//!   bounds of the central `confidence` mass found by the trapezoid rule. The grid is walked out
+//!   from the rating only until the log-likelihood is 40 below its maximum: what lies further out
+//!   is below double precision of the integral, so the bounds are the same;
+//! - the printed Elo is scaled as BayesElo scales it after `mm`: `x = 10^(-drawelo/400)`,
+//!   `scale = 4x / (1 + x)^2` (the slope of the expected score at Δ = 0 with draws, against the
+//!   logistic curve without), on ratings, error bars and average opponents; then `offset` is added;
+//! - the likelihood of superiority, when asked (O(n³)): from the inverse of the Hessian of the
+//!   log-likelihood with one player's rating held, `P(i > j) = erfc(-(elo_i - elo_j) / sqrt(2 σ²)) / 2`.
+//!
+//! Players with no game are not rated: they take no part in the fit or its mean (the others' ratings
+//! are those of a file without them), are listed at the mean (`offset`) with no error bar and 0
+//! games, sort last, and are left out of the tables (BayesElo never sees them). Games between
+//! players in two groups that never met through any chain of games cannot be compared: [`fit`]
+//! refuses them, as it refuses a prior of 0 when some group of players scored everything (their
+//! ratings would run to infinity).
+
+mod condense;
+mod exactdist;
+mod los;
+mod mm;
+mod render;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+use thiserror::Error;
+
+pub use render::{render_los, render_table};
+
+/// The result of one game, from the first mover's side (PGN's White).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Outcome {
+    FirstWins,
+    Draw,
+    SecondWins,
+}
+
+/// One game between two players, by id (an index below the `players` given to [`fit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RatedGame {
+    /// The first mover (PGN's White; black in gomoku).
+    pub first: u32,
+    pub second: u32,
+    pub outcome: Outcome,
+}
+
+/// A model parameter (the first mover's advantage, the draw Elo): estimated from the games, as
+/// BayesElo's `mm 1 1`, or held at a value, as `advantage x` / `drawelo x` then `mm 0 0`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Parameter {
+    Estimate,
+    Fixed(f64),
+}
+
+/// How to fit: BayesElo's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FitSettings {
+    pub advantage: Parameter,
+    pub drawelo: Parameter,
+    /// Virtual draws per player (BayesElo's `prior`, default 2); 0 for none.
+    pub prior: f64,
+    /// Added to every printed rating (BayesElo's `offset`; Gomocup uses 1600).
+    pub offset: f64,
+    /// The probability mass inside the error bars (BayesElo's `confidence`, default 0.95).
+    pub confidence: f64,
+    /// Compute the likelihood of superiority between every pair (O(n³) in the players).
+    pub los: bool,
+}
+
+impl Default for FitSettings {
+    fn default() -> Self {
+        FitSettings {
+            advantage: Parameter::Estimate,
+            drawelo: Parameter::Estimate,
+            prior: 2.0,
+            offset: 0.0,
+            confidence: 0.95,
+            los: false,
+        }
+    }
+}
+
+/// One player's line of the list, as BayesElo prints it before rounding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlayerRating {
+    /// Rating, scaled and offset.
+    pub elo: f64,
+    /// Distance from the rating down to the lower bound of the error bar (scaled).
+    pub minus: f64,
+    /// Distance from the rating up to the upper bound (scaled).
+    pub plus: f64,
+    pub games: u32,
+    /// Points: a win 1, a draw 0.5 (real games only, not the prior's).
+    pub score: f64,
+    pub draws: u32,
+    /// The average rating of the opponents, weighted by games, scaled and offset.
+    pub opponent: f64,
+}
+
+/// The fitted list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RatingList {
+    /// The first mover's advantage in Elo (unscaled, as BayesElo's `advantage` prints it).
+    pub advantage: f64,
+    /// The draw Elo (unscaled, as BayesElo's `drawelo` prints it).
+    pub drawelo: f64,
+    /// `4x / (1 + x)^2` with `x = 10^(-drawelo/400)`: what ratings and bars were multiplied by.
+    pub scale: f64,
+    /// The offset added to ratings and average opponents.
+    pub offset: f64,
+    /// Index = player id.
+    pub players: Vec<PlayerRating>,
+    /// `los[i][j]` = probability that player `i` is stronger than `j`; 0 on the diagonal (and 0.5
+    /// with an unrated player).
+    pub los: Option<Vec<Vec<f64>>>,
+    /// Minorization–maximization sweeps done.
+    pub iterations: u32,
+}
+
+/// Why a list could not be fitted.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum RatingError {
+    /// A game names a player id at or above the number of players.
+    #[error("game {game}: player id {id} out of range (there are {players} players)")]
+    PlayerId {
+        game: usize,
+        id: u32,
+        players: usize,
+    },
+    /// A game pairs a player with itself.
+    #[error("game {game}: player {id} cannot play itself")]
+    SelfGame { game: usize, id: u32 },
+    /// No game at all (nothing to rate).
+    #[error("no games to rate")]
+    NoGames,
+    /// The players fall in groups that never met, so no rating relates one group to the other.
+    #[error(
+        "players {first} and {second} are in groups that never played each other (directly or \
+         through common opponents): their ratings cannot be compared"
+    )]
+    Disconnected { first: usize, second: usize },
+    /// With no prior, a group of players scored every point against the rest: the maximum of the
+    /// likelihood is at infinity.
+    #[error(
+        "with prior 0, player {player} is in a group that scored every point against (or lost \
+         every point to) the others: its rating would be infinite; use a prior above 0"
+    )]
+    Unbounded { player: usize },
+    /// With no prior, an estimated parameter has no finite estimate (every game won by the same
+    /// colour, or every game drawn).
+    #[error("with prior 0, the {parameter} cannot be estimated from these games (it would be infinite); fix it or use a prior above 0")]
+    UnboundedParameter { parameter: &'static str },
+    /// The Hessian for the likelihood of superiority is not positive definite (ratings so far apart
+    /// that the curvature underflows).
+    #[error(
+        "the likelihood of superiority cannot be computed: the ratings' covariance is singular"
+    )]
+    Singular,
+    /// A setting is outside its range.
+    #[error("{name} must be {expected}, got {value}")]
+    Setting {
+        name: &'static str,
+        expected: &'static str,
+        value: f64,
+    },
+}
+
+impl RatingList {
+    /// Player ids, best first, as BayesElo sorts them (by rating; ties by id, where BayesElo's
+    /// unstable sort may order them either way); unrated players (no games) last.
+    pub fn ranking(&self) -> Vec<usize> {
+        let mut ids: Vec<usize> = (0..self.players.len()).collect();
+        ids.sort_by(|&a, &b| {
+            let (pa, pb) = (&self.players[a], &self.players[b]);
+            (pb.games > 0)
+                .cmp(&(pa.games > 0))
+                .then(pb.elo.total_cmp(&pa.elo))
+                .then(a.cmp(&b))
+        });
+        ids
+    }
+}
+
+fn check_settings(settings: &FitSettings) -> Result<(), RatingError> {
+    let setting = |name, expected, value: f64, ok: bool| {
+        if ok {
+            Ok(())
+        } else {
+            Err(RatingError::Setting {
+                name,
+                expected,
+                value,
+            })
+        }
+    };
+    let p = settings.prior;
+    setting("prior", "0 or above", p, p.is_finite() && p >= 0.0)?;
+    let c = settings.confidence;
+    setting(
+        "confidence",
+        "strictly between 0 and 1",
+        c,
+        c > 0.0 && c < 1.0,
+    )?;
+    let o = settings.offset;
+    setting("offset", "finite", o, o.is_finite())?;
+    if let Parameter::Fixed(a) = settings.advantage {
+        setting("advantage", "finite", a, a.is_finite())?;
+    }
+    if let Parameter::Fixed(d) = settings.drawelo {
+        setting("drawelo", "finite", d, d.is_finite())?;
+    }
+    Ok(())
+}
+
+/// Fits the rating list of `players` players (ids `0..players`) from `games`.
+pub fn fit(
+    players: usize,
+    games: &[RatedGame],
+    settings: &FitSettings,
+) -> Result<RatingList, RatingError> {
+    check_settings(settings)?;
+    let data = condense::Condensed::new(players, games, settings.prior)?;
+    if settings.prior == 0.0 {
+        data.check_bounded(settings)?;
+    }
+    let model = mm::maximize(&data, settings)?;
+    let bars = exactdist::error_bars(&data, &model, settings.confidence);
+    let scale = {
+        let x = 10f64.powf(-model.drawelo / 400.0);
+        x * 4.0 / ((1.0 + x) * (1.0 + x))
+    };
+    let offset = settings.offset;
+    let mut list: Vec<PlayerRating> = (0..players)
+        .map(|_| PlayerRating {
+            elo: offset,
+            minus: 0.0,
+            plus: 0.0,
+            games: 0,
+            score: 0.0,
+            draws: 0,
+            opponent: offset,
+        })
+        .collect();
+    for (k, &id) in data.ids.iter().enumerate() {
+        let real = &data.real[k];
+        list[id] = PlayerRating {
+            elo: scale * model.elo[k] + offset,
+            minus: scale * bars[k].0,
+            plus: scale * bars[k].1,
+            games: real.games,
+            score: real.points2 as f64 / 2.0,
+            draws: real.draws,
+            opponent: scale * data.average_opponent(k, &model.elo) + offset,
+        };
+    }
+    let los = settings
+        .los
+        .then(|| los::superiority(&data, &model))
+        .transpose()?
+        .map(|rated| {
+            let mut full = vec![vec![0.5; players]; players];
+            for (i, row) in full.iter_mut().enumerate() {
+                row[i] = 0.0;
+            }
+            for (a, &i) in data.ids.iter().enumerate() {
+                for (b, &j) in data.ids.iter().enumerate() {
+                    full[i][j] = rated[a][b];
+                }
+            }
+            full
+        });
+    Ok(RatingList {
+        advantage: model.advantage,
+        drawelo: model.drawelo,
+        scale,
+        offset,
+        players: list,
+        los,
+        iterations: model.iterations,
+    })
+}
