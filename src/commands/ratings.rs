@@ -75,7 +75,10 @@ fn kind_of(path: &Path) -> Result<Kind, CommandError> {
     let n = file
         .read(&mut head)
         .map_err(|e| CommandError::Failed(format!("{}: {e}", path.display())))?;
-    match head[..n].iter().find(|b| !b.is_ascii_whitespace()) {
+    let head = head[..n]
+        .strip_prefix(crate::formats::pgn_tags::UTF8_BOM)
+        .unwrap_or(&head[..n]);
+    match head.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'{') => Ok(Kind::Journal),
         Some(b'[') => Ok(Kind::Pgn),
         Some(_) => Err(CommandError::Failed(format!(
@@ -116,7 +119,11 @@ fn refuse_twice(files: &[(PathBuf, Kind)]) -> Result<(), CommandError> {
 /// Warn about a PGN in the directory of a journal read: most likely the run's own record of the
 /// same games.
 fn warn_beside_journals(files: &[(PathBuf, Kind)]) {
-    let folder = |p: &Path| crate::outputs::same_file::resolve(p).parent().map(Path::to_path_buf);
+    let folder = |p: &Path| {
+        crate::outputs::same_file::resolve(p)
+            .parent()
+            .map(Path::to_path_buf)
+    };
     for (pgn, _) in files.iter().filter(|(_, k)| *k == Kind::Pgn) {
         let beside = files
             .iter()
@@ -133,10 +140,7 @@ fn warn_beside_journals(files: &[(PathBuf, Kind)]) {
 }
 
 /// Every game of the inputs.
-fn read_inputs(
-    files: &[(PathBuf, Kind)],
-    check: HeaderCheck,
-) -> Result<RatedGames, CommandError> {
+fn read_inputs(files: &[(PathBuf, Kind)], check: HeaderCheck) -> Result<RatedGames, CommandError> {
     let mut games = RatedGames::default();
     let journals: Vec<PathBuf> = (files.iter())
         .filter(|(_, k)| *k == Kind::Journal)
@@ -144,9 +148,8 @@ fn read_inputs(
         .collect();
     let named = |e: RatedGamesError| CommandError::Failed(name_places(e, &journals));
     if !journals.is_empty() {
-        let mut set =
-            crate::commands::JournalSet::<RatedLine>::open_checked(&journals, check)
-                .map_err(CommandError::Failed)?;
+        let mut set = crate::commands::JournalSet::<RatedLine>::open_checked(&journals, check)
+            .map_err(CommandError::Failed)?;
         let mut added = Ok(());
         for line in set.by_ref() {
             added = games.add_journal_line(&line);
@@ -164,10 +167,11 @@ fn read_inputs(
         let name = file.display().to_string();
         let input = std::fs::File::open(file).map_err(|e| failed(format!("{name}: {e}")))?;
         let reader = std::io::BufReader::with_capacity(1 << 16, input);
-        crate::formats::pgn_tags::read_games(reader, &name, &PGN_TAGS, |g| {
+        let torn = crate::formats::pgn_tags::read_games(reader, &name, &PGN_TAGS, |g| {
             games.add_pgn_game(g, &name)
         })
         .map_err(named)?;
+        crate::commands::warn_all(torn.as_slice());
     }
     Ok(games)
 }
@@ -189,18 +193,16 @@ fn name_places(e: RatedGamesError, journals: &[PathBuf]) -> String {
         line => line,
     };
     match e {
-        RatedGamesError::TwoSpellings {
-            first,
-            first_at,
-            second,
-            second_at,
-        } => RatedGamesError::TwoSpellings {
-            first,
-            first_at: locate(first_at),
-            second,
-            second_at: locate(second_at),
-        },
+        RatedGamesError::TwoSpellings(mut s) => {
+            s.first_at = locate(s.first_at);
+            s.second_at = locate(s.second_at);
+            RatedGamesError::TwoSpellings(s)
+        }
         RatedGamesError::EmptyName { at } => RatedGamesError::EmptyName { at: locate(at) },
+        RatedGamesError::SelfPlay { name, at } => RatedGamesError::SelfPlay {
+            name,
+            at: locate(at),
+        },
         other => other,
     }
     .to_string()
@@ -385,7 +387,11 @@ fn summary(
             "left out (timeouts and crashes in over {} of their games):\n",
             percent(max)
         ));
-        let width = left_out.iter().map(|l| l.name.chars().count()).max().unwrap_or(0);
+        let width = left_out
+            .iter()
+            .map(|l| l.name.chars().count())
+            .max()
+            .unwrap_or(0);
         for l in left_out {
             out.push_str(&format!(
                 "  {:width$}  {} of {} games ({})\n",
@@ -437,7 +443,8 @@ pub fn run(a: RatingsArgs) -> CommandResult {
     ));
     if list.los.is_some() {
         out.push('\n');
-        out.push_str(&ratings::render_los(&names, &list, 3));
+        // Per mille, as Gomocup publishes it (`los 0 200 4`).
+        out.push_str(&ratings::render_los(&names, &list, 4));
     }
     say(&out);
     Ok(Outcome::Done)

@@ -51,13 +51,15 @@ pub struct TagSection {
 }
 
 /// Read the games of a PGN file: `each` is called with every game's section (`wanted` names the
-/// tags kept, in the slots' order) and may stop the reading with its error.
+/// tags kept, in the slots' order) and may stop the reading with its error. A last line without
+/// its newline that is not a tag pair is a write cut short (a killed run): its game is skipped,
+/// and the warning returned, as journals' readers skip a torn last line.
 pub fn read_games<R, E>(
     mut input: R,
     file: &str,
     wanted: &[&str],
     mut each: impl FnMut(&TagSection) -> Result<(), E>,
-) -> Result<(), E>
+) -> Result<Option<String>, E>
 where
     R: BufRead,
     E: From<PgnError>,
@@ -75,15 +77,20 @@ where
     let mut number = 0;
     loop {
         buf.clear();
-        let n = input.read_until(b'\n', &mut buf).map_err(|e| PgnError::Io {
-            file: file.to_string(),
-            why: e.to_string(),
-        })?;
+        let n = input
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| PgnError::Io {
+                file: file.to_string(),
+                why: e.to_string(),
+            })?;
         if n == 0 {
             break;
         }
         number += 1;
-        let line = trim(&buf);
+        let mut line = trim(&buf);
+        if number == 1 {
+            line = line.strip_prefix(UTF8_BOM).unwrap_or(line);
+        }
         let tag_line = !in_comment && line.first() == Some(&b'[');
         if tag_line {
             if !in_tags {
@@ -95,7 +102,7 @@ where
                 open = true;
                 in_tags = true;
             }
-            tag_pairs(line, |name, value| {
+            let tags = tag_pairs(line, |name, value| {
                 if let Some(i) = wanted.iter().position(|w| w.as_bytes() == name) {
                     let value = String::from_utf8(value).map_err(|_| "not UTF-8")?;
                     game.tags[i] = Some(TagValue {
@@ -105,7 +112,19 @@ where
                 }
                 Ok(())
             })
-            .map_err(|why| bad_line(file, number, why, line))?;
+            .map_err(|why| match buf.ends_with(b"\n") {
+                false => None,
+                true => Some(bad_line(file, number, why, line)),
+            });
+            match tags {
+                Ok(()) => {}
+                Err(Some(e)) => return Err(e.into()),
+                Err(None) => {
+                    return Ok(Some(format!(
+                        "{file}:{number}: skipping a game cut short in its last line (an interrupted write)"
+                    )))
+                }
+            }
         } else if line.is_empty() {
             in_tags = false;
         } else {
@@ -118,8 +137,11 @@ where
     if open {
         each(&game)?;
     }
-    Ok(())
+    Ok(None)
 }
+
+/// What some Windows editors put before a UTF-8 text.
+pub const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
 fn bad_line(file: &str, line: usize, why: &'static str, text: &[u8]) -> PgnError {
     let text: String = String::from_utf8_lossy(text).chars().take(120).collect();
@@ -264,11 +286,33 @@ mod tests {
             "t.pgn:2: not a PGN tag pair (expected a quoted value): \"[Black b]\""
         );
         let err = games("\n\n[Result \"1-0\n").unwrap_err().to_string();
-        assert!(err.starts_with("t.pgn:3:") && err.contains("unterminated"), "{err}");
-        assert!(games("[White \"\u{e9}\"]\n").is_ok());
+        assert!(
+            err.starts_with("t.pgn:3:") && err.contains("unterminated"),
+            "{err}"
+        );
+        assert!(games("\u{feff}[White \"\u{e9}\"]\r\n").unwrap()[0].tags[0].is_some());
+        // Cut short in its last line: that game is skipped with a warning.
+        let mut kept = 0;
+        let torn = read_games(
+            "[White \"a\"]\n\n1-0\n[White \"b\"]\n[Black \"c".as_bytes(),
+            "t.pgn",
+            &WANTED,
+            |_| {
+                kept += 1;
+                Ok::<_, PgnError>(())
+            },
+        );
+        assert_eq!(kept, 1);
+        assert!(torn
+            .unwrap()
+            .unwrap()
+            .starts_with("t.pgn:5: skipping a game cut short"));
         let mut bytes = b"[White \"a\"]\n[Black \"".to_vec();
         bytes.extend([0xff, b'"', b']', b'\n']);
         let err = read_games(&bytes[..], "t.pgn", &WANTED, |_| Ok::<_, PgnError>(()));
-        assert!(matches!(err, Err(PgnError::NotUtf8 { line: 2, .. })), "{err:?}");
+        assert!(
+            matches!(err, Err(PgnError::NotUtf8 { line: 2, .. })),
+            "{err:?}"
+        );
     }
 }

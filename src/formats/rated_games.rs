@@ -54,14 +54,21 @@ pub enum RatedGamesError {
     /// A player without a name.
     #[error("{at}: an empty player name")]
     EmptyName { at: Place },
+    /// A game of a player against itself (BayesElo would rate it; it says nothing).
+    #[error("{at}: {name:?} plays itself")]
+    SelfPlay { name: String, at: Place },
     /// One player written two ways.
-    #[error("{first:?} ({first_at}) and {second:?} ({second_at}) differ only in case or blanks: write one player's name one way")]
-    TwoSpellings {
-        first: String,
-        first_at: Place,
-        second: String,
-        second_at: Place,
-    },
+    #[error("{:?} ({}) and {:?} ({}) differ only in case or blanks: write one player's name one way", .0.first, .0.first_at, .0.second, .0.second_at)]
+    TwoSpellings(Box<Spellings>),
+}
+
+/// Two spellings of one name and where each first occurs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spellings {
+    pub first: String,
+    pub first_at: Place,
+    pub second: String,
+    pub second_at: Place,
 }
 
 /// One rated game: player ids, the result from the first mover's side (`BlackWins`: the first
@@ -119,12 +126,12 @@ impl RatedGames {
         }
         let key = fold(name);
         if let Some(&other) = self.folded.get(&key) {
-            return Err(RatedGamesError::TwoSpellings {
+            return Err(RatedGamesError::TwoSpellings(Box::new(Spellings {
                 first: self.names[other as usize].clone(),
                 first_at: self.places[other as usize].clone(),
                 second: name.to_string(),
                 second_at: at(),
-            });
+            })));
         }
         let id = self.names.len() as u32;
         self.names.push(name.to_string());
@@ -132,6 +139,18 @@ impl RatedGames {
         self.ids.insert(name.to_string(), id);
         self.folded.insert(key, id);
         Ok(id)
+    }
+
+    /// Add the game `g` of two players numbered; `at` is where the game is.
+    fn push(&mut self, g: RatedResult, at: impl Fn() -> Place) -> Result<(), RatedGamesError> {
+        if g.first == g.second {
+            return Err(RatedGamesError::SelfPlay {
+                name: self.names[g.first as usize].clone(),
+                at: at(),
+            });
+        }
+        self.games.push(g);
+        Ok(())
     }
 
     /// Add a game between two named players.
@@ -145,13 +164,13 @@ impl RatedGames {
     ) -> Result<(), RatedGamesError> {
         let first = self.player(first, &at)?;
         let second = self.player(second, &at)?;
-        self.games.push(RatedResult {
+        let game = RatedResult {
             first,
             second,
             result,
             fault,
-        });
-        Ok(())
+        };
+        self.push(game, at)
     }
 
     /// Add a journal's game line.
@@ -160,7 +179,8 @@ impl RatedGames {
             run: g.fingerprint.clone(),
             game: g.game,
         };
-        let fault = TerminationKind::from_code(&g.termination).is_some_and(|k| is_fault(k.row().pgn));
+        let fault =
+            TerminationKind::from_code(&g.termination).is_some_and(|k| is_fault(k.row().pgn));
         self.add(&g.black, &g.white, g.result, fault, at)
     }
 
@@ -179,11 +199,14 @@ impl RatedGames {
             self.unfinished += 1;
             return Ok(());
         }
-        let by_tag: GameResult = result.value.parse().map_err(|_| RatedGamesError::BadResult {
-            file: file.to_string(),
-            line: result.line,
-            value: result.value.clone(),
-        })?;
+        let by_tag: GameResult = result
+            .value
+            .parse()
+            .map_err(|_| RatedGamesError::BadResult {
+                file: file.to_string(),
+                line: result.line,
+                value: result.value.clone(),
+            })?;
         let at = |t: &crate::formats::pgn_tags::TagValue| {
             let line = t.line;
             move || Place::Line {
@@ -197,16 +220,16 @@ impl RatedGames {
             false => (white, black, by_tag),
             true => (black, white, swap_sides(by_tag)),
         };
-        let fault = pgn_fault(termination);
-        let first = self.player(&first.value, at(first))?;
-        let second = self.player(&second.value, at(second))?;
-        self.games.push(RatedResult {
-            first,
-            second,
+        let game = RatedResult {
+            first: self.player(&first.value, at(first))?,
+            second: self.player(&second.value, at(second))?,
             result,
-            fault,
-        });
-        Ok(())
+            fault: pgn_fault(termination),
+        };
+        self.push(game, || Place::Line {
+            file: file.to_string(),
+            line: g.line,
+        })
     }
 }
 
@@ -242,9 +265,14 @@ pub fn pgn_fault(termination: &str) -> bool {
 /// Whether a `Termination` tag is one c-gomoku-cli writes (`Black win by five connection`, `Draw
 /// by fullfilled board`, ...): its PGN names the first mover in the Black tag.
 fn c_gomoku_cli_termination(termination: &str) -> bool {
-    ["Black win by ", "White win by ", "Draw by ", "Black play forbidden move"]
-        .iter()
-        .any(|p| termination.starts_with(p))
+    [
+        "Black win by ",
+        "White win by ",
+        "Draw by ",
+        "Black play forbidden move",
+    ]
+    .iter()
+    .any(|p| termination.starts_with(p))
 }
 
 /// What a rating reads of a journal's game line (the rest is skipped unparsed): the names by
@@ -297,9 +325,10 @@ mod tests {
 
     fn read(text: &str) -> Result<RatedGames, RatedGamesError> {
         let mut games = RatedGames::default();
-        read_games(text.as_bytes(), "t.pgn", &PGN_TAGS, |g| {
+        let torn = read_games(text.as_bytes(), "t.pgn", &PGN_TAGS, |g| {
             games.add_pgn_game(g, "t.pgn")
         })?;
+        assert_eq!(torn, None);
         Ok(games)
     }
 
@@ -356,6 +385,8 @@ mod tests {
         );
         let err = read("[White \"a\"]\n[Result \"1-0\"]\n\n1-0\n").unwrap_err();
         assert_eq!(err.to_string(), "t.pgn:1: the game has no Black tag");
+        let err = read(&(game("a", "b", "1-0", "") + &game("b", "b", "0-1", ""))).unwrap_err();
+        assert_eq!(err.to_string(), "t.pgn:8: \"b\" plays itself");
         let err = read(&game("a", " ", "1-0", "")).unwrap_err();
         assert_eq!(err.to_string(), "t.pgn:2: an empty player name");
     }
@@ -401,7 +432,12 @@ mod tests {
         // The journal and the PGN of one game agree.
         for kind in TerminationKind::ALL {
             let row = kind.row();
-            assert_eq!(is_fault(row.pgn), pgn_fault(row.pgn.as_str()), "{}", row.code);
+            assert_eq!(
+                is_fault(row.pgn),
+                pgn_fault(row.pgn.as_str()),
+                "{}",
+                row.code
+            );
         }
     }
 

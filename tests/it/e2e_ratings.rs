@@ -77,7 +77,10 @@ fn a_round_robin_rated_from_its_journal_and_from_its_pgn_gives_one_list() {
     // The crasher loses every game by its crash: Gomocup's exclusion leaves it out, with all
     // its games, from either source.
     let args = ["--max-faults", "10%", "--json", "--los"];
-    let kept = json(&ratings(dir.path(), &[&["run/rr.journal.jsonl"][..], &args].concat()));
+    let kept = json(&ratings(
+        dir.path(),
+        &[&["run/rr.journal.jsonl"][..], &args].concat(),
+    ));
     let kept_pgn = json(&ratings(dir.path(), &[&["run/rr.pgn"][..], &args].concat()));
     assert_eq!(kept, kept_pgn);
     assert_eq!(
@@ -99,9 +102,15 @@ fn a_round_robin_rated_from_its_journal_and_from_its_pgn_gives_one_list() {
     let out = &text.assert_success().stdout;
     assert!(out.starts_with("Rank Name"), "{out}");
     assert!(out.contains("left out (timeouts and crashes in over 10.0% of their games):\n  crasher  16 of 16 games (100.0%)"), "{out}");
-    assert!(out.contains("first-move advantage 0.0 Elo (fixed), draw Elo 0.0 (fixed)"), "{out}");
+    assert!(
+        out.contains("first-move advantage 0.0 Elo (fixed), draw Elo 0.0 (fixed)"),
+        "{out}"
+    );
     // The same games twice: the run's PGN beside its journal is named in a warning.
-    let twice = ratings(dir.path(), &["run/rr.pgn", "run/rr.journal.jsonl", "--json"]);
+    let twice = ratings(
+        dir.path(),
+        &["run/rr.pgn", "run/rr.journal.jsonl", "--json"],
+    );
     twice.assert_stderr_has("is in the folder of the journal");
     assert_eq!(json(&twice)["games"], 80);
 }
@@ -134,7 +143,10 @@ fn the_shards_of_a_run_are_rated_together() {
         ],
     ));
     assert_eq!(whole, files);
-    let one = json(&ratings(dir.path(), &["run/shard-1-of-2.journal.jsonl", "--json"]));
+    let one = json(&ratings(
+        dir.path(),
+        &["run/shard-1-of-2.journal.jsonl", "--json"],
+    ));
     assert!(one["games"].as_u64().unwrap() < 12);
     // A shard named again beside its run directory would count twice: refused.
     ratings(dir.path(), &["run", "run/shard-1-of-2.journal.jsonl"])
@@ -144,12 +156,14 @@ fn the_shards_of_a_run_are_rated_together() {
 
 const LINE: &str = r#"{"game":1,"black":"a","white":"b","result":"1-0","termination":"five","ended":"2026-01-01T00:00:00Z","fingerprint":"f"}"#;
 
+/// A journal's game line with what a rating reads of it (the reader skips the other fields).
 fn journal_line(game: u64, black: &str, white: &str, result: &str) -> String {
-    LINE.replace("\"game\":1", &format!("\"game\":{game}"))
-        .replace("\"a\"", &format!("{black:?}"))
-        .replace("\"b\"", &format!("{white:?}"))
-        .replace("1-0", result)
-        + "\n"
+    let mut line: serde_json::Value = serde_json::from_str(LINE).unwrap();
+    line["game"] = game.into();
+    line["black"] = black.into();
+    line["white"] = white.into();
+    line["result"] = result.into();
+    format!("{line}\n")
 }
 
 fn pgn_game(white: &str, black: &str, result: &str) -> String {
@@ -181,6 +195,14 @@ fn bad_inputs_are_named_by_file_line_and_value_with_exit_code_1() {
     let run = ratings(d, &["torn.jsonl", "--json"]);
     run.assert_stderr_has("torn.jsonl:3: skipping a torn last line");
     assert_eq!(json(&run)["games"], 2);
+    // So is a PGN whose last game was cut short in a tag.
+    write(
+        "cut.pgn",
+        &(pgn_game("a", "b", "1-0") + "[White \"b\"]\n[Black \"a"),
+    );
+    let run = ratings(d, &["cut.pgn", "--json"]);
+    run.assert_stderr_has("cut.pgn:8: skipping a game cut short in its last line");
+    assert_eq!(json(&run)["games"], 1);
     write("mid.jsonl", &(LINE[..40].to_string() + "\n" + &good));
     fails(&["mid.jsonl"], "mid.jsonl:1: not a journal entry");
     write(
@@ -194,7 +216,10 @@ fn bad_inputs_are_named_by_file_line_and_value_with_exit_code_1() {
     fails(&["empty.pgn"], "empty.pgn: an empty file");
     fails(&["missing.pgn"], "missing.pgn: No such file");
     std::fs::create_dir(d.join("nothing")).unwrap();
-    fails(&["nothing"], "no *.journal.jsonl files: not a run directory");
+    fails(
+        &["nothing"],
+        "no *.journal.jsonl files: not a run directory",
+    );
     write("open.pgn", &(pgn_game("a", "b", "*").repeat(2)));
     fails(
         &["open.pgn"],
@@ -202,9 +227,17 @@ fn bad_inputs_are_named_by_file_line_and_value_with_exit_code_1() {
     );
     write("ok.pgn", &pgn_game("a", "b", "1-0"));
     fails(&["ok.pgn", "./ok.pgn"], "ok.pgn and ./ok.pgn are one file");
+    write(
+        "self.pgn",
+        &(pgn_game("a", "b", "1-0") + &pgn_game("b", "b", "1-0")),
+    );
+    fails(&["self.pgn"], "self.pgn:7: \"b\" plays itself");
     // One engine spelled two ways, in two files.
     write("names.jsonl", &journal_line(1, "x", "Wine 2", "0-1"));
-    write("names.pgn", &(pgn_game("a", "b", "1-0") + &pgn_game("wine2", "b", "1-0")));
+    write(
+        "names.pgn",
+        &(pgn_game("a", "b", "1-0") + &pgn_game("wine2", "b", "1-0")),
+    );
     fails(
         &["names.jsonl", "names.pgn"],
         "\"Wine 2\" (names.jsonl:1) and \"wine2\" (names.pgn:7) differ only in case or blanks",
@@ -252,8 +285,16 @@ fn options_of(script: &str) -> Vec<String> {
             }
             ["mm", flags @ ..] => {
                 let on = |i: usize| flags.get(i) == Some(&"1");
-                let adv = if on(0) { "estimate".into() } else { advantage.clone() };
-                let draw = if on(1) { "estimate".into() } else { drawelo.clone() };
+                let adv = if on(0) {
+                    "estimate".into()
+                } else {
+                    advantage.clone()
+                };
+                let draw = if on(1) {
+                    "estimate".into()
+                } else {
+                    drawelo.clone()
+                };
                 out.extend(["--advantage".into(), adv, "--drawelo".into(), draw]);
             }
             ["ratings", n] => out.extend(["--min-games".into(), n.to_string()]),
@@ -278,13 +319,23 @@ fn the_kept_cases_print_bayeselo_s_table_within_one_elo() {
     );
     for case in cases {
         let script = std::fs::read_to_string(case.join("script.txt")).unwrap();
-        let options = options_of(&script);
+        let mut options = options_of(&script);
+        let los = std::fs::read_to_string(case.join("los.txt")).ok();
+        if los.is_some() {
+            options.push("--los".into());
+        }
         let mut args = vec!["games.pgn"];
         args.extend(options.iter().map(String::as_str));
         let run = ratings(&case, &args);
         let ours = table(&run.assert_success().stdout);
         let theirs = table(&std::fs::read_to_string(case.join("ratings.txt")).unwrap());
-        assert_eq!(ours.len(), theirs.len(), "{}: {}", case.display(), run.stdout);
+        assert_eq!(
+            ours.len(),
+            theirs.len(),
+            "{}: {}",
+            case.display(),
+            run.stdout
+        );
         for ((name, a), (their_name, b)) in ours.iter().zip(&theirs) {
             assert_eq!(name, their_name, "{}", case.display());
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
@@ -295,6 +346,15 @@ fn the_kept_cases_print_bayeselo_s_table_within_one_elo() {
                     run.stdout
                 );
             }
+        }
+        // BayesElo's `los 0 200 4`, byte for byte (every case has under 200 players).
+        if let Some(los) = los {
+            assert!(
+                run.stdout.contains(&los),
+                "{}: {}\nBayesElo's:\n{los}",
+                case.display(),
+                run.stdout
+            );
         }
     }
 }
