@@ -15,7 +15,7 @@ R=target/release
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 start=$(date +%s.%N)
-python3 - "$tmp/games.pgn" "$GAMES" "$ENGINES" <<'PY'
+cat >"$tmp/gen.py" <<'PY'
 import random, sys
 path, games, engines = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rnd = random.Random(35)
@@ -43,16 +43,20 @@ for g in range(games):
 out.write("".join(chunk))
 out.close()
 PY
+python3 - "$tmp/games.pgn" "$GAMES" "$ENGINES" <"$tmp/gen.py"
 end=$(date +%s.%N)
 size=$(stat -c %s "$tmp/games.pgn")
 printf "PGN: %d games among %d engines, %.0f MB, written in %.1f s\n" "$GAMES" "$ENGINES" \
     "$(echo "$size / 1000000" | bc -l)" "$(echo "$end - $start" | bc -l)"
 measure() {
     /usr/bin/time -v "$@" >"$tmp/out" 2>"$tmp/time" || { cat "$tmp/time"; exit 1; }
-    local wall rss
+    local wall user sys rss
     wall=$(grep "Elapsed (wall clock)" "$tmp/time" | awk '{print $NF}')
+    user=$(grep "User time" "$tmp/time" | awk '{print $NF}')
+    sys=$(grep "System time" "$tmp/time" | awk '{print $NF}')
     rss=$(grep "Maximum resident set size" "$tmp/time" | awk '{print $NF}')
-    printf "%s wall, %.0f MiB peak RSS\n" "$wall" "$(echo "$rss / 1024" | bc -l)"
+    printf "%s wall, %.2f s CPU (user + system), %.0f MiB peak RSS\n" "$wall" \
+        "$(echo "$user + $sys" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
 }
 echo "ratings (estimated):  $(measure "$R/gomoku-cli" ratings "$tmp/games.pgn")"
 head -4 "$tmp/out"
@@ -60,3 +64,7 @@ grep "first-move advantage" "$tmp/out"
 echo "ratings --gomocup:    $(measure "$R/gomoku-cli" ratings --gomocup "$tmp/games.pgn")"
 grep -A2 "^left out" "$tmp/out" || true
 echo "ratings --json:       $(measure "$R/gomoku-cli" ratings --json "$tmp/games.pgn")"
+echo "ratings --los:        $(measure "$R/gomoku-cli" ratings --los "$tmp/games.pgn")"
+# The reading alone: the same games between two engines (a fit of two players takes no time).
+python3 - "$tmp/two.pgn" "$GAMES" 2 <"$tmp/gen.py"
+echo "ratings, 2 engines:   $(measure "$R/gomoku-cli" ratings "$tmp/two.pgn")"
