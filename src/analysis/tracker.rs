@@ -3,12 +3,13 @@
 //! game at a time, from a live run or from journal entries (the `sprt` command), so both print the
 //! same numbers.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use thiserror::Error;
 
 use crate::formats::journal::{Conflict, GameSummary, JournalHeader, Repeats, Seen};
 use crate::game::termination::GameResult;
+use crate::stats::ratings::{fit, render_table, FitSettings, Outcome, RatedGame, RatingList};
 use crate::stats::{
     results_block, sprt_calculator, Counts, MatchSummary, PairTally, Score, Sprt, SprtCalculation,
     SprtCrossing, TournamentTally, Wld,
@@ -25,6 +26,9 @@ pub struct ScoredGame {
     pub pair_game: u64,
     /// Outcome from the pair's first engine's view.
     pub first: Score,
+    /// Whether the pair's first engine moved first (played black): the rating list's model has
+    /// a first mover's advantage.
+    pub first_moved: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -47,6 +51,9 @@ pub struct Tracker {
     sprt: Option<Sprt>,
     crossing: Option<SprtCrossing>,
     games: u64,
+    /// (first mover, second mover) → [first mover's wins, draws, losses]: the games as the
+    /// rating fit reads them.
+    by_mover: BTreeMap<(usize, usize), [u32; 3]>,
 }
 
 impl Tracker {
@@ -68,6 +75,7 @@ impl Tracker {
             state: vec![PairState::default(); n],
             crossing: None,
             games: 0,
+            by_mover: BTreeMap::new(),
         }
     }
 
@@ -125,6 +133,17 @@ impl Tracker {
             return None;
         }
         self.games += 1;
+        let (mover, other, mover_score) = if g.first_moved {
+            (a, b, g.first)
+        } else {
+            (b, a, g.first.flipped())
+        };
+        let counts = self.by_mover.entry((mover, other)).or_default();
+        counts[match mover_score {
+            Score::Win => 0,
+            Score::Draw => 1,
+            Score::Loss => 2,
+        }] += 1;
         if self.paired {
             let key = g.pair_game / 2;
             match st.pending.remove(&key) {
@@ -208,6 +227,53 @@ impl Tracker {
 
     pub fn tally(&self) -> &TournamentTally {
         &self.tally
+    }
+
+    /// Every game recorded as the rating fit reads it: the first mover first, in a fixed order
+    /// (by engine pair) so the same games always give the same list.
+    pub fn rated_games(&self) -> Vec<RatedGame> {
+        let mut games = Vec::with_capacity(self.games as usize);
+        for (&(mover, other), counts) in &self.by_mover {
+            for (outcome, &n) in [Outcome::FirstWins, Outcome::Draw, Outcome::SecondWins]
+                .into_iter()
+                .zip(counts)
+            {
+                games.extend((0..n).map(|_| RatedGame {
+                    first: mover as u32,
+                    second: other as u32,
+                    outcome,
+                }));
+            }
+        }
+        games
+    }
+
+    /// The rating list of a run of three engines or more (BayesElo's model, its defaults but the
+    /// first mover's advantage and the draw Elo estimated from the games), with the likelihood
+    /// of superiority when `los`; `None` for two engines (the results block says it all) or
+    /// before any game.
+    pub fn rating_list(&self, los: bool) -> Option<RatingList> {
+        if self.names.len() < 3 || self.games == 0 {
+            return None;
+        }
+        let settings = FitSettings {
+            los,
+            ..FitSettings::default()
+        };
+        fit(self.names.len(), &self.rated_games(), &settings).ok()
+    }
+
+    /// The rating list as the console prints it at the end of a run: BayesElo's table, then the
+    /// model's two parameters.
+    pub fn rating_block(&self) -> Option<String> {
+        let list = self.rating_list(false)?;
+        Some(format!(
+            "\nRatings (Bradley-Terry as BayesElo fits it; mean 0, 95% intervals):\n{}\
+             First mover's advantage {:.1} Elo, draw Elo {:.1}\n",
+            render_table(&self.names, &list, 1),
+            list.advantage,
+            list.drawelo
+        ))
     }
 }
 
@@ -371,6 +437,7 @@ pub fn scored(e: &GameSummary, pairs: &[(usize, usize)]) -> ScoredGame {
         pair: e.pair,
         pair_game: e.pair_game,
         first: outcome,
+        first_moved: first_is_black,
     }
 }
 
@@ -447,6 +514,7 @@ mod tests {
             pair: 0,
             pair_game,
             first,
+            first_moved: pair_game % 2 == 0,
         }
     }
 
@@ -608,6 +676,48 @@ mod tests {
         let replay = replay_stream(&header, reversed, Some(sprt)).unwrap();
         assert!(live_crossing.is_some());
         assert_eq!(replay.tracker.crossing(), live_crossing);
+    }
+
+    /// The rating fit reads every game with its first mover first, whichever engine of the pair
+    /// that was; two engines have no rating list (the results block says it all).
+    #[test]
+    fn rated_games_put_the_first_mover_first() {
+        let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+        let mut t = Tracker::new(names, vec![(0, 1), (0, 2), (1, 2)], false, None);
+        let game = |n: u64, pair: usize, first: Score, first_moved: bool| ScoredGame {
+            game: n,
+            pair,
+            pair_game: n,
+            first,
+            first_moved,
+        };
+        // a beats b moving first and second; c draws a moving second; b loses to c moving first.
+        t.record(game(1, 0, Score::Win, true));
+        t.record(game(2, 0, Score::Win, false));
+        t.record(game(3, 1, Score::Draw, true));
+        t.record(game(4, 2, Score::Loss, true));
+        let mut got: Vec<(u32, u32, Outcome)> = t
+            .rated_games()
+            .iter()
+            .map(|g| (g.first, g.second, g.outcome))
+            .collect();
+        got.sort_by_key(|g| (g.0, g.1));
+        assert_eq!(
+            got,
+            vec![
+                (0, 1, Outcome::FirstWins),
+                (0, 2, Outcome::Draw),
+                (1, 0, Outcome::SecondWins),
+                (1, 2, Outcome::SecondWins),
+            ]
+        );
+        let list = t.rating_list(true).expect("three engines have a list");
+        assert_eq!(list.ranking()[0], 0, "a won both its games");
+        assert!(list.los.is_some());
+        assert!(t.rating_block().unwrap().contains("Rank Name"));
+        let mut two = Tracker::new(vec!["a".into(), "b".into()], vec![(0, 1)], false, None);
+        two.record(game(1, 0, Score::Win, true));
+        assert!(two.rating_list(false).is_none());
     }
 
     const HEADER_FIXTURE: &str = r#"{"type":"header","format":1,"program":"gomoku-cli test",

@@ -112,9 +112,10 @@ pub fn run(mut a: MergeArgs) -> CommandResult {
         );
     } else {
         out.push_str(&format!(
-            "{}\n{}",
+            "{}\n{}{}",
             standings_table(t.tally()),
-            crosstable(t.tally())
+            crosstable(t.tally()),
+            t.rating_block().unwrap_or_default()
         ));
     }
     say(&out);

@@ -408,6 +408,7 @@ impl Dispatcher {
             pair: rec.pair,
             pair_game: rec.pair_game,
             first: first_score,
+            first_moved: first_color == Color::Black,
         });
         // A tuning's first engine plays θ+.
         let step = self.tune_scored(rec.game.0, first_score, &mut out);
@@ -567,7 +568,8 @@ impl Dispatcher {
             self.tracker.results_block(0, &self.settings.context)
         } else {
             let t = self.tracker.tally();
-            format!("{}\n{}", standings_table(t), crosstable(t))
+            let ratings = self.tracker.rating_block().unwrap_or_default();
+            format!("{}\n{}{ratings}", standings_table(t), crosstable(t))
         };
         if let Some(u) = usage_block(self.tracker.names(), &self.usage) {
             text.push_str(&u);

@@ -385,3 +385,74 @@ fn the_report_of_a_tuning_draws_its_charts_in_chromium() {
     assert_eq!(tune.matches("<polygon").count(), 2, "{tune}");
     assert!(tune.matches("<polyline").count() >= 4, "{tune}");
 }
+
+/// The cells of each body row of the table that starts at `open` (as Chromium serializes it).
+fn table_rows(dom: &str, open: &str) -> Vec<Vec<String>> {
+    let body = between(between(dom, open, "</table>"), "<tbody>", "</tbody>");
+    body.split("<tr>")
+        .skip(1)
+        .map(|row| {
+            row.split("<td")
+                .skip(1)
+                .map(|cell| between(cell, ">", "</td>").to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_rating_list_and_its_heat_map_show_in_chromium() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let scout = |depth: u32| format!("pbrain-scout --depth {depth}");
+    let run = Match::new()
+        .engine(&scout(2), &["name=deep"])
+        .engine(&scout(1), &["name=shallow"])
+        .engines("pbrain-random", &["rand1", "rand2"])
+        .games(4)
+        .repeat()
+        .concurrency(2)
+        .each(&["tc=0/5"])
+        .journal("j.jsonl")
+        .report("report.html")
+        .run_in(dir.path());
+    run.assert_success();
+    // The console's list at the end of the run.
+    assert!(
+        run.stdout.contains("Rank Name"),
+        "the rating list at the end: {}",
+        run.stdout
+    );
+    let (dom, stderr) = headless(
+        &browser,
+        &url(&dir.path().join("report.html"), ""),
+        "--dump-dom",
+    );
+    assert!(
+        script_errors(&stderr).is_empty(),
+        "{:?}",
+        script_errors(&stderr)
+    );
+    let ratings = table_rows(&dom, "<table id=\"ratings\">");
+    assert_eq!(ratings.len(), 4, "one row per engine");
+    let elos: Vec<i64> = ratings.iter().map(|r| r[2].parse().unwrap()).collect();
+    assert!(
+        elos.windows(2).all(|w| w[0] >= w[1]),
+        "rank order: {elos:?}"
+    );
+    assert!(elos.iter().sum::<i64>().abs() <= 2, "mean 0: {elos:?}");
+    let los = table_rows(&dom, "<table id=\"los\" class=\"heat\">");
+    assert_eq!(los.len(), 4);
+    for (i, row) in los.iter().enumerate() {
+        assert_eq!(row.len(), 4);
+        assert_eq!(row[i], "", "the diagonal is empty");
+        for (j, cell) in row.iter().enumerate().filter(|(j, _)| *j != i) {
+            let p: i64 = cell.parse().unwrap();
+            let q: i64 = los[j][i].parse().unwrap();
+            assert!((p + q - 100).abs() <= 1, "LOS {i},{j}: {p} + {q}");
+        }
+    }
+    // Every off-diagonal cell is coloured.
+    let heat = between(&dom, "<table id=\"los\" class=\"heat\">", "</table>");
+    assert_eq!(heat.matches("style=\"background: rgb(").count(), 12);
+}

@@ -12,6 +12,7 @@ pub mod figures;
 pub mod model;
 pub mod openings;
 pub mod page;
+pub mod ratings;
 pub mod tune;
 pub mod tune_section;
 

@@ -11,6 +11,7 @@ use crate::analysis::report::figures::{
     engine_times, quantiles_by_move, thin_indices, Distribution, EloSeries, EngineTerminations,
     EngineTimes, LlrSeries, Point, MAX_MOVE_NUMBER,
 };
+use crate::analysis::report::ratings::{rating_section, RatingSection};
 use crate::analysis::report::tune::{TuneBuilder, TuneReport};
 use crate::analysis::tracker::{scored, Tracker};
 use crate::core::board::{Board, BoardSize, Color, Pos};
@@ -170,6 +171,9 @@ pub struct Report {
     /// Rows and columns in standings order: `(points, games)` of the row engine against the
     /// column engine; `None` on the diagonal and for pairings without games.
     pub crosstable: Vec<Vec<Option<(f64, u64)>>>,
+    /// The rating list (three engines or more).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<RatingSection>,
     pub llr: Option<LlrSeries>,
     pub elo: Vec<EloSeries>,
     pub distribution: Option<Distribution>,
@@ -514,6 +518,7 @@ impl ReportBuilder {
         let status = status_line(state, played, s.total_games, crossing);
         let standings = self.tracker.tally().standings();
         let crosstable = crosstable(&self.tracker, &standings);
+        let ratings = rating_section(&self.tracker);
         let distribution = two.then(|| distribution(&self.tracker));
         let results_block =
             (two && played > 0).then(|| self.tracker.results_block(0, &s.context()));
@@ -564,6 +569,7 @@ impl ReportBuilder {
             verdict: crossing,
             standings,
             crosstable,
+            ratings,
             llr,
             elo: self.elo,
             distribution,

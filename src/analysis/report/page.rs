@@ -13,6 +13,7 @@ use crate::analysis::report::charts;
 use crate::analysis::report::escape::{escape_text, push_escaped, script_json};
 use crate::analysis::report::figures::EngineTerminations;
 use crate::analysis::report::model::{Report, RunState};
+use crate::analysis::report::ratings::RatingSection;
 use crate::core::board::{BoardSize, Pos};
 use crate::core::search::Eval;
 use crate::game::termination::{termination_label, GameResult, TerminationKind, OTHER_TERMINATION};
@@ -353,6 +354,62 @@ fn time_rows(r: &Report) -> Vec<minijinja::Value> {
 }
 
 /// Render the page.
+/// The rating list's rows as the page prints them (BayesElo's rounding) and its likelihood of
+/// superiority as a heat map: each cell's percentage and a background from red (surely weaker)
+/// through white (even) to green (surely stronger).
+fn rating_context(s: &RatingSection) -> minijinja::Value {
+    use minijinja::context;
+    let round = |x: f64| format!("{}", x.round() as i64);
+    let rows: Vec<minijinja::Value> = s
+        .rows
+        .iter()
+        .map(|r| {
+            context! {
+                rank => r.rank, name => &r.name, elo => round(r.elo), minus => round(r.minus),
+                plus => round(r.plus), games => r.games, score => format!("{} %", round(100.0 * r.score)),
+                opponent => round(r.opponent), draws => format!("{} %", round(100.0 * r.draws)),
+            }
+        })
+        .collect();
+    let los: Vec<minijinja::Value> = s
+        .los
+        .iter()
+        .zip(&s.rows)
+        .enumerate()
+        .map(|(i, (row, r))| {
+            let cells: Vec<minijinja::Value> = row
+                .iter()
+                .enumerate()
+                .map(|(j, &p)| {
+                    if i == j {
+                        return context! { text => "", style => "" };
+                    }
+                    // White at even odds, towards green (stronger) or red (weaker).
+                    let t = ((p - 0.5).abs() * 2.0).clamp(0.0, 1.0);
+                    let (r, g, b) = if p >= 0.5 {
+                        (90.0, 190.0, 110.0)
+                    } else {
+                        (225.0, 95.0, 85.0)
+                    };
+                    let mix = |c: f64| (255.0 + (c - 255.0) * t).round() as u8;
+                    context! {
+                        text => format!("{}", (100.0 * p).round() as i64),
+                        style => format!("background: rgb({}, {}, {})", mix(r), mix(g), mix(b)),
+                    }
+                })
+                .collect();
+            context! { name => &r.name, cells }
+        })
+        .collect();
+    let names: Vec<&str> = s.rows.iter().map(|r| r.name.as_str()).collect();
+    context! {
+        rows, los, names,
+        advantage => fixed(s.advantage, 1), drawelo => fixed(s.drawelo, 1),
+        los_left_out => s.los.is_empty(),
+        max_los => crate::analysis::report::ratings::MAX_LOS_ENGINES,
+    }
+}
+
 pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error> {
     use minijinja::{context, Environment, Value};
     let mut env = Environment::new();
@@ -406,6 +463,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
             .collect();
         context! { names, rows }
     });
+    let ratings = r.ratings.as_ref().map(rating_context);
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for g in &r.games {
         *counts.entry(g.termination).or_default() += 1;
@@ -439,6 +497,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         standings,
         paired => r.run.repeat,
         crosstable,
+        ratings,
         charts => charts_of(r),
         terminations => termination_rows(&r.terminations, &r.engines),
         usage => r.times.iter().any(|t| t.peak_memory > 0),

@@ -647,6 +647,7 @@ fn remote_wins() -> Vec<ScoredGame> {
             pair: 0,
             pair_game: 2 * i - 1,
             first: if i % 4 == 0 { Score::Draw } else { Score::Win },
+            first_moved: i % 2 == 0,
         })
         .collect()
 }
@@ -790,6 +791,7 @@ fn a_tuning_hands_out_values_and_steps_with_its_own_and_other_shards_iterations(
         pair: 0,
         pair_game: game - 1,
         first,
+        first_moved: game % 2 == 1,
     };
     let actions = d.on_event(Event::Remote(vec![
         remote(3, Score::Win),

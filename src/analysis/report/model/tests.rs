@@ -250,6 +250,42 @@ fn a_report_of_three_engines_has_standings_and_a_crosstable_but_no_llr() {
     assert_eq!(r.standings.len(), 3);
     assert_eq!(r.crosstable.len(), 3);
     assert_eq!(r.crosstable[0][1], Some((1.0, 1)));
+    let ratings = r.ratings.expect("three engines have a rating list");
+    assert_eq!(ratings.rows.len(), 3);
+    assert_eq!(ratings.rows[0].name, "a", "a won its one game");
+    assert_eq!(ratings.los.len(), 3);
+}
+
+/// A run in shards is rated as one: every shard's games in one list.
+#[test]
+fn the_rating_list_of_shards_rates_every_shards_games_together() {
+    let shard = |index| {
+        let mut h = header(&["a", "b", "c"], false, false, 0);
+        h.settings.shard = Some(crate::schedule::shard::Shard { index, count: 2 });
+        h
+    };
+    let game = |n: u64, pair: usize, black: usize, white: usize, result: &str| {
+        let mut e = entry(n, 0, result, "five");
+        (e.pair, e.black_engine, e.white_engine) = (pair, black, white);
+        e
+    };
+    let mut b = ReportBuilder::new(&[shard(1), shard(2)]).unwrap();
+    // Shard 1: a beats b and c; shard 2: b beats c, c draws a.
+    for e in [
+        game(1, 0, 0, 1, "1-0"),
+        game(3, 1, 0, 2, "1-0"),
+        game(2, 2, 1, 2, "1-0"),
+        game(4, 1, 2, 0, "1/2-1/2"),
+    ] {
+        b.add(&e).unwrap();
+    }
+    let ratings = b.finish(RunState::Ended).ratings.unwrap();
+    let games: Vec<(&str, u32)> = ratings
+        .rows
+        .iter()
+        .map(|r| (r.name.as_str(), r.games))
+        .collect();
+    assert_eq!(games, vec![("a", 3), ("b", 2), ("c", 3)]);
 }
 
 #[test]
