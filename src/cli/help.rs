@@ -191,6 +191,10 @@ pub fn examples(command: Command) -> &'static [&'static str] {
         Command::SamplesStats => &["gomoku-cli samples stats sample.bin.lz4"],
         Command::Export => &["gomoku-cli export run.jsonl -pgn run.pgn -sample freq=1 format=bin"],
         Command::Merge => &["gomoku-cli merge rundir/ --json"],
+        Command::Ratings => &[
+            "gomoku-cli ratings rundir/ other.pgn --min-games 20",
+            "gomoku-cli ratings gomocup2024.pgn --gomocup --los",
+        ],
         Command::LibStats => &["gomoku-cli lib stats book.lib --json"],
         Command::LibDump => &["gomoku-cli lib dump --paths --notation pos book.lib"],
         Command::LibMerge => &["gomoku-cli lib merge -o book.lib --into book.lib --stats a.jsonl b.sgf"],

@@ -14,6 +14,7 @@ use crate::commands::judge::{JudgeArgs, Side};
 use crate::commands::lib::{LibArgs, LibTool, NotationArg};
 use crate::commands::merge::MergeArgs;
 use crate::commands::openings::{OpeningsArgs, OpeningsTool};
+use crate::commands::ratings::RatingsArgs;
 use crate::commands::report::ReportArgs;
 use crate::commands::samples::{SamplesArgs, SamplesTool};
 use crate::commands::sprt::SprtArgs;
@@ -45,6 +46,7 @@ pub fn run(command: Command, args: &[String]) -> CommandResult {
             export: records(&p),
             force: p.flag("--force"),
         }),
+        Command::Ratings => crate::commands::ratings::run(ratings(&p).map_err(bad)?),
         Command::LibStats => crate::commands::lib::run(LibArgs {
             command: LibTool::Stats {
                 file: one_path(&p, "FILE"),
@@ -187,6 +189,76 @@ fn sprt(p: &Parsed) -> Result<SprtArgs, String> {
     })
 }
 
+/// A fixed parameter, or `estimate`; `None` when not given.
+fn parameter(p: &Parsed, name: &str) -> Result<Option<crate::stats::ratings::Parameter>, String> {
+    use crate::stats::ratings::Parameter;
+    match p.value(name).map(str::trim) {
+        None => Ok(None),
+        Some("estimate") => Ok(Some(Parameter::Estimate)),
+        Some(v) => match v.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Some(Parameter::Fixed(x))),
+            _ => Err(format!(
+                "{name} {v:?}: expected a number of Elo or estimate"
+            )),
+        },
+    }
+}
+
+/// A share: `10%` or `0.1`, from 0 to 1.
+fn share(p: &Parsed, name: &str) -> Result<Option<f64>, String> {
+    let Some(v) = p.value(name) else {
+        return Ok(None);
+    };
+    let t = v.trim();
+    let x = match t.strip_suffix('%') {
+        Some(pc) => pc.trim().parse::<f64>().map(|x| x / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match x {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(Some(x)),
+        _ => Err(format!(
+            "{name} {v:?}: expected a share from 0 to 1, or a percentage (10%)"
+        )),
+    }
+}
+
+fn ratings(p: &Parsed) -> Result<RatingsArgs, String> {
+    use crate::commands::ratings::GOMOCUP;
+    use crate::stats::ratings::{FitSettings, Parameter};
+    let gomocup = p.flag("--gomocup");
+    let preset = |fixed: f64, default: Parameter| match gomocup {
+        true => Parameter::Fixed(fixed),
+        false => default,
+    };
+    let mut fit = FitSettings::default();
+    let (advantage, drawelo, offset, max_faults) = GOMOCUP;
+    fit.advantage = parameter(p, "--advantage")?.unwrap_or(preset(advantage, fit.advantage));
+    fit.drawelo = parameter(p, "--drawelo")?.unwrap_or(preset(drawelo, fit.drawelo));
+    let default_offset = if gomocup { offset } else { fit.offset };
+    fit.offset = number(p, "--offset", default_offset)?;
+    fit.prior = number(p, "--prior", fit.prior)?;
+    if !(fit.prior.is_finite() && fit.prior >= 0.0 && fit.offset.is_finite()) {
+        return Err("--prior and --offset: expected finite numbers, the prior 0 or more".into());
+    }
+    if let Some(c) = share(p, "--confidence")? {
+        if !(c > 0.0 && c < 1.0) {
+            return Err(format!(
+                "--confidence {c}: expected a level between 0 and 1"
+            ));
+        }
+        fit.confidence = c;
+    }
+    fit.los = p.flag("--los");
+    Ok(RatingsArgs {
+        inputs: paths(p, "INPUT"),
+        fit,
+        min_games: number(p, "--min-games", 1)?,
+        max_faults: share(p, "--max-faults")?.or(gomocup.then_some(max_faults)),
+        json: p.flag("--json"),
+        force: p.flag("--force"),
+    })
+}
+
 fn notation(p: &Parsed) -> Result<NotationArg, String> {
     match p.value("--notation") {
         None | Some("renju") => Ok(NotationArg::Renju),
@@ -231,6 +303,35 @@ mod tests {
             e.to_string().contains("INPUTS: expected at least 1, got 0"),
             "{e}"
         );
+        // ratings: Gomocup's preset, an option given beside it winning; shares and levels.
+        use crate::stats::ratings::Parameter;
+        let p = parsed(
+            Command::Ratings,
+            &words("a.pgn --gomocup --advantage estimate"),
+        )
+        .unwrap();
+        let r = ratings(&p).unwrap();
+        assert_eq!(r.fit.advantage, Parameter::Estimate);
+        assert_eq!(r.fit.drawelo, Parameter::Fixed(0.01));
+        assert_eq!((r.fit.offset, r.max_faults), (1600.0, Some(0.10)));
+        let p = parsed(
+            Command::Ratings,
+            &words("a.pgn --max-faults 0.25 --confidence 90%"),
+        )
+        .unwrap();
+        let r = ratings(&p).unwrap();
+        assert_eq!((r.max_faults, r.fit.confidence), (Some(0.25), 0.9));
+        assert_eq!(r.fit.advantage, Parameter::Estimate);
+        for bad in [
+            "--max-faults 120%",
+            "--confidence 1",
+            "--drawelo x",
+            "--prior -1",
+        ] {
+            let p = parsed(Command::Ratings, &words(&format!("a.pgn {bad}"))).unwrap();
+            let e = ratings(&p).unwrap_err();
+            assert!(e.contains(bad.split(' ').next().unwrap()), "{bad}: {e}");
+        }
         let e = parsed(Command::Report, &words("run.jsonl --bogus")).unwrap_err();
         assert!(e.to_string().contains("gomoku-cli help report"), "{e}");
     }

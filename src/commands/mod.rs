@@ -10,6 +10,7 @@ pub mod judge;
 pub mod lib;
 pub mod merge;
 pub mod openings;
+pub mod ratings;
 pub mod report;
 pub mod run;
 pub mod samples;

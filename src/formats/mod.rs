@@ -7,7 +7,9 @@ pub mod journal;
 pub mod msg;
 pub mod openings;
 pub mod pgn;
+pub mod pgn_tags;
 pub mod psq;
+pub mod rated_games;
 #[cfg(test)]
 mod render_snapshots;
 pub mod renlib;

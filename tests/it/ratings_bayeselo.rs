@@ -1,10 +1,12 @@
 //! The rating fit against BayesElo itself: for each case under `tests/data/bayeselo/` (games,
 //! the BayesElo script run on them, and what BayesElo printed; see the README there), every
 //! rating, error bar, games, score, average opponent and draw share of `stats::ratings::fit`
-//! equals BayesElo's `ratings` table within 1 Elo (the percentages exactly after rounding), each
-//! likelihood of superiority its `los` matrix within 0.002, and the estimated advantage and draw
-//! Elo its printed values; `render_table` and `render_los` give BayesElo's text byte for byte.
+//! equals BayesElo's `ratings` table within 1 Elo (the percentages exactly after rounding), and
+//! within 0.02 Elo its table printed to hundredths (`scale 100`); each likelihood of superiority
+//! its `los` matrix within 0.002; the estimated advantage and draw Elo its printed values; and
+//! `render_table` and `render_los` give BayesElo's text byte for byte.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use gomoku_cli::stats::ratings::{
@@ -31,12 +33,12 @@ fn read_pgn(text: &str) -> (Vec<String>, Vec<RatedGame>) {
             .map(str::to_string)
     };
     let mut names: Vec<String> = Vec::new();
-    let id = |name: String, names: &mut Vec<String>| match names.iter().position(|n| *n == name) {
-        Some(i) => i as u32,
-        None => {
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    let id = |name: String, names: &mut Vec<String>, ids: &mut HashMap<String, u32>| {
+        *ids.entry(name.clone()).or_insert_with(|| {
             names.push(name);
             names.len() as u32 - 1
-        }
+        })
     };
     let (mut white, mut black, mut games) = (None, None, Vec::new());
     for line in text.lines() {
@@ -51,8 +53,8 @@ fn read_pgn(text: &str) -> (Vec<String>, Vec<RatedGame>) {
                 "1/2-1/2" => Outcome::Draw,
                 other => panic!("result {other:?}"),
             };
-            let first = id(white.take().unwrap(), &mut names);
-            let second = id(black.take().unwrap(), &mut names);
+            let first = id(white.take().unwrap(), &mut names, &mut ids);
+            let second = id(black.take().unwrap(), &mut names, &mut ids);
             games.push(RatedGame {
                 first,
                 second,
@@ -117,7 +119,7 @@ fn read_table(text: &str) -> Vec<Row> {
         .collect()
 }
 
-fn check_case(case: &Path) -> (f64, f64) {
+fn check_case(case: &Path) -> (f64, f64, f64) {
     let read = |name: &str| std::fs::read_to_string(case.join(name)).unwrap();
     let (names, games) = read_pgn(&read("games.pgn"));
     let settings = settings(&read("script.txt"));
@@ -166,6 +168,30 @@ fn check_case(case: &Path) -> (f64, f64) {
         assert_eq!(percent(p.draws as f64), n[6], "{label}: {} draws", row.name);
     }
 
+    // The same table printed with the scale at 100: hundredths of an unscaled Elo.
+    let mut worst_x100: f64 = 0.0;
+    let unscaled = |x: f64| 100.0 * x / list.scale;
+    for (row, &id) in read_table(&read("ratings-x100.txt")).iter().zip(&ranking) {
+        let p = &list.players[id];
+        let o = list.offset;
+        let n = &row.numbers;
+        for (ours, theirs, what) in [
+            (unscaled(p.elo - o) + o, n[0], "Elo"),
+            (unscaled(p.plus), n[1], "+"),
+            (unscaled(p.minus), n[2], "-"),
+            (unscaled(p.opponent - o) + o, n[5], "oppo."),
+        ] {
+            // In Elo: the printed value is rounded to 0.01.
+            let off = (ours - theirs).abs() / 100.0;
+            worst_x100 = worst_x100.max(off);
+            assert!(
+                off <= 0.02,
+                "{label}: {} {what} ×100 {ours} against BayesElo's {theirs}",
+                row.name
+            );
+        }
+    }
+
     // LOS: BayesElo prints int(1000 p).
     let los = list.los.as_ref().unwrap();
     let mut worst_los: f64 = 0.0;
@@ -191,15 +217,16 @@ fn check_case(case: &Path) -> (f64, f64) {
             );
         }
     }
-    (worst, worst_los)
+    (worst, worst_x100, worst_los)
 }
 
 #[test]
 fn fit_equals_bayeselo_on_every_kept_case() {
     for case in cases() {
-        let (elo, los) = check_case(&case);
+        let (elo, fine, los) = check_case(&case);
         eprintln!(
-            "{}: largest Elo difference {elo:.3}, largest LOS difference {los:.4}",
+            "{}: largest difference {elo:.3} Elo (printed to 1), {fine:.4} Elo unscaled (printed \
+             to 0.01), LOS {los:.4}",
             case.display()
         );
     }

@@ -17,7 +17,7 @@ const GRID_POINTS: usize = 1001;
 const GRID_MIN: f64 = -1500.0;
 const GRID_MAX: f64 = 1500.0;
 /// How far below its maximum (in nats) the log-likelihood is followed.
-const CUTOFF: f64 = 40.0;
+pub(super) const CUTOFF: f64 = 40.0;
 
 /// The grid's value at index `i` (BayesElo's `ValueFromIndex`: the middle of the i-th cell).
 fn grid_value(i: isize) -> f64 {
@@ -25,8 +25,14 @@ fn grid_value(i: isize) -> f64 {
 }
 
 /// `(minus, plus)` for every rated player, unscaled: rating minus lower bound, upper bound minus
-/// rating.
-pub(super) fn error_bars(data: &Condensed, model: &Model, confidence: f64) -> Vec<(f64, f64)> {
+/// rating; the walk out from each rating stopped `cutoff` nats below the maximum ([`CUTOFF`];
+/// infinity walks the whole grid, as BayesElo does).
+pub(super) fn error_bars(
+    data: &Condensed,
+    model: &Model,
+    confidence: f64,
+    cutoff: f64,
+) -> Vec<(f64, f64)> {
     let n = data.players();
     let threads = thread::available_parallelism()
         .map_or(1, |t| t.get())
@@ -37,7 +43,7 @@ pub(super) fn error_bars(data: &Condensed, model: &Model, confidence: f64) -> Ve
     thread::scope(|scope| {
         for (c, out) in bars.chunks_mut(chunk).enumerate() {
             scope.spawn(move || {
-                let mut dist = PlayerDist::new(model);
+                let mut dist = PlayerDist::new(model, cutoff);
                 for (i, bar) in out.iter_mut().enumerate() {
                     *bar = dist.bars(data, c * chunk + i, confidence);
                 }
@@ -50,6 +56,7 @@ pub(super) fn error_bars(data: &Condensed, model: &Model, confidence: f64) -> Ve
 /// Scratch space for one thread: the opponents' factors and the window of the grid evaluated.
 struct PlayerDist<'m> {
     model: &'m Model,
+    cutoff: f64,
     /// `td / tw` and `td * tw`: the model's two constants in the win and loss probabilities.
     a: f64,
     b: f64,
@@ -58,11 +65,12 @@ struct PlayerDist<'m> {
 }
 
 impl<'m> PlayerDist<'m> {
-    fn new(model: &'m Model) -> Self {
+    fn new(model: &'m Model, cutoff: f64) -> Self {
         let tw = 10f64.powf(model.advantage / 400.0);
         let td = 10f64.powf(model.drawelo / 400.0);
         PlayerDist {
             model,
+            cutoff,
             a: td / tw,
             b: td * tw,
             ratio: Vec::new(),
@@ -111,7 +119,7 @@ impl<'m> PlayerDist<'m> {
         let step = (GRID_MAX - GRID_MIN) / GRID_POINTS as f64;
         let start = (((own - GRID_MIN) / step - 0.5).round() as isize).clamp(0, last);
 
-        // Walk down from the rating, then up, while the log-likelihood is within CUTOFF of the
+        // Walk down from the rating, then up, while the log-likelihood is within the cutoff of the
         // highest seen (a NaN or -inf ends the walk: that far out the mass is nil).
         let mut below = Vec::new();
         let mut max = f64::NEG_INFINITY;
@@ -120,7 +128,7 @@ impl<'m> PlayerDist<'m> {
             let ll = self.log_likelihood(data, k, low);
             max = max.max(ll);
             below.push(ll);
-            if low == 0 || ll.is_nan() || ll < max - CUTOFF {
+            if low == 0 || ll.is_nan() || ll < max - self.cutoff {
                 break;
             }
             low -= 1;
@@ -133,7 +141,7 @@ impl<'m> PlayerDist<'m> {
             max = max.max(ll);
             self.window.push(ll);
             high += 1;
-            if ll.is_nan() || ll < max - CUTOFF {
+            if ll.is_nan() || ll < max - self.cutoff {
                 break;
             }
         }

@@ -54,6 +54,24 @@ pub enum Outcome {
     SecondWins,
 }
 
+impl Outcome {
+    /// The outcome at quantile `u` of the model's distribution for a game whose first mover is
+    /// rated `delta` above the second: first wins, second wins, draw in that order over [0, 1).
+    /// A uniform `u` draws a game from the model (simulations, tests, benchmarks).
+    pub fn at_quantile(u: f64, delta: f64, advantage: f64, drawelo: f64) -> Outcome {
+        let p = |x: f64| 1.0 / (1.0 + 10f64.powf(x / 400.0));
+        let win = p(-delta - advantage + drawelo);
+        let loss = p(delta + advantage + drawelo);
+        if u < win {
+            Outcome::FirstWins
+        } else if u < win + loss {
+            Outcome::SecondWins
+        } else {
+            Outcome::Draw
+        }
+    }
+}
+
 /// One game between two players, by id (an index below the `players` given to [`fit`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RatedGame {
@@ -244,7 +262,7 @@ pub fn fit(
         data.check_bounded(settings)?;
     }
     let model = mm::maximize(&data, settings)?;
-    let bars = exactdist::error_bars(&data, &model, settings.confidence);
+    let bars = exactdist::error_bars(&data, &model, settings.confidence, exactdist::CUTOFF);
     let scale = {
         let x = 10f64.powf(-model.drawelo / 400.0);
         x * 4.0 / ((1.0 + x) * (1.0 + x))

@@ -22,9 +22,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def script(setup, mm, report=""):
-    """A BayesElo script: read, set up, fit, print (the last two lines leave its two menus)."""
-    return "readpgn games.pgn\nelo\n%s%s\n%sexactdist\nratings >ratings.txt\nlos 0 200 4 >los.txt\nx\nx\n" % (
-        setup, mm, report)
+    """A BayesElo script: read, set up, fit, print; then the table again with the scale at 100,
+    so that ratings and bars print in hundredths of an (unscaled) Elo; the last two lines leave
+    its two menus."""
+    return ("readpgn games.pgn\nelo\n%s%s\n%sexactdist\nratings >ratings.txt\nlos 0 200 4 >los.txt\n"
+            "scale 100\nratings >ratings-x100.txt\nx\nx\n") % (setup, mm, report)
 
 
 # Gomocup's compute script (its input.txt).
