@@ -9,7 +9,9 @@ use thiserror::Error;
 
 use crate::formats::journal::{Conflict, GameSummary, JournalHeader, Repeats, Seen};
 use crate::game::termination::GameResult;
-use crate::stats::ratings::{fit, render_table, FitSettings, Outcome, RatedGame, RatingList};
+use crate::stats::ratings::{
+    fit, render_parameters, render_table, FitSettings, Outcome, RatedGame, RatingList,
+};
 use crate::stats::{
     results_block, sprt_calculator, Counts, MatchSummary, PairTally, Score, Sprt, SprtCalculation,
     SprtCrossing, TournamentTally, Wld,
@@ -267,12 +269,11 @@ impl Tracker {
     /// model's two parameters.
     pub fn rating_block(&self) -> Option<String> {
         let list = self.rating_list(false)?;
+        let fitted = list.players.iter().filter(|p| p.games > 0).count();
         Some(format!(
-            "\nRatings (Bradley-Terry as BayesElo fits it; mean 0, 95% intervals):\n{}\
-             First mover's advantage {:.1} Elo, draw Elo {:.1}\n",
+            "\nRatings (Bradley-Terry as BayesElo fits it; mean 0, 95% intervals):\n{}\n{}\n",
             render_table(&self.names, &list, 1),
-            list.advantage,
-            list.drawelo
+            render_parameters(&list, &FitSettings::default(), self.games as usize, fitted),
         ))
     }
 }

@@ -18,7 +18,7 @@ use crate::commands::{failed, say, CommandError, CommandResult, Outcome};
 use crate::formats::journal::HeaderCheck;
 use crate::formats::rated_games::{Place, RatedGames, RatedGamesError, RatedLine, PGN_TAGS};
 use crate::game::termination::GameResult;
-use crate::stats::ratings::{self, FitSettings, Parameter, RatingList};
+use crate::stats::ratings::{self, render_parameters, FitSettings, RatingList};
 
 /// The `ratings` arguments.
 #[derive(Debug, Clone)]
@@ -367,17 +367,7 @@ fn summary(
     unfinished: u64,
     left_out: &[LeftOut],
 ) -> String {
-    let how = |p: Parameter| match p {
-        Parameter::Estimate => "estimated",
-        Parameter::Fixed(_) => "fixed",
-    };
-    let mut out = format!(
-        "\nfirst-move advantage {:.1} Elo ({}), draw Elo {:.1} ({}); {games} games, {players} players",
-        list.advantage,
-        how(a.fit.advantage),
-        list.drawelo,
-        how(a.fit.drawelo),
-    );
+    let mut out = format!("\n{}", render_parameters(list, &a.fit, games, players));
     if unfinished > 0 {
         out.push_str(&format!("; {unfinished} unfinished games (*) skipped"));
     }

@@ -45,11 +45,24 @@ fn round_robin() -> Match {
 #[test]
 fn a_round_robin_rated_from_its_journal_and_from_its_pgn_gives_one_list() {
     let dir = tempfile::tempdir().unwrap();
-    round_robin()
+    let played = round_robin()
         .journal("run/rr.journal.jsonl")
         .pgn("run/rr.pgn")
-        .run_in(dir.path())
-        .assert_success();
+        .run_in(dir.path());
+    played.assert_success();
+    // The list the run printed at its end is the command's, table and parameters.
+    let text = ratings(dir.path(), &["run"]);
+    text.assert_success();
+    let at_end = played
+        .stdout
+        .split_once("95% intervals):\n")
+        .map(|(_, list)| list)
+        .expect("the rating list at the end of the run");
+    let list = text.stdout.trim_end();
+    assert!(
+        at_end.starts_with(list),
+        "run's end:\n{at_end}\ncommand:\n{list}"
+    );
     let from_run = json(&ratings(dir.path(), &["run", "--json"]));
     let from_pgn = json(&ratings(dir.path(), &["run/rr.pgn", "--json"]));
     assert_eq!(from_run, from_pgn);

@@ -44,7 +44,7 @@ mod tests;
 use serde::Serialize;
 use thiserror::Error;
 
-pub use render::{render_los, render_table};
+pub use render::{render_los, render_parameters, render_table};
 
 /// The result of one game, from the first mover's side (PGN's White).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -117,3 +117,24 @@ pub fn render_los(names: &[String], list: &RatingList, width: usize) -> String {
     }
     out
 }
+
+/// The line after the table: the model's two parameters, each `estimated` or `fixed`, and what
+/// was fitted (the `ratings` command and the end of a run print the same).
+pub fn render_parameters(
+    list: &RatingList,
+    settings: &super::FitSettings,
+    games: usize,
+    players: usize,
+) -> String {
+    let how = |p: super::Parameter| match p {
+        super::Parameter::Estimate => "estimated",
+        super::Parameter::Fixed(_) => "fixed",
+    };
+    format!(
+        "first-move advantage {:.1} Elo ({}), draw Elo {:.1} ({}); {games} games, {players} players",
+        list.advantage,
+        how(settings.advantage),
+        list.drawelo,
+        how(settings.drawelo),
+    )
+}
