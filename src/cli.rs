@@ -352,6 +352,20 @@ mod tests {
     }
 
     #[test]
+    fn config_save_file_is_one_option() {
+        // `-config save FILE` is two words; `config::run_file` takes it out before a command
+        // reads its line, and the parser (the docs' examples are read by it alone) keeps it one.
+        let p = parse::parse(
+            table::Command::Run,
+            &args(&["-config", "save", "x.conf", "-games", "2"]),
+        );
+        let p = p.unwrap();
+        assert_eq!(p.items[0].1, Given::Value("save x.conf".into()));
+        assert_eq!(p.items.len(), 2);
+        assert!(parse_legacy(&args(&["-config", "save"])).is_err());
+    }
+
+    #[test]
     fn negative_values_are_not_options() {
         let raw = parse_legacy(&args(&["-drawafter", "-1", "-sprt", "elo0=-5", "elo1=0"])).unwrap();
         assert_eq!(raw.value(Opt::DrawAfter), Some("-1"));

@@ -558,7 +558,7 @@ pub static ROWS: &[Row] = &[
     row!(ENGINES_FILE_USERS, ["-engines"], "FILE", VALUE, Engine, Some(Opt::EnginesFile), ["e.json"],
         "the engines file conf= reads (default $GOMOKU_CLI_ENGINES, else $XDG_CONFIG_HOME/gomoku-cli/engines.json, else ~/.config/gomoku-cli/engines.json)"),
     row!(ENGINE_USERS, ["-config"], "FILE|save FILE", VALUE, Engine, Some(Opt::Config), ["run.conf"],
-        "options from FILE, one a line as on the command line (# comments); the command line's win. The match runner's -config save FILE writes this run's options to FILE, conf= written out, and exits"),
+        "options from FILE, one a line as on the command line (# comments); the command line's win. -config save FILE (the match runner, tune) writes this run's options to FILE, conf= written out, and exits"),
     row!(&[EnginesList], ["--json"], "", FLAG, Options, None, [], "a JSON array of {name, settings} instead of the text"),
     row!(&[EnginesAdd], ["NAME key=value"], "", positional(1, None), Arguments, None, ["rapfi"],
         "the engine's name, then its settings as -engine takes them (cmd= required; option.K=V)"),

@@ -90,7 +90,7 @@ fn add(path: &Path, words: &[String], force: bool) -> CommandResult {
         Some(i) => entries[i] = entry,
         None => entries.push(entry),
     }
-    let text = serde_json::to_string_pretty(&entries).map_err(failed)? + "\n";
+    let text = render_file(&entries);
     // The file written is read back by the one reader first: a bad value is refused here.
     crate::config::engines::parse_engines_file(path, &text).map_err(failed)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -116,7 +116,11 @@ fn entry_json(name: &str, settings: &[String]) -> Result<Value, String> {
             .split_once('=')
             .filter(|(k, _)| !k.is_empty())
             .ok_or_else(|| format!("{word:?}: expected key=value (as -engine takes them)"))?;
-        let value = Value::String(v.to_string());
+        // Whole numbers as JSON numbers, as one writes them by hand; the rest as text.
+        let value = match (k, v.parse::<u64>()) {
+            ("depth" | "nodes" | "maxmemory" | "thread", Ok(n)) if n.to_string() == v => n.into(),
+            _ => Value::String(v.to_string()),
+        };
         let key = match k {
             "cmd" => "command",
             "name" | "conf" => {
@@ -142,6 +146,35 @@ fn entry_json(name: &str, settings: &[String]) -> Result<Value, String> {
         entry.insert("options".into(), Value::Array(options));
     }
     Ok(Value::Object(entry))
+}
+
+/// The engines file's text: one engine object after another, each key on a line of its own in
+/// the order of `named::ENTRY_KEYS` (name and command first; serde_json's map would sort them),
+/// each value compact.
+fn render_file(entries: &[Value]) -> String {
+    let rank = |k: &str| {
+        let known = named::ENTRY_KEYS.iter().position(|x| *x == k);
+        known.unwrap_or(named::ENTRY_KEYS.len())
+    };
+    let objects: Vec<String> = (entries.iter())
+        .map(|entry| match entry {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort_by_key(|k| (rank(k), k.as_str()));
+                let lines: Vec<String> = (keys.into_iter())
+                    .map(|k| format!("    {}: {}", json(k), json(&m[k])))
+                    .collect();
+                format!("  {{\n{}\n  }}", lines.join(",\n"))
+            }
+            other => format!("  {}", json(other)),
+        })
+        .collect();
+    format!("[\n{}\n]\n", objects.join(",\n"))
+}
+
+/// Compact JSON of a key or a value.
+fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
 }
 
 /// `gomoku-cli check -engine conf=NAME` with the other options given.
@@ -171,10 +204,14 @@ mod tests {
 
     #[test]
     fn add_writes_the_files_form_and_refuses_what_it_cannot() {
-        let e = entry_json("r", &words("cmd=./x tc=10/1 option.hash=64 option.style=1")).unwrap();
+        let e = entry_json(
+            "r",
+            &words("cmd=./x tc=10/1 thread=2 option.hash=64 option.style=1"),
+        )
+        .unwrap();
         assert_eq!(
             e,
-            serde_json::json!({"name": "r", "command": "./x", "tc": "10/1",
+            serde_json::json!({"name": "r", "command": "./x", "tc": "10/1", "thread": 2,
                 "options": [{"name": "hash", "value": "64"}, {"name": "style", "value": "1"}]})
         );
         let err = |w: &str| entry_json("r", &words(w)).unwrap_err();
@@ -186,5 +223,16 @@ mod tests {
             err("cmd=x tc"),
             "\"tc\": expected key=value (as -engine takes them)"
         );
+    }
+
+    #[test]
+    fn the_file_is_written_name_and_command_first_and_reads_back() {
+        let a = entry_json("r", &words("tc=1 cmd=./x option.h=1 depth=3")).unwrap();
+        let b = serde_json::json!({"options": {"k": 1.5}, "name": "s", "command": "y z"});
+        let text = render_file(&[a.clone(), b.clone()]);
+        let first = "[\n  {\n    \"name\": \"r\",\n    \"command\": \"./x\",\n    \"options\": [{\"name\":\"h\",\"value\":\"1\"}],\n    \"tc\": \"1\",\n    \"depth\": 3\n  },";
+        assert!(text.starts_with(first), "{text}");
+        let back: Vec<Value> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, vec![a, b]);
     }
 }

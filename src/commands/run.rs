@@ -2,6 +2,7 @@
 //! `Config`, run the tournament on a tokio runtime with Ctrl-C/SIGTERM handling.
 
 use crate::cli;
+use crate::cli::table::Command;
 use crate::config::env::Env;
 use crate::config::Config;
 use crate::engine::spawn;
@@ -24,37 +25,48 @@ pub fn run(args: &[String]) -> CommandResult {
     let env = Env::of_process();
     let config = Config::from_raw(&raw, &env).map_err(failed)?;
     if let Some(out) = &loaded.save {
-        save(out, &loaded, &raw, &config, &env)?;
+        use crate::config::matches::{DrawOrder, Seed};
+        // A random opening order without srand= drew its seed: written, it is the same run.
+        let openings = config.tournament.openings.as_ref();
+        let drawn = matches!(config.seed, Seed::Fresh(_))
+            && openings.is_some_and(|o| o.order == DrawOrder::Random);
+        let lists = crate::config::engines::engine_lists(&raw, &env).map_err(failed)?;
+        let seed = drawn.then(|| config.seed.get());
+        let lines = crate::config::run_file::saved_lines(Command::Run, &loaded.args, &lists, seed);
+        save(
+            out,
+            &lines,
+            &raw,
+            &config,
+            &env,
+            loaded.load.iter().map(|f| ("-config", f.as_path())),
+        )?;
         return Ok(Outcome::Done);
     }
     let summary = execute(config)?;
     Ok(outcome_of(summary.reason))
 }
 
-/// `-config save FILE`: the checked run's options written to `out` (atomically; never over a file
-/// the run reads), which `-config FILE` reads back as the same run.
-fn save(
+/// `-config save FILE` (the match runner's and `tune`'s): `lines` written to `out` (atomically;
+/// never over a file the run reads: `inputs`, the engines file, the openings), which `-config
+/// FILE` reads back as the same run.
+pub fn save<'a>(
     out: &std::path::Path,
-    loaded: &crate::config::run_file::ConfigArgs,
+    lines: &[Vec<String>],
     raw: &cli::RawCli,
     config: &Config,
     env: &Env,
+    inputs: impl IntoIterator<Item = (&'a str, &'a std::path::Path)>,
 ) -> Result<(), CommandError> {
-    use crate::config::run_file::{render, saved_lines};
-    let lists = crate::config::engines::engine_lists(raw, env).map_err(failed)?;
-    let openings = config.tournament.openings.as_ref();
-    let drawn = matches!(config.seed, crate::config::matches::Seed::Fresh(_))
-        && openings.is_some_and(|o| o.order == crate::config::matches::DrawOrder::Random);
-    let seed = drawn.then(|| config.seed.get());
-    let text = render(&saved_lines(&loaded.args, &lists, seed));
+    let text = crate::config::run_file::render(lines);
     let mut roles = crate::outputs::same_file::Roles::of_command();
-    if let Some(f) = &loaded.load {
-        roles.input("-config", f);
+    for (label, f) in inputs {
+        roles.input(label, f);
     }
     if let Some(f) = crate::config::engines::engines_file(raw, env).map_err(failed)? {
         roles.input("-engines", f.path);
     }
-    if let Some(o) = openings {
+    if let Some(o) = &config.tournament.openings {
         roles.input("-openings", &o.file);
     }
     roles.output("-config save", out);

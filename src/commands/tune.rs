@@ -19,6 +19,10 @@ use crate::commands::{failed, say, CommandError, CommandResult};
 /// The tuning's own options, as given.
 #[derive(Debug, Default)]
 struct TuneArgs {
+    /// `-config save FILE`: write the tuning's options there instead of running it.
+    save: Option<PathBuf>,
+    /// The arguments with `-config FILE`'s options merged in (what `-config save` writes).
+    args: Vec<String>,
     params: Option<String>,
     iterations: Option<String>,
     pairs: Option<String>,
@@ -29,9 +33,13 @@ struct TuneArgs {
 
 /// The tuning's options and the match's, read from the table of options.
 fn split(args: &[String]) -> Result<(TuneArgs, RawCli), CommandError> {
-    let p = crate::commands::usage::parsed(Command::Tune, args)?;
+    let loaded = crate::commands::usage::with_config_file(Command::Tune, args)?;
+    let p = crate::cli::parse::parse(Command::Tune, &loaded.args)
+        .map_err(|e| crate::commands::usage::usage_error(Command::Tune, e))?;
     let written = |name: &str| crate::commands::usage::written(&p, name).unwrap_or_default();
     let t = TuneArgs {
+        save: loaded.save.clone(),
+        args: loaded.args.clone(),
         params: p.value("-params").map(String::from),
         iterations: p.value("-iterations").map(String::from),
         pairs: p.value("-pairs").map(String::from),
@@ -189,7 +197,26 @@ fn config_of(t: &TuneArgs, mut raw: RawCli, env: &Env) -> Result<Config, Command
 /// Run `gomoku-cli tune` from the arguments after `tune`.
 pub fn run(args: &[String]) -> CommandResult {
     let (t, raw) = split(args)?;
-    let config = config_of(&t, raw, &Env::of_process())?;
+    let env = Env::of_process();
+    let config = config_of(&t, raw.clone(), &env)?;
+    if let Some(out) = &t.save {
+        // The seed drawn is written: the same flips, roundings and openings order.
+        let seed = match (&t.srand, config.seed) {
+            (None, crate::config::matches::Seed::Fresh(s)) => Some(s),
+            _ => None,
+        };
+        let mut lines = crate::config::run_file::saved_lines(
+            Command::Tune,
+            &t.args,
+            &crate::config::engines::engine_lists(&raw, &env).map_err(failed)?,
+            None,
+        );
+        lines.extend(seed.map(|s| vec!["-srand".to_string(), s.to_string()]));
+        let params = config.tune.as_ref().map(|t| t.params_file.clone());
+        let inputs = params.iter().map(|p| ("-params", p.as_path()));
+        crate::commands::run::save(out, &lines, &raw, &config, &env, inputs)?;
+        return Ok(crate::commands::Outcome::Done);
+    }
     let setup = config.tune.as_ref().map(|t| t.setup.clone());
     let resumable = config.outputs.journal.is_some();
     let summary = crate::commands::run::execute(config)?;

@@ -25,11 +25,11 @@ pub fn usage_error(command: Command, why: impl std::fmt::Display) -> CommandErro
 
 /// Read `args` (after the command's words) as `command`'s command line, with the options of
 /// its `-config FILE` (`config::run_file`) where it takes one. `-config save` is the match
-/// runner's (`commands::run`).
+/// runner's and `tune`'s (`commands::run`, `commands::tune`).
 pub fn parsed(command: Command, args: &[String]) -> Result<Parsed, CommandError> {
     let loaded = with_config_file(command, args)?;
     if loaded.save.is_some() {
-        let why = "-config save: only the match runner saves a run's options (gomoku-cli -engine ... -config save FILE)";
+        let why = "-config save: only the match runner and tune save a run's options (gomoku-cli -engine ... -config save FILE)";
         return Err(usage_error(command, why));
     }
     parse(command, &loaded.args).map_err(|e| usage_error(command, e))

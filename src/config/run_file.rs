@@ -29,6 +29,9 @@ pub enum RunFileError {
     /// The file cannot be read.
     #[error("-config {}: {why}", path.display())]
     Read { path: PathBuf, why: String },
+    /// Lines that cannot stand together (a key in two `-each` lines).
+    #[error("-config {}: {why}", path.display())]
+    File { path: PathBuf, why: String },
     /// A line that is no option of the command, or whose value is malformed.
     #[error("{}:{line}: {why}", path.display())]
     Line {
@@ -147,6 +150,12 @@ pub fn parse_text(
             given,
         }));
     }
+    // Each line read alone; then the lines together, as one command line reads them.
+    let words: Vec<String> = (items.iter()).flat_map(|i| i.given.words(i.row)).collect();
+    parse(command, &words).map_err(|e| RunFileError::File {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    })?;
     Ok(items)
 }
 
@@ -222,14 +231,17 @@ pub fn render(lines: &[Vec<String>]) -> String {
     out
 }
 
-/// What `-config save` writes for the match runner's `args` (`-config` taken out): each option
+/// What `-config save` writes for `command`'s `args` (`-config` taken out): each option
 /// as given, the engines as `lists` (their `conf=` written out, `config::engines::engine_lists`)
 /// in place of the `-engine`s and without `-engines`, and `srand=seed` added to `-openings` when
 /// the run drew its seed: loading the file gives this run's identity.
-pub fn saved_lines(args: &[String], lists: &[KeyValues], seed: Option<u64>) -> Vec<Vec<String>> {
-    let items = parse(Command::Run, args)
-        .map(|p| p.items)
-        .unwrap_or_default();
+pub fn saved_lines(
+    command: Command,
+    args: &[String],
+    lists: &[KeyValues],
+    seed: Option<u64>,
+) -> Vec<Vec<String>> {
+    let items = parse(command, args).map(|p| p.items).unwrap_or_default();
     let mut out = Vec::new();
     let mut engines = Some(lists);
     for (row, given) in items {
@@ -342,6 +354,10 @@ mod tests {
             e("-games 2 3"),
             "run.conf:1: unexpected argument \"3\" (options start with '-')"
         );
+        assert_eq!(
+            e("-each tc=1\n-each tc=2\n"),
+            "-config run.conf: -each: tc given twice (\"1\" and \"2\")"
+        );
         // An option of another command is refused as on the command line.
         let e = parse_text(Command::Check, Path::new("c"), "-games 2").unwrap_err();
         assert!(
@@ -385,7 +401,7 @@ mod tests {
             vec![kv("name", "a"), kv("cmd", "x")],
             vec![kv("cmd", "y"), kv("tc", "1")],
         ];
-        let lines: Vec<String> = saved_lines(&args, &lists, Some(7))
+        let lines: Vec<String> = saved_lines(Command::Run, &args, &lists, Some(7))
             .iter()
             .map(|l| l.join(" "))
             .collect();
@@ -399,7 +415,7 @@ mod tests {
             ]
         );
         let args = words("-engine cmd=x -engine cmd=y -openings file=o srand=3");
-        let lines = saved_lines(&args, &lists, Some(7));
+        let lines = saved_lines(Command::Run, &args, &lists, Some(7));
         assert_eq!(lines[2].join(" "), "-openings file=o srand=3");
     }
 

@@ -328,3 +328,45 @@ fn config_save_then_config_file_is_the_same_run_and_the_command_line_wins() {
         .assert_stderr_has("-config none.conf: No such file");
     run_in(dir.path(), &["-config"]).assert_exit(2);
 }
+
+#[test]
+fn a_tuning_saved_with_a_drawn_seed_runs_again_as_the_same_tuning() {
+    let dir = tempdir();
+    engines_file(dir.path());
+    std::fs::write(dir.path().join("p.txt"), "a, int, 50, 0, 100, 5, 0.002\n").unwrap();
+    let openings = repo_root().join("openings/freestyle15.txt");
+    Match::command(&["tune", "-engines", "e.json", "-engine", "conf=S"])
+        .args(&["-params", "p.txt", "-iterations", "1"])
+        .openings_file(&openings, &["type=pos", "order=random"])
+        .args(&["-config", "save", "t.conf"])
+        .run_in(dir.path())
+        .assert_success();
+    let text = std::fs::read_to_string(dir.path().join("t.conf")).unwrap();
+    assert!(text.contains("\n-srand "), "{text}");
+    for j in ["a.jsonl", "b.jsonl"] {
+        let args = [
+            "tune",
+            "-config",
+            "t.conf",
+            "-journal",
+            j,
+            "-quiet",
+            "-noprogress",
+        ];
+        run_in(dir.path(), &args).assert_success();
+    }
+    let (a, b) = (
+        header(&dir.path().join("a.jsonl")),
+        header(&dir.path().join("b.jsonl")),
+    );
+    assert_eq!(a["fingerprint"], b["fingerprint"]);
+    // check and openings generate read -config FILE but save nothing.
+    run_in(
+        dir.path(),
+        &[
+            "check", "-engine", "conf=S", "-engines", "e.json", "-config", "save", "c.conf",
+        ],
+    )
+    .assert_exit(2)
+    .assert_stderr_has("-config save: only the match runner and tune");
+}
