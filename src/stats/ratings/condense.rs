@@ -1,7 +1,7 @@
 //! The games condensed into per-pair counts by colour and result, with the prior's virtual draws
 //! added as BayesElo adds them, and the checks that a maximum of the likelihood exists.
 
-use super::{FitSettings, Outcome, Parameter, RatedGame, RatingError};
+use super::types::{FitSettings, Outcome, Parameter, RatedGame, RatingError};
 
 /// Counts in one player's list for one opponent, from that player's side. `c[0..3]`: games where
 /// the player moved first, won / drawn / lost by the player; `c[3..6]`: games where the opponent

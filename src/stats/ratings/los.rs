@@ -14,7 +14,7 @@ use statrs::function::erf::erfc;
 
 use super::condense::Condensed;
 use super::mm::Model;
-use super::RatingError;
+use super::types::RatingError;
 
 /// `P(i stronger than j)` over the rated players (compact indices), 0 on the diagonal.
 pub(super) fn superiority(data: &Condensed, model: &Model) -> Result<Vec<Vec<f64>>, RatingError> {

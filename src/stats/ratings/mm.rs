@@ -7,7 +7,7 @@
 //! at the exact maximum, which matters for matching its output when convergence is slow.
 
 use super::condense::Condensed;
-use super::{FitSettings, Parameter, RatingError};
+use super::types::{FitSettings, Parameter, RatingError};
 
 /// BayesElo's default stopping threshold and sweep limit.
 const EPSILON: f64 = 1e-5;

@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::RatingList;
+use super::types::{FitSettings, Parameter, RatingList};
 
 /// BayesElo's rounding: half away from zero, then truncation to an integer.
 fn round_half_away(x: f64) -> i64 {
@@ -122,13 +122,13 @@ pub fn render_los(names: &[String], list: &RatingList, width: usize) -> String {
 /// was fitted (the `ratings` command and the end of a run print the same).
 pub fn render_parameters(
     list: &RatingList,
-    settings: &super::FitSettings,
+    settings: &FitSettings,
     games: usize,
     players: usize,
 ) -> String {
-    let how = |p: super::Parameter| match p {
-        super::Parameter::Estimate => "estimated",
-        super::Parameter::Fixed(_) => "fixed",
+    let how = |p: Parameter| match p {
+        Parameter::Estimate => "estimated",
+        Parameter::Fixed(_) => "fixed",
     };
     format!(
         "first-move advantage {:.1} Elo ({}), draw Elo {:.1} ({}); {games} games, {players} players",
