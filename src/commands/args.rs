@@ -249,6 +249,7 @@ fn ratings(p: &Parsed) -> Result<RatingsArgs, String> {
         fit.confidence = c;
     }
     fit.los = p.flag("--los");
+    fit.bayeselo_grid = gomocup || p.flag("--bayeselo-grid");
     Ok(RatingsArgs {
         inputs: paths(p, "INPUT"),
         fit,

@@ -311,6 +311,8 @@ fn options_of(script: &str) -> Vec<String> {
                 out.extend(["--advantage".into(), adv, "--drawelo".into(), draw]);
             }
             ["ratings", n] => out.extend(["--min-games".into(), n.to_string()]),
+            // BayesElo's numbers, its grid's cut bars included.
+            ["exactdist"] => out.push("--bayeselo-grid".into()),
             _ => {}
         }
     }
@@ -377,7 +379,7 @@ fn a_script_s_settings_become_options() {
     let script = "readpgn games.pgn\nelo\noffset 1600\nmm\nexactdist\nratings >ratings.txt\n";
     assert_eq!(
         options_of(script).join(" "),
-        "--offset 1600 --advantage 0 --drawelo 0.01"
+        "--offset 1600 --advantage 0 --drawelo 0.01 --bayeselo-grid"
     );
     let script = "advantage 40\ndrawelo 100\nmm 1 0\nadvantage >p.txt\nratings 3\n";
     assert_eq!(

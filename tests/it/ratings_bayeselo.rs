@@ -72,6 +72,8 @@ fn settings(script: &str) -> FitSettings {
         advantage: Parameter::Fixed(0.0),
         drawelo: Parameter::Fixed(0.01),
         los: true,
+        // BayesElo's numbers, its grid's cut bars included (Gomocup's freestyle leaders).
+        bayeselo_grid: true,
         ..FitSettings::default()
     };
     let (mut advantage, mut drawelo) = (0.0, 0.01);

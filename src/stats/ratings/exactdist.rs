@@ -16,6 +16,9 @@ use super::mm::Model;
 const GRID_POINTS: usize = 1001;
 const GRID_MIN: f64 = -1500.0;
 const GRID_MAX: f64 = 1500.0;
+/// Grid points past each end of BayesElo's grid that the walk may go when the grid is not
+/// BayesElo's (about 100,000 Elo: a bound, never reached, for the walk stops at [`CUTOFF`]).
+const BEYOND: isize = 33_000;
 /// How far below its maximum (in nats) the log-likelihood is followed.
 pub(super) const CUTOFF: f64 = 40.0;
 
@@ -26,12 +29,14 @@ fn grid_value(i: isize) -> f64 {
 
 /// `(minus, plus)` for every rated player, unscaled: rating minus lower bound, upper bound minus
 /// rating; the walk out from each rating stopped `cutoff` nats below the maximum ([`CUTOFF`];
-/// infinity walks the whole grid, as BayesElo does).
+/// infinity walks the whole grid, as BayesElo does); past BayesElo's grid only when not
+/// `bayeselo_grid`.
 pub(super) fn error_bars(
     data: &Condensed,
     model: &Model,
     confidence: f64,
     cutoff: f64,
+    bayeselo_grid: bool,
 ) -> Vec<(f64, f64)> {
     let n = data.players();
     let threads = thread::available_parallelism()
@@ -43,7 +48,7 @@ pub(super) fn error_bars(
     thread::scope(|scope| {
         for (c, out) in bars.chunks_mut(chunk).enumerate() {
             scope.spawn(move || {
-                let mut dist = PlayerDist::new(model, cutoff);
+                let mut dist = PlayerDist::new(model, cutoff, bayeselo_grid);
                 for (i, bar) in out.iter_mut().enumerate() {
                     *bar = dist.bars(data, c * chunk + i, confidence);
                 }
@@ -57,6 +62,8 @@ pub(super) fn error_bars(
 struct PlayerDist<'m> {
     model: &'m Model,
     cutoff: f64,
+    /// The grid's first and last index the walk may reach.
+    range: (isize, isize),
     /// `td / tw` and `td * tw`: the model's two constants in the win and loss probabilities.
     a: f64,
     b: f64,
@@ -65,12 +72,18 @@ struct PlayerDist<'m> {
 }
 
 impl<'m> PlayerDist<'m> {
-    fn new(model: &'m Model, cutoff: f64) -> Self {
+    fn new(model: &'m Model, cutoff: f64, bayeselo_grid: bool) -> Self {
         let tw = 10f64.powf(model.advantage / 400.0);
         let td = 10f64.powf(model.drawelo / 400.0);
+        let last = GRID_POINTS as isize - 1;
         PlayerDist {
             model,
             cutoff,
+            range: if bayeselo_grid {
+                (0, last)
+            } else {
+                (-BEYOND, last + BEYOND)
+            },
             a: td / tw,
             b: td * tw,
             ratio: Vec::new(),
@@ -115,9 +128,9 @@ impl<'m> PlayerDist<'m> {
                 .iter()
                 .map(|e| 10f64.powf((own - elo[e.opp as usize]) / 400.0)),
         );
-        let last = GRID_POINTS as isize - 1;
+        let (first, last) = self.range;
         let step = (GRID_MAX - GRID_MIN) / GRID_POINTS as f64;
-        let start = (((own - GRID_MIN) / step - 0.5).round() as isize).clamp(0, last);
+        let start = (((own - GRID_MIN) / step - 0.5).round() as isize).clamp(first, last);
 
         // Walk down from the rating, then up, while the log-likelihood is within the cutoff of the
         // highest seen (a NaN or -inf ends the walk: that far out the mass is nil).
@@ -128,7 +141,7 @@ impl<'m> PlayerDist<'m> {
             let ll = self.log_likelihood(data, k, low);
             max = max.max(ll);
             below.push(ll);
-            if low == 0 || ll.is_nan() || ll < max - self.cutoff {
+            if low == first || ll.is_nan() || ll < max - self.cutoff {
                 break;
             }
             low -= 1;

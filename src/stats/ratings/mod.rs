@@ -91,7 +91,13 @@ pub fn fit(
         data.check_bounded(settings)?;
     }
     let model = mm::maximize(&data, settings)?;
-    let bars = exactdist::error_bars(&data, &model, settings.confidence, exactdist::CUTOFF);
+    let bars = exactdist::error_bars(
+        &data,
+        &model,
+        settings.confidence,
+        exactdist::CUTOFF,
+        settings.bayeselo_grid,
+    );
     let scale = {
         let x = 10f64.powf(-model.drawelo / 400.0);
         x * 4.0 / ((1.0 + x) * (1.0 + x))

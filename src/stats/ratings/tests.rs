@@ -188,8 +188,11 @@ fn the_window_gives_the_bounds_of_the_whole_grid() {
         let settings = FitSettings::default();
         let data = Condensed::new(n as usize, &g, settings.prior).unwrap();
         let model = mm::maximize(&data, &settings).unwrap();
-        let window = exactdist::error_bars(&data, &model, 0.95, exactdist::CUTOFF);
-        let whole = exactdist::error_bars(&data, &model, 0.95, f64::INFINITY);
+        let window = exactdist::error_bars(&data, &model, 0.95, exactdist::CUTOFF, true);
+        let whole = exactdist::error_bars(&data, &model, 0.95, f64::INFINITY, true);
+        // Ratings well inside BayesElo's grid: going on past it changes nothing.
+        let wide = exactdist::error_bars(&data, &model, 0.95, exactdist::CUTOFF, false);
+        assert_eq!(window, wide);
         for (a, b) in window.iter().zip(&whole) {
             assert!(
                 (a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9,
@@ -403,4 +406,68 @@ fn game_counts_print_as_cpp_prints_a_float() {
         .collect();
     assert_eq!(counts, ["999999", "1e+06", "1.23457e+06"]);
     assert_eq!(render_los(&names, &list, 4), "");
+}
+
+/// A rating past BayesElo's grid (an engine far above the field, as Gomocup's freestyle leaders
+/// are): on BayesElo's grid its upper bar is cut short, even negative, as BayesElo prints it; the
+/// grid that goes on gives a true one, and the same bars to everyone inside the grid.
+#[test]
+fn a_rating_past_bayeselo_s_grid_gets_a_true_bar_unless_asked_for_bayeselo_s() {
+    // A ladder of 7: each player beats the next in 97 games of 100 (about 600 Elo a rung), so
+    // the top and the bottom lie past the grid's ±1500 from the mean.
+    let mut games = Vec::new();
+    for p in 0..6u32 {
+        for g in 0..100 {
+            let outcome = if g < 3 {
+                Outcome::SecondWins
+            } else {
+                Outcome::FirstWins
+            };
+            let (first, second) = if g % 2 == 0 { (p, p + 1) } else { (p + 1, p) };
+            let outcome = match (first == p, outcome) {
+                (true, o) => o,
+                (false, Outcome::FirstWins) => Outcome::SecondWins,
+                (false, _) => Outcome::FirstWins,
+            };
+            games.push(RatedGame {
+                first,
+                second,
+                outcome,
+            });
+        }
+    }
+    let settings = FitSettings {
+        advantage: Parameter::Fixed(0.0),
+        drawelo: Parameter::Fixed(0.01),
+        ..FitSettings::default()
+    };
+    let wide = fit(7, &games, &settings).unwrap();
+    let cut = fit(
+        7,
+        &games,
+        &FitSettings {
+            bayeselo_grid: true,
+            ..settings
+        },
+    )
+    .unwrap();
+    let (top, bottom) = (&wide.players[0], &wide.players[6]);
+    assert!(
+        top.elo > 1500.0 && bottom.elo < -1500.0,
+        "{top:?} {bottom:?}"
+    );
+    // Symmetric ladder, symmetric bars, all positive.
+    assert!(top.plus > 0.0 && top.minus > 0.0, "{top:?}");
+    assert!((top.plus - bottom.minus).abs() < 0.5, "{top:?} {bottom:?}");
+    assert!(
+        cut.players[0].plus < top.plus - 10.0,
+        "{:?}",
+        cut.players[0]
+    );
+    assert!(
+        cut.players[6].minus < bottom.minus - 10.0,
+        "{:?}",
+        cut.players[6]
+    );
+    assert_eq!(wide.players[1..6], cut.players[1..6]);
 }

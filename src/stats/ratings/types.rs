@@ -59,6 +59,11 @@ pub struct FitSettings {
     pub confidence: f64,
     /// Compute the likelihood of superiority between every pair (O(n³) in the players).
     pub los: bool,
+    /// Error bars on BayesElo's own grid, [-1500, 1500] unscaled, as BayesElo prints them: a
+    /// rating near or past its edge gets a bar cut short, even negative (Gomocup's freestyle list
+    /// has such). By default the grid goes on, in the same steps, as far as a player's likelihood
+    /// reaches: the same bars wherever BayesElo's grid holds the distribution, true ones past it.
+    pub bayeselo_grid: bool,
 }
 
 impl Default for FitSettings {
@@ -70,6 +75,7 @@ impl Default for FitSettings {
             offset: 0.0,
             confidence: 0.95,
             los: false,
+            bayeselo_grid: false,
         }
     }
 }
