@@ -198,6 +198,14 @@ pub fn parse(command: Command, args: &[String]) -> Result<Parsed, CliError> {
         };
         p.items.push((row, given));
     }
+    check_whole(&p, positional)?;
+    Ok(p)
+}
+
+/// What only the whole line can tell: a key in two lists that add up (-each), and the count of
+/// positionals.
+fn check_whole(p: &Parsed, positional: Option<&'static Row>) -> Result<(), CliError> {
+    let command = p.command;
     // Where lists add up (-each), a key in two of them is given twice as well; elsewhere the
     // last list replaces the others (a script's `-openings` after a default one).
     for row in table::rows_of(command).filter(|r| matches!(r.takes, Takes::Settings { .. })) {
@@ -229,7 +237,7 @@ pub fn parse(command: Command, args: &[String]) -> Result<Parsed, CliError> {
             }
         }
     }
-    Ok(p)
+    Ok(())
 }
 
 fn one_value(option: &str, args: &[String], i: &mut usize) -> Result<String, CliError> {

@@ -36,29 +36,7 @@ pub(super) struct Condensed {
 
 impl Condensed {
     pub fn new(players: usize, games: &[RatedGame], prior: f64) -> Result<Self, RatingError> {
-        let mut compact = vec![u32::MAX; players];
-        for (game, g) in games.iter().enumerate() {
-            for id in [g.first, g.second] {
-                if id as usize >= players {
-                    return Err(RatingError::PlayerId { game, id, players });
-                }
-            }
-            if g.first == g.second {
-                return Err(RatingError::SelfGame { game, id: g.first });
-            }
-            compact[g.first as usize] = 0;
-            compact[g.second as usize] = 0;
-        }
-        let mut ids = Vec::new();
-        for (id, slot) in compact.iter_mut().enumerate() {
-            if *slot == 0 {
-                *slot = ids.len() as u32;
-                ids.push(id);
-            }
-        }
-        if ids.is_empty() {
-            return Err(RatingError::NoGames);
-        }
+        let (compact, ids) = compact_ids(players, games)?;
         let n = ids.len();
 
         // One key per game: the pair (low index, high index) and which of the six counts of the
@@ -244,4 +222,33 @@ impl Condensed {
         }
         Ok(())
     }
+}
+
+/// The players who played, numbered from 0 in id order: `compact[id]` (`u32::MAX` for a player
+/// without games) and `ids[compact]`; bad ids and self-play refused.
+fn compact_ids(players: usize, games: &[RatedGame]) -> Result<(Vec<u32>, Vec<usize>), RatingError> {
+    let mut compact = vec![u32::MAX; players];
+    for (game, g) in games.iter().enumerate() {
+        for id in [g.first, g.second] {
+            if id as usize >= players {
+                return Err(RatingError::PlayerId { game, id, players });
+            }
+        }
+        if g.first == g.second {
+            return Err(RatingError::SelfGame { game, id: g.first });
+        }
+        compact[g.first as usize] = 0;
+        compact[g.second as usize] = 0;
+    }
+    let mut ids = Vec::new();
+    for (id, slot) in compact.iter_mut().enumerate() {
+        if *slot == 0 {
+            *slot = ids.len() as u32;
+            ids.push(id);
+        }
+    }
+    if ids.is_empty() {
+        return Err(RatingError::NoGames);
+    }
+    Ok((compact, ids))
 }
