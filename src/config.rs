@@ -225,6 +225,7 @@ impl Config {
             },
             startup_timeout,
             suspend: raw.flag(Opt::Suspend),
+            wait: Duration::from_millis(value_u64(Opt::Wait, 0, 0)?),
         };
         let config = Config {
             tournament,

@@ -366,6 +366,8 @@ pub static ROWS: &[Row] = &[
         "stop the run when an engine crashes, hangs, fails to start or answers a move with ERROR (exit code 4)"),
     row!(RUN_TUNE, ["-suspend"], "", FLAG, Games, Some(Opt::Suspend), [],
         "stop (SIGSTOP) the engine not on move; continue it before its next command"),
+    row!(RUN_TUNE, ["-wait"], "MS", VALUE, Games, Some(Opt::Wait), ["300"],
+        "milliseconds a game slot waits after a game before starting its next (default 0)"),
     row!(RUN_TUNE, ["-cpus"], "LIST", VALUE, Games, Some(Opt::Cpus), ["0-3"],
         "pin each game slot's engines to its share of LIST (0-7, 0,2,4,6)"),
     row!(RUN, ["-sprt"], "key=value...", SETTINGS_OR_NONE, Games, Some(Opt::Sprt), ["elo1=5"],

@@ -118,6 +118,8 @@ pub struct TournamentConfig {
     pub startup_timeout: Duration,
     /// `-suspend`: an engine not on move is stopped (SIGSTOP of its process group).
     pub suspend: bool,
+    /// `-wait MS`: a slot's pause between the end of one game and the start of its next.
+    pub wait: Duration,
 }
 
 /// How each game is played.

@@ -223,6 +223,8 @@ fn shard_sync(config: &Config, d: &Dispatcher) -> Option<ShardSync> {
 struct Shell {
     console: Console,
     cancel_games: CancellationToken,
+    /// Cancelled once the dispatcher decides the run ends early (slots in `-wait` end at once).
+    stopping: CancellationToken,
     /// A sharded run with an SPRT: the other shards' journals and the stop marker.
     sync: Option<ShardSync>,
     /// To the `Writer`, in the order the dispatcher decided them.
@@ -347,6 +349,9 @@ impl Shell {
                     self.execute(d, more, &mut None);
                 }
             }
+        }
+        if d.stop_reason() != StopReason::Completed {
+            self.stopping.cancel();
         }
     }
 
@@ -829,9 +834,11 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         write_failed: false,
         tune_files,
     };
+    let stopping = CancellationToken::new();
     let mut shell = Shell {
         console,
         cancel_games: cancel_games.clone(),
+        stopping: stopping.clone(),
         sync,
         writes: to_writer,
     };
@@ -842,6 +849,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         sequence,
         names,
         cancel_games: cancel_games.clone(),
+        stopping,
         hard: stops.hard.clone(),
         log,
         console: shell.console.clone(),
