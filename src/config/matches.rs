@@ -17,7 +17,7 @@ use crate::formats::openings::order::OpeningOrder;
 use crate::formats::openings::OpeningFormat;
 use crate::game::adjudicate::{Adjudication, DrawRule, ResignRule, Sides};
 use crate::schedule::shard::Shard;
-use crate::schedule::{Repeat, TournamentKind};
+use crate::schedule::{PairSides, Repeat, TournamentKind};
 use crate::stats::{Sprt, SprtModel};
 
 /// Where the opening positions come from and how they are drawn.
@@ -102,6 +102,8 @@ pub struct TournamentConfig {
     pub games: u64,
     pub rounds: u64,
     pub repeat: Repeat,
+    /// `-noswap`, `-reverse`: who is black in each game of a pair.
+    pub sides: PairSides,
     /// `-loseonly`: records only of games the first engine loses (gauntlet only).
     pub lose_only: bool,
     pub concurrency: usize,

@@ -739,7 +739,8 @@ fn schedule_of(config: &Config) -> Schedule {
         config.tournament.games,
         config.tournament.rounds,
         config.tournament.repeat,
-    );
+    )
+    .with_sides(config.tournament.sides);
     match &config.tune {
         Some(t) => schedule.with_shard_unit(t.setup.games_per_iteration()),
         None => schedule,

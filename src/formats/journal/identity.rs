@@ -29,6 +29,11 @@ struct Identity<'a> {
     games: u64,
     rounds: u64,
     repeat: bool,
+    /// `-noswap`/`-reverse`; left out when off, so earlier runs keep their identity.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    noswap: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    reverse: bool,
     draw_after: usize,
     swap: Option<&'a str>,
     openings: Option<OpeningIdentity<'a>>,
@@ -79,6 +84,8 @@ impl RunSettings {
             games: self.games,
             rounds: self.rounds,
             repeat: self.repeat,
+            noswap: self.noswap,
+            reverse: self.reverse,
             draw_after: self.draw_after,
             swap: self.swap.as_deref(),
             openings: self.openings.as_ref().map(|o| OpeningIdentity {

@@ -562,6 +562,12 @@ pub struct RunSettings {
     pub rounds: u64,
     /// Games are played in colour-swapped pairs (`-repeat`): games `2m`, `2m+1` of a pair form one.
     pub repeat: bool,
+    /// `-noswap`: every game of a pair in the same colours; absent when off (and before it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub noswap: bool,
+    /// `-reverse`: each game's colours the other way round; absent when off (and before it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reverse: bool,
     /// Games in the whole schedule.
     pub total_games: u64,
     /// `-drawafter` (0 = off).
