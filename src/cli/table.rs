@@ -390,6 +390,8 @@ pub static ROWS: &[Row] = &[
         "its format (default offset); psq: one Piskvork .psq record"),
     row!(RUN_TUNE, ["moves"], "N", key("-openings"), Openings, None, ["4"], "with type=psq, its first N stones (default all)"),
     row!(RUN_TUNE, ["order"], "sequential|random", key("-openings"), Openings, None, ["random"], "the order openings are drawn (default sequential)"),
+    row!(RUN_TUNE, ["start"], "N", key("-openings"), Openings, None, ["101"],
+        "begin at the N-th opening of the order, after shuffling (default 1)"),
     row!(RUN_TUNE, ["srand"], "N", key("-openings"), Openings, None, ["7"], "seed of a random order (default drawn)"),
     row!(RUN_TUNE, ["-transform"], "", FLAG, Openings, Some(Opt::Transform), [],
         "after each pass through the openings, the next of the 8 symmetries"),

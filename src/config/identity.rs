@@ -91,6 +91,7 @@ fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSetting
                 DrawOrder::Random => "random".into(),
             },
             transform: o.transform,
+            start: (o.start > 0).then_some(o.start + 1),
             sha256: String::new(),
         }),
         seed,
@@ -203,6 +204,11 @@ mod tests {
         ] {
             assert_eq!(fingerprint(&config(&same)), base, "{same}");
         }
+        // An opening start= is part of the run; start=1 is the default.
+        let book = fingerprint(&config(&format!("{RUN} -openings file=o.txt")));
+        let at = |n: u32| fingerprint(&config(&format!("{RUN} -openings file=o.txt start={n}")));
+        assert_eq!(at(1), book);
+        assert_ne!(at(2), book);
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct OpeningsConfig {
     pub format: OpeningFormat,
     pub order: DrawOrder,
     pub transform: bool,
+    /// `start=N`, 0-based: the draws begin at the N-th opening of the order.
+    pub start: u64,
 }
 
 /// The order the openings are drawn in.
@@ -281,6 +283,7 @@ pub(super) fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed)
             let mut format = OpeningFormat::Offset;
             let mut order = DrawOrder::Sequential;
             let mut moves = None;
+            let mut start = 0;
             for (k, v) in kvs {
                 match k.as_str() {
                     "file" => file = Some(PathBuf::from(v)),
@@ -301,6 +304,7 @@ pub(super) fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed)
                             }
                         }
                     }
+                    "start" => start = parse_number(Opt::Openings, v, 1..=u64::MAX)? - 1,
                     "moves" => moves = Some(parse_number(Opt::Openings, v, 1..=usize::MAX)?),
                     "srand" => {
                         seed = crate::core::numbers::whole_number(v, 0..=u64::MAX)
@@ -332,6 +336,7 @@ pub(super) fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed)
                 format,
                 order,
                 transform: raw.flag(Opt::Transform),
+                start,
             })
         }
     };

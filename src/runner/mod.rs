@@ -130,6 +130,7 @@ fn dispatch_settings(
                 b,
                 o.order(config.seed),
                 o.transform,
+                o.start,
             ),
         )),
         _ => None,
@@ -669,7 +670,9 @@ fn load_openings(
             });
         }
     }
-    let sequence = book.sequence(o.order(config.seed), o.transform);
+    let sequence = book
+        .sequence(o.order(config.seed), o.transform)
+        .starting_at(o.start);
     Ok((Some(book), Some(sequence)))
 }
 

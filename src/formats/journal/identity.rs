@@ -63,6 +63,9 @@ struct OpeningIdentity<'a> {
     order: &'a str,
     /// `psq` or `psq moves=N` (the stones of each record that make the opening); else none.
     psq: Option<&'a str>,
+    /// `start=N`; left out from 1, so earlier runs keep their identity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start: Option<u64>,
 }
 
 impl RunSettings {
@@ -94,6 +97,7 @@ impl RunSettings {
                 transform: o.transform,
                 order: &o.order,
                 psq: (o.format.split(' ').next() == Some("psq")).then_some(o.format.as_str()),
+                start: o.start,
             }),
             adjudication: self.adjudication.as_deref(),
             tune: self.tune.as_ref(),

@@ -632,6 +632,9 @@ pub struct OpeningSettings {
     /// `sequential` or `random`.
     pub order: String,
     pub transform: bool,
+    /// `start=N` as typed (1-based); absent from 1 (and before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<u64>,
     /// SHA-256 of the file's bytes, hex: a resumed or merged run must use the same openings.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub sha256: String,
