@@ -189,6 +189,8 @@ opts! {
     SendByBoard, Log, Debug, FatalError, Quiet, NoProgress, Verbose, Resume, Suspend, Swap2, Swap1,
     // named engines and runs from a file (issue 35)
     EnginesFile, Config,
+    // smaller knobs (issue 36)
+    Wait, NoSwap, Reverse,
 }
 
 impl std::fmt::Display for Opt {

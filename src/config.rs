@@ -26,7 +26,7 @@ use crate::config::outputs::{
     diagnostics_of, outputs_of, sample_of, ConsoleConfig, JournalTarget, OutputsConfig,
 };
 use crate::schedule::shard::{job_seed, Shard};
-use crate::schedule::{checked_total, pair_count, Repeat};
+use crate::schedule::{checked_total, pair_count, PairSides, Repeat};
 
 /// A new run or the continuation of one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,6 +208,10 @@ impl Config {
                 true => Repeat::Twice,
                 false => Repeat::Once,
             },
+            sides: PairSides {
+                noswap: raw.flag(Opt::NoSwap),
+                reverse: raw.flag(Opt::Reverse),
+            },
             lose_only,
             concurrency,
             slot_cpus,
@@ -225,6 +229,7 @@ impl Config {
             },
             startup_timeout,
             suspend: raw.flag(Opt::Suspend),
+            wait: Duration::from_millis(value_u64(Opt::Wait, 0, 0)?),
         };
         let config = Config {
             tournament,

@@ -78,6 +78,8 @@ fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSetting
         games: t.games,
         rounds: t.rounds,
         repeat: t.repeat == crate::schedule::Repeat::Twice,
+        noswap: t.sides.noswap,
+        reverse: t.sides.reverse,
         total_games,
         draw_after: g.draw_after,
         send_by_board: g.send_by_board,
@@ -89,6 +91,7 @@ fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSetting
                 DrawOrder::Random => "random".into(),
             },
             transform: o.transform,
+            start: (o.start > 0).then_some(o.start + 1),
             sha256: String::new(),
         }),
         seed,
@@ -190,6 +193,8 @@ mod tests {
             RUN.replace("option.K=3", "option.K=4"),
             RUN.replace("tc=10/0.5", "tc=10/0.6"),
             RUN.replace(" -repeat", ""),
+            format!("{RUN} -noswap"),
+            format!("{RUN} -reverse"),
         ] {
             assert_ne!(fingerprint(&config(&other)), base, "{other}");
         }
@@ -199,6 +204,11 @@ mod tests {
         ] {
             assert_eq!(fingerprint(&config(&same)), base, "{same}");
         }
+        // An opening start= is part of the run; start=1 is the default.
+        let book = fingerprint(&config(&format!("{RUN} -openings file=o.txt")));
+        let at = |n: u32| fingerprint(&config(&format!("{RUN} -openings file=o.txt start={n}")));
+        assert_eq!(at(1), book);
+        assert_ne!(at(2), book);
     }
 
     #[test]
@@ -217,7 +227,7 @@ mod tests {
     fn the_identity_of_a_header_read_back_is_the_fingerprint_it_carries() {
         let mut c = config(
             "-engine cmd=cat depth=3 -engine cmd=sh nodes=9 -each tc=5+0.1 -games 2 \
-             -openings file=g.psq type=psq moves=3 order=random srand=7 -draw 8 20 -resign 3 400 -swap2",
+             -openings file=g.psq type=psq moves=3 order=random srand=7 -draw 8 20 -resign 3 400 -swap2 -noswap -reverse",
         );
         let params = "a, int, 50, 0, 100, 5, 0.002\nb, float, 0.35, 0, 1, 0.05, 0.0025\n";
         let params = crate::tune::params::Params::parse(params, Path::new("p")).unwrap();

@@ -17,7 +17,7 @@ use crate::formats::openings::order::OpeningOrder;
 use crate::formats::openings::OpeningFormat;
 use crate::game::adjudicate::{Adjudication, DrawRule, ResignRule, Sides};
 use crate::schedule::shard::Shard;
-use crate::schedule::{Repeat, TournamentKind};
+use crate::schedule::{PairSides, Repeat, TournamentKind};
 use crate::stats::{Sprt, SprtModel};
 
 /// Where the opening positions come from and how they are drawn.
@@ -27,6 +27,8 @@ pub struct OpeningsConfig {
     pub format: OpeningFormat,
     pub order: DrawOrder,
     pub transform: bool,
+    /// `start=N`, 0-based: the draws begin at the N-th opening of the order.
+    pub start: u64,
 }
 
 /// The order the openings are drawn in.
@@ -102,6 +104,8 @@ pub struct TournamentConfig {
     pub games: u64,
     pub rounds: u64,
     pub repeat: Repeat,
+    /// `-noswap`, `-reverse`: who is black in each game of a pair.
+    pub sides: PairSides,
     /// `-loseonly`: records only of games the first engine loses (gauntlet only).
     pub lose_only: bool,
     pub concurrency: usize,
@@ -118,6 +122,8 @@ pub struct TournamentConfig {
     pub startup_timeout: Duration,
     /// `-suspend`: an engine not on move is stopped (SIGSTOP of its process group).
     pub suspend: bool,
+    /// `-wait MS`: a slot's pause between the end of one game and the start of its next.
+    pub wait: Duration,
 }
 
 /// How each game is played.
@@ -277,6 +283,7 @@ pub(super) fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed)
             let mut format = OpeningFormat::Offset;
             let mut order = DrawOrder::Sequential;
             let mut moves = None;
+            let mut start = 0;
             for (k, v) in kvs {
                 match k.as_str() {
                     "file" => file = Some(PathBuf::from(v)),
@@ -297,6 +304,7 @@ pub(super) fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed)
                             }
                         }
                     }
+                    "start" => start = parse_number(Opt::Openings, v, 1..=u64::MAX)? - 1,
                     "moves" => moves = Some(parse_number(Opt::Openings, v, 1..=usize::MAX)?),
                     "srand" => {
                         seed = crate::core::numbers::whole_number(v, 0..=u64::MAX)
@@ -328,6 +336,7 @@ pub(super) fn openings_of(raw: &RawCli) -> Result<(Option<OpeningsConfig>, Seed)
                 format,
                 order,
                 transform: raw.flag(Opt::Transform),
+                start,
             })
         }
     };

@@ -130,6 +130,7 @@ fn dispatch_settings(
                 b,
                 o.order(config.seed),
                 o.transform,
+                o.start,
             ),
         )),
         _ => None,
@@ -223,6 +224,8 @@ fn shard_sync(config: &Config, d: &Dispatcher) -> Option<ShardSync> {
 struct Shell {
     console: Console,
     cancel_games: CancellationToken,
+    /// Cancelled once the dispatcher decides the run ends early (slots in `-wait` end at once).
+    stopping: CancellationToken,
     /// A sharded run with an SPRT: the other shards' journals and the stop marker.
     sync: Option<ShardSync>,
     /// To the `Writer`, in the order the dispatcher decided them.
@@ -347,6 +350,9 @@ impl Shell {
                     self.execute(d, more, &mut None);
                 }
             }
+        }
+        if d.stop_reason() != StopReason::Completed {
+            self.stopping.cancel();
         }
     }
 
@@ -664,7 +670,9 @@ fn load_openings(
             });
         }
     }
-    let sequence = book.sequence(o.order(config.seed), o.transform);
+    let sequence = book
+        .sequence(o.order(config.seed), o.transform)
+        .starting_at(o.start);
     Ok((Some(book), Some(sequence)))
 }
 
@@ -734,7 +742,8 @@ fn schedule_of(config: &Config) -> Schedule {
         config.tournament.games,
         config.tournament.rounds,
         config.tournament.repeat,
-    );
+    )
+    .with_sides(config.tournament.sides);
     match &config.tune {
         Some(t) => schedule.with_shard_unit(t.setup.games_per_iteration()),
         None => schedule,
@@ -829,9 +838,11 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         write_failed: false,
         tune_files,
     };
+    let stopping = CancellationToken::new();
     let mut shell = Shell {
         console,
         cancel_games: cancel_games.clone(),
+        stopping: stopping.clone(),
         sync,
         writes: to_writer,
     };
@@ -842,6 +853,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         sequence,
         names,
         cancel_games: cancel_games.clone(),
+        stopping,
         hard: stops.hard.clone(),
         log,
         console: shell.console.clone(),

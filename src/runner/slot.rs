@@ -57,6 +57,9 @@ pub struct Shared {
     pub names: Vec<String>,
     /// Abandons the games in progress (Ctrl-C, or `-fatalerror`).
     pub cancel_games: CancellationToken,
+    /// The run is stopping (an SPRT verdict, Ctrl-C, `-fatalerror`): no new game starts, and a
+    /// slot in its `-wait` pause ends at once.
+    pub stopping: CancellationToken,
     /// A second Ctrl-C: kill engines at once instead of ending them politely.
     pub hard: CancellationToken,
     pub log: LogSink,
@@ -503,7 +506,13 @@ async fn slot_task(slot: usize, shared: Arc<Shared>, desk: Arc<dyn GameDesk>, al
         sessions: HashMap::new(),
     };
     let mut finished = None;
+    let mut first = true;
     while let Some(a) = desk.next_game(finished.take()) {
+        // The game is taken before the pause, so that the last one ends the slot without one.
+        if !std::mem::take(&mut first) && !pause(&shared).await {
+            desk.abandoned(a.pairing.game);
+            break;
+        }
         match play_one(&shared, &mut engines, &a).await {
             Ok(record) => finished = Some(Box::new(record)),
             Err(Abandoned) => {
@@ -514,6 +523,19 @@ async fn slot_task(slot: usize, shared: Arc<Shared>, desk: Arc<dyn GameDesk>, al
     }
     engines.end(&shared.hard).await;
     drop(alive);
+}
+
+/// `-wait`: the pause before a slot's next game; `false` when the run stops during it.
+async fn pause(shared: &Shared) -> bool {
+    let wait = shared.config.tournament.wait;
+    if wait.is_zero() {
+        return true;
+    }
+    tokio::select! {
+        _ = tokio::time::sleep(wait) => true,
+        _ = shared.cancel_games.cancelled() => false,
+        _ = shared.stopping.cancelled() => false,
+    }
 }
 
 /// Resolve each engine's display name: `name=` if given, else its ABOUT answer, else the program

@@ -5,7 +5,9 @@
 //! `1 + (r·P + p)·G + g`. Within a pair, `k = r·G + g` counts its games across rounds; colours
 //! alternate with `k` and, with `-repeat`, games `k = 2m` and `2m+1` share opening draw `m` with
 //! colours reversed — whatever the parity of `-games`. Every pair gets the same opening draws, so
-//! no pair is favoured by easier openings.
+//! no pair is favoured by easier openings. [`PairSides`] changes only who is black: `-noswap` keeps
+//! the colours of every game of a pair (the first engine black), `-reverse` gives each game's
+//! colours the other way round.
 
 use std::fmt;
 
@@ -38,6 +40,15 @@ pub enum TournamentKind {
 pub enum Repeat {
     Once,
     Twice,
+}
+
+/// Who takes which colour, beyond the alternation of the module docs (cutechess-cli's options).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PairSides {
+    /// `-noswap`: no alternation: every game of a pair has the same colours.
+    pub noswap: bool,
+    /// `-reverse`: the second engine of each pair takes the first's colour, in every game.
+    pub reverse: bool,
 }
 
 /// One scheduled game.
@@ -83,6 +94,7 @@ pub struct Schedule {
     games_per_pair_round: u64,
     rounds: u64,
     repeat: Repeat,
+    sides: PairSides,
     /// Consecutive games a shard takes together, when more than the colour pair (`tune`: an
     /// iteration's games, which must be played by one process).
     shard_unit: Option<u64>,
@@ -127,8 +139,15 @@ impl Schedule {
             games_per_pair_round: games,
             rounds,
             repeat,
+            sides: PairSides::default(),
             shard_unit: None,
         }
+    }
+
+    /// The same schedule with `-noswap`/`-reverse`.
+    pub fn with_sides(mut self, sides: PairSides) -> Self {
+        self.sides = sides;
+        self
     }
 
     /// The same schedule, split among shards `games` consecutive games at a time.
@@ -176,10 +195,11 @@ impl Schedule {
         let g = in_round % g_count;
         let k = round * g_count + g;
         let (first, second) = self.pairs[pair];
-        let (black, white) = if k % 2 == 0 {
-            (first, second)
-        } else {
+        let alternated = k % 2 == 1 && !self.sides.noswap;
+        let (black, white) = if alternated != self.sides.reverse {
             (second, first)
+        } else {
+            (first, second)
         };
         let opening_draw = match self.repeat {
             Repeat::Twice => k / 2,
@@ -208,6 +228,43 @@ impl Schedule {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn noswap_keeps_and_reverse_turns_the_colours_of_every_game() {
+        let blacks = |sides: PairSides| -> Vec<usize> {
+            let s = Schedule::new(3, TournamentKind::RoundRobin, 4, 1, Repeat::Twice);
+            s.with_sides(sides).iter().map(|p| p.black.0).collect()
+        };
+        let (noswap, reverse) = (true, true);
+        // Pairs (0,1), (0,2), (1,2), four games each.
+        let plain = [0, 1, 0, 1, 0, 2, 0, 2, 1, 2, 1, 2];
+        assert_eq!(blacks(PairSides::default()), plain);
+        assert_eq!(
+            blacks(PairSides {
+                noswap,
+                reverse: false
+            }),
+            [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]
+        );
+        assert_eq!(
+            blacks(PairSides {
+                noswap: false,
+                reverse
+            }),
+            [1, 0, 1, 0, 2, 0, 2, 0, 2, 1, 2, 1]
+        );
+        assert_eq!(
+            blacks(PairSides { noswap, reverse }),
+            [1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2]
+        );
+        // The openings are drawn as before: the repeat pairs still share one.
+        let s = Schedule::new(2, TournamentKind::RoundRobin, 4, 1, Repeat::Twice);
+        let draws = |s: Schedule| s.iter().map(|p| p.opening_draw).collect::<Vec<_>>();
+        assert_eq!(
+            draws(s.clone().with_sides(PairSides { noswap, reverse })),
+            draws(s)
+        );
+    }
 
     #[test]
     fn round_robin_has_all_pairs() {

@@ -256,3 +256,39 @@ fn quiet_keeps_the_progress_bar_and_noprogress_hides_it() {
     assert!(!hidden.contains("games/min"), "{hidden}");
     assert!(hidden.contains("Started game"), "{hidden}");
 }
+
+#[test]
+fn wait_pauses_a_slot_between_its_games() {
+    // Three games in one slot: two pauses of 300 ms, whatever the games take.
+    let dir = tempfile::tempdir().unwrap();
+    let since = std::time::Instant::now();
+    let run = random_match(dir.path(), &["-games", "3", "-wait", "300"]);
+    let took = since.elapsed();
+    run.assert_success();
+    assert_eq!(
+        run.lines_starting("Finished game").len(),
+        3,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        took >= std::time::Duration::from_millis(600),
+        "3 games with -wait 300 took {took:?}"
+    );
+}
+
+#[test]
+fn ctrl_c_during_wait_stops_at_once() {
+    // A slot pausing for ten minutes between games ends at Ctrl-C, the game it had taken unplayed.
+    let dir = tempfile::tempdir().unwrap();
+    let run = two(&["-games", "3", "-wait", "600000"])
+        .journal("w.jsonl")
+        .spawn_in(dir.path());
+    let path = dir.path().join("w.jsonl");
+    let one_game = || path.exists() && journal_games(&path).len() == 1;
+    wait_until(std::time::Duration::from_secs(60), one_game);
+    assert!(one_game(), "the first game was played");
+    let run = run.stop_with(libc::SIGINT, std::time::Duration::from_secs(30));
+    run.assert_exit(130);
+    assert_eq!(journal_games(&path).len(), 1);
+}

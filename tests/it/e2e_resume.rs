@@ -214,6 +214,23 @@ fn resume_refuses_other_settings_and_names_each() {
 }
 
 #[test]
+fn noswap_keeps_the_colours_and_a_resume_without_it_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // Half of a -noswap run, then its resume: every game the first engine black.
+    args("2").arg("-noswap").run_in(dir.path()).assert_success();
+    let run = args("2").resume().run_in(dir.path());
+    run.assert_exit(1)
+        .assert_stderr_has("noswap: true in the journal");
+    let blacks = |dir: &std::path::Path| -> Vec<String> {
+        let games = journal_games(&dir.join("j.jsonl"));
+        games.iter().map(|g| g["black"].to_string()).collect()
+    };
+    let played = blacks(dir.path());
+    assert_eq!(played.len(), 2);
+    assert_eq!(played[0], played[1], "-noswap kept the colours");
+}
+
+#[test]
 fn a_timestamped_journal_is_found_again() {
     let dir = tempfile::tempdir().unwrap();
     let base = Match::new()

@@ -29,6 +29,11 @@ struct Identity<'a> {
     games: u64,
     rounds: u64,
     repeat: bool,
+    /// `-noswap`/`-reverse`; left out when off, so earlier runs keep their identity.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    noswap: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    reverse: bool,
     draw_after: usize,
     swap: Option<&'a str>,
     openings: Option<OpeningIdentity<'a>>,
@@ -58,6 +63,9 @@ struct OpeningIdentity<'a> {
     order: &'a str,
     /// `psq` or `psq moves=N` (the stones of each record that make the opening); else none.
     psq: Option<&'a str>,
+    /// `start=N`; left out from 1, so earlier runs keep their identity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start: Option<u64>,
 }
 
 impl RunSettings {
@@ -79,6 +87,8 @@ impl RunSettings {
             games: self.games,
             rounds: self.rounds,
             repeat: self.repeat,
+            noswap: self.noswap,
+            reverse: self.reverse,
             draw_after: self.draw_after,
             swap: self.swap.as_deref(),
             openings: self.openings.as_ref().map(|o| OpeningIdentity {
@@ -87,6 +97,7 @@ impl RunSettings {
                 transform: o.transform,
                 order: &o.order,
                 psq: (o.format.split(' ').next() == Some("psq")).then_some(o.format.as_str()),
+                start: o.start,
             }),
             adjudication: self.adjudication.as_deref(),
             tune: self.tune.as_ref(),

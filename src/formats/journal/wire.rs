@@ -562,6 +562,12 @@ pub struct RunSettings {
     pub rounds: u64,
     /// Games are played in colour-swapped pairs (`-repeat`): games `2m`, `2m+1` of a pair form one.
     pub repeat: bool,
+    /// `-noswap`: every game of a pair in the same colours; absent when off (and before it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub noswap: bool,
+    /// `-reverse`: each game's colours the other way round; absent when off (and before it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reverse: bool,
     /// Games in the whole schedule.
     pub total_games: u64,
     /// `-drawafter` (0 = off).
@@ -626,6 +632,9 @@ pub struct OpeningSettings {
     /// `sequential` or `random`.
     pub order: String,
     pub transform: bool,
+    /// `start=N` as typed (1-based); absent from 1 (and before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<u64>,
     /// SHA-256 of the file's bytes, hex: a resumed or merged run must use the same openings.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub sha256: String,

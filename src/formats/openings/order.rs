@@ -54,6 +54,9 @@ pub struct OpeningSequence {
     n: usize,
     order: OpeningOrder,
     transform: bool,
+    /// `start=N`: draws begin N−1 places into the order (after shuffling, as cutechess-cli's
+    /// `start=`), so workers with one seed and their own starts play their own parts of it.
+    start: u64,
     /// The permutation of the last pass asked for; draws usually walk `k` upwards, so one pass is
     /// reused `n` times before the next shuffle.
     cache: Mutex<Option<(u64, Arc<[u32]>)>>,
@@ -71,9 +74,14 @@ pub struct OpeningParity {
 
 impl OpeningParity {
     /// The parity of every opening of `book`, drawn in the run's order.
-    pub fn new(book: &OpeningBook, order: OpeningOrder, transform: bool) -> OpeningParity {
+    pub fn new(
+        book: &OpeningBook,
+        order: OpeningOrder,
+        transform: bool,
+        start: u64,
+    ) -> OpeningParity {
         OpeningParity {
-            sequence: book.sequence(order, transform),
+            sequence: book.sequence(order, transform).starting_at(start),
             odd: book
                 .openings
                 .iter()
@@ -104,8 +112,16 @@ impl OpeningSequence {
             n: book_len,
             order,
             transform,
+            start: 0,
             cache: Mutex::new(None),
         }
+    }
+
+    /// The same sequence, its first draw `start` places (0-based) into the order; past the end
+    /// it wraps round, as every pass does.
+    pub fn starting_at(mut self, start: u64) -> Self {
+        self.start = start;
+        self
     }
 
     pub fn book_len(&self) -> usize {
@@ -123,6 +139,7 @@ impl OpeningSequence {
     /// The opening index and symmetry of draw number `k` (0-based).
     pub fn draw(&self, k: u64) -> (usize, Symmetry) {
         let n = self.n as u64;
+        let k = k.saturating_add(self.start);
         let pass = k / n;
         let slot = (k % n) as usize;
         let index = match self.order {
@@ -222,6 +239,23 @@ mod tests {
         assert_eq!(seq.draw(3 * 8 + 2), (2, Symmetry::Identity));
         let plain = OpeningSequence::new(3, OpeningOrder::Sequential, false);
         assert_eq!(plain.draw(3 * 5 + 1), (1, Symmetry::Identity));
+    }
+
+    #[test]
+    fn start_begins_that_far_into_the_order_after_shuffling() {
+        let index = |seq: &OpeningSequence, k: u64| seq.draw(k).0;
+        let seq = OpeningSequence::new(5, OpeningOrder::Sequential, false).starting_at(3);
+        let got: Vec<usize> = (0..7).map(|k| index(&seq, k)).collect();
+        assert_eq!(got, [3, 4, 0, 1, 2, 3, 4]);
+        // A random order: the same shuffle, entered 3 places in; two workers with one seed and
+        // starts 1 and 4 play disjoint parts of one pass.
+        let random = OpeningOrder::Random { seed: 7 };
+        let whole = OpeningSequence::new(6, random, false);
+        let late = OpeningSequence::new(6, random, false).starting_at(3);
+        let first: Vec<usize> = (0..3).map(|k| index(&whole, k)).collect();
+        let second: Vec<usize> = (0..3).map(|k| index(&late, k)).collect();
+        assert_eq!(second, (3..6).map(|k| index(&whole, k)).collect::<Vec<_>>());
+        assert!(first.iter().all(|i| !second.contains(i)));
     }
 
     #[test]

@@ -290,7 +290,7 @@ fn the_first_engine_moves_first_after_the_opening_as_in_c_gomoku_cli() {
         crate::core::rules::Rule::Freestyle,
     )
     .unwrap();
-    let parity = OpeningParity::new(&book, OpeningOrder::Sequential, false);
+    let parity = OpeningParity::new(&book, OpeningOrder::Sequential, false, 0);
     let schedule = Schedule::new(2, TournamentKind::RoundRobin, 4, 1, Repeat::Twice);
     let queue = GameQueue::new(&schedule, None, Default::default());
     let mut d = Dispatcher::new(

@@ -34,6 +34,8 @@ pub fn header(engines: &[&str], repeat: bool, sprt: bool, rule: u8) -> JournalHe
             games: 2,
             rounds: 1,
             repeat,
+            noswap: false,
+            reverse: false,
             total_games: 8,
             draw_after: 0,
             send_by_board: false,
