@@ -783,6 +783,25 @@ fn last_events(desk: &Desk, stops: &Stops) {
 }
 
 /// Run the whole tournament described by `config`.
+/// The game slots' worker threads, and the channel that closes when the last one ends (a thread
+/// that cannot be started is reported; the others play its share).
+fn start_slots(
+    shared: &Arc<Shared>,
+    desk: &Arc<Desk>,
+) -> (
+    Vec<std::thread::JoinHandle<()>>,
+    mpsc::UnboundedReceiver<std::convert::Infallible>,
+) {
+    let (alive, ended) = mpsc::unbounded_channel();
+    let concurrency = shared.config.tournament.concurrency;
+    let (slots, failed) = slot::spawn_workers(concurrency, shared.clone(), desk.clone(), alive);
+    if let Some(e) = failed {
+        let e = format!("cannot start a game worker thread: {e}");
+        shared.console.show(ConsoleEvent::Error(e));
+    }
+    (slots, ended)
+}
+
 pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
     check_before_opening(&config)?;
@@ -867,18 +886,9 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         }),
         abort: stops.abort.clone(),
     });
-    let (alive, ended) = mpsc::unbounded_channel();
-    let concurrency = shared.config.tournament.concurrency;
-    let (slots, failed) = slot::spawn_workers(concurrency, shared.clone(), desk.clone(), alive);
-    if let Some(e) = failed {
-        let e = format!("cannot start a game worker thread: {e}");
-        shared.console.show(ConsoleEvent::Error(e));
-    }
-    let sync_every = shared
-        .config
-        .cluster
-        .sync_interval
-        .max(std::time::Duration::from_millis(10));
+    let (slots, ended) = start_slots(&shared, &desk);
+    let sync_every = shared.config.cluster.sync_interval;
+    let sync_every = sync_every.max(std::time::Duration::from_millis(10));
     watch(&desk, &mut writer, &mut writes, ended, sync_every).await;
     for s in slots {
         let _ = tokio::task::spawn_blocking(move || s.join()).await;
