@@ -282,18 +282,12 @@ pub struct RatedLine {
     pub game: u64,
     pub black: String,
     pub white: String,
-    #[serde(deserialize_with = "result_text")]
+    #[serde(deserialize_with = "crate::formats::journal::result_text::deserialize")]
     pub result: GameResult,
     #[serde(default)]
     pub termination: String,
     pub ended: String,
     pub fingerprint: String,
-}
-
-/// A result read once, so that a line with another one is a bad line named by file and line.
-fn result_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<GameResult, D::Error> {
-    let text = String::deserialize(d)?;
-    text.parse().map_err(serde::de::Error::custom)
 }
 
 impl FinishedGame for RatedLine {

@@ -238,7 +238,9 @@ impl SwapEntry {
 
 /// A result as the journal writes it (`1-0`, `0-1`, `1/2-1/2`): read once, here, so a line
 /// with another result is a bad line, named with its file and line number.
-mod result_text {
+/// A result as journals write it (`1-0`, `0-1`, `1/2-1/2`), for serde: every reader of game
+/// lines parses it once, here.
+pub mod result_text {
     use crate::game::termination::GameResult;
 
     pub fn serialize<S: serde::Serializer>(r: &GameResult, s: S) -> Result<S::Ok, S::Error> {
