@@ -12,15 +12,16 @@ pub mod matches;
 pub mod named;
 pub mod outputs;
 pub mod run_file;
+pub mod staged;
 
 use crate::cli::{Opt, RawCli};
 use crate::config::engines::engines_of;
 use crate::config::env::Env;
 use crate::config::error::{bad, parse_u64, secs_or, ConfigError};
 use crate::config::matches::{
-    adjudication_of, board_of, draw_after_of, kind_of, openings_of, parse_cpus, shard_of,
-    sprt_option, startup_timeout_of, swap_of, ColourRule, DrawOrder, GameConfig, OnEngineFailure,
-    Seed, TournamentConfig,
+    adjudication_of, board_of, draw_after_of, openings_of, parse_cpus, shard_of, sprt_option,
+    startup_timeout_of, swap_of, ColourRule, DrawOrder, GameConfig, OnEngineFailure, Seed,
+    TournamentConfig,
 };
 use crate::config::outputs::{
     diagnostics_of, outputs_of, sample_of, ConsoleConfig, JournalTarget, OutputsConfig,
@@ -189,8 +190,18 @@ impl Config {
         // -sample multipv=N asks every engine for its N best moves (YXNBEST).
         let nbest = sample.as_ref().and_then(|s| s.multipv);
         engines.iter_mut().for_each(|e| e.nbest = nbest);
-        let (kind, lose_only) = kind_of(raw, &mut warnings);
-        if checked_total(engines.len(), kind, games, rounds).is_none() {
+        let seed = staged::srand_of(raw, seed)?;
+        let staged::FormatChoice {
+            kind,
+            seeds,
+            lose_only,
+        } = staged::format_of(raw, engines.len(), rounds, &mut warnings)?;
+        let staged_span = staged::rounds_settings(kind, engines.len(), games, rounds, seeds, {
+            (Repeat::Once, PairSides::default(), 0)
+        })
+        .map(|plan| plan.span());
+        if checked_total(engines.len(), kind, games, rounds).is_none() || staged_span == Some(None)
+        {
             return Err(ConfigError::TooManyGames {
                 games,
                 rounds,
@@ -202,6 +213,7 @@ impl Config {
         let tournament = TournamentConfig {
             engines,
             kind,
+            seeds,
             games,
             rounds,
             repeat: match raw.flag(Opt::Repeat) {

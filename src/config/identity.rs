@@ -73,7 +73,7 @@ fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSetting
         size: g.size.get(),
         tournament: match t.kind {
             TournamentKind::RoundRobin => "round_robin".into(),
-            TournamentKind::Gauntlet => "gauntlet".into(),
+            other => other.name().into(),
         },
         games: t.games,
         rounds: t.rounds,

@@ -1,0 +1,150 @@
+//! `-tournament`, `-gauntlet`, `-seeds` and `-srand`: which format a run plays, checked against
+//! the engines, `-games` and `-rounds` before anything starts.
+
+use crate::cli::{Opt, RawCli};
+use crate::config::error::{bad, parse_number, ConfigError};
+use crate::config::matches::Seed;
+use crate::schedule::rounds::{Format, RoundsSettings};
+use crate::schedule::{swiss, PairSides, Repeat, TournamentKind};
+
+/// The format's part of the configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FormatChoice {
+    pub kind: TournamentKind,
+    /// `-seeds N` (knockout; 0 without).
+    pub seeds: usize,
+    pub lose_only: bool,
+}
+
+/// The format `-tournament` names (or `-gauntlet` asks for), with `-seeds` and `-loseonly`.
+/// `rounds` is `-rounds`' value (1 when not given).
+pub(super) fn format_of(
+    raw: &RawCli,
+    engines: usize,
+    rounds: u64,
+    warnings: &mut Vec<String>,
+) -> Result<FormatChoice, ConfigError> {
+    let named = match raw.value(Opt::Tournament) {
+        None => None,
+        Some(v) => Some(match v {
+            "roundrobin" | "round_robin" => TournamentKind::RoundRobin,
+            "gauntlet" => TournamentKind::Gauntlet,
+            "knockout" => TournamentKind::Knockout,
+            "swiss" => TournamentKind::Swiss,
+            other => {
+                let why = "expected roundrobin, gauntlet, knockout or swiss";
+                return Err(bad(Opt::Tournament, other, why));
+            }
+        }),
+    };
+    let kind = match (named, raw.flag(Opt::Gauntlet)) {
+        (Some(k), true) if k != TournamentKind::Gauntlet => {
+            let why = "-gauntlet asks for a gauntlet: give one of the two";
+            return Err(bad(Opt::Tournament, k.name(), why));
+        }
+        (Some(k), _) => k,
+        (None, true) => TournamentKind::Gauntlet,
+        (None, false) => TournamentKind::RoundRobin,
+    };
+    let seeds = match raw.value(Opt::Seeds) {
+        None => 0,
+        Some(v) => {
+            let n: usize = parse_number(Opt::Seeds, v, 0..=usize::MAX)?;
+            if n > engines {
+                let why = format!("more seeds than the {engines} engines");
+                return Err(bad(Opt::Seeds, v, why));
+            }
+            if kind != TournamentKind::Knockout {
+                warnings.push("-seeds only has an effect with -tournament knockout".into());
+            }
+            n
+        }
+    };
+    check_rounds(raw, kind, engines, rounds)?;
+    if kind.staged() && raw.sprt.is_some() {
+        let why = "the SPRT tests one pair of engines: use -tournament roundrobin or gauntlet";
+        return Err(bad(Opt::Tournament, kind.name(), why));
+    }
+    let lose_only = raw.flag(Opt::LoseOnly);
+    if lose_only && kind != TournamentKind::Gauntlet {
+        warnings.push("-loseonly only has an effect with -gauntlet".into());
+    }
+    Ok(FormatChoice {
+        kind,
+        seeds,
+        lose_only,
+    })
+}
+
+/// A knockout plays until its final (no `-rounds`); a Swiss has at most as many rounds as
+/// pairings without rematches allow.
+fn check_rounds(
+    raw: &RawCli,
+    kind: TournamentKind,
+    engines: usize,
+    rounds: u64,
+) -> Result<(), ConfigError> {
+    let given = raw.value(Opt::Rounds).unwrap_or("1");
+    match kind {
+        TournamentKind::Knockout if rounds != 1 => Err(bad(
+            Opt::Rounds,
+            given,
+            "a knockout plays its rounds until the final: leave -rounds out",
+        )),
+        TournamentKind::Swiss if rounds > swiss::max_rounds(engines) => {
+            let max = swiss::max_rounds(engines);
+            let why = format!(
+                "a Swiss of {engines} engines has at most {max} rounds without a rematch \
+                 (each engine meets each other once{})",
+                if engines % 2 == 1 {
+                    ", and sits out once"
+                } else {
+                    ""
+                }
+            );
+            Err(bad(Opt::Rounds, given, why))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `-srand S`: the run's seed (a knockout's unseeded places, the openings' random order); the
+/// openings' `srand=` says the same, and the two must agree.
+pub(super) fn srand_of(raw: &RawCli, seed: Seed) -> Result<Seed, ConfigError> {
+    let Some(v) = raw.value(Opt::Srand) else {
+        return Ok(seed);
+    };
+    let s: u64 = parse_number(Opt::Srand, v, 0..=u64::MAX)?;
+    match (s, seed) {
+        (0, seed) => Ok(seed),
+        (s, Seed::Given(o)) if o != s => Err(bad(
+            Opt::Srand,
+            v,
+            format!("-openings srand={o} gives another seed: give one of the two"),
+        )),
+        (s, _) => Ok(Seed::Given(s)),
+    }
+}
+
+/// The round plan of a knockout or a Swiss (`None` for the fixed formats).
+pub fn rounds_settings(
+    kind: TournamentKind,
+    engines: usize,
+    games: u64,
+    rounds: u64,
+    seeds: usize,
+    (repeat, sides, seed): (Repeat, PairSides, u64),
+) -> Option<RoundsSettings> {
+    let format = match kind {
+        TournamentKind::Knockout => Format::Knockout { seeds, seed },
+        TournamentKind::Swiss => Format::Swiss { rounds },
+        TournamentKind::RoundRobin | TournamentKind::Gauntlet => return None,
+    };
+    Some(RoundsSettings {
+        engines,
+        format,
+        games,
+        repeat,
+        sides,
+    })
+}
