@@ -98,7 +98,8 @@ fn apply_shard(mut c: Config, raw: &RawCli, env: &Env) -> Result<Config, ConfigE
                 .tournament
                 .openings
                 .as_ref()
-                .is_some_and(|o| o.order == DrawOrder::Random) =>
+                .is_some_and(|o| o.order == DrawOrder::Random)
+                || staged::placed_by_seed(&c.tournament) =>
             {
                 return Err(ConfigError::ShardSeed)
             }

@@ -75,6 +75,7 @@ fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSetting
             TournamentKind::RoundRobin => "round_robin".into(),
             other => other.name().into(),
         },
+        seeds: (t.kind == TournamentKind::Knockout).then_some(t.seeds),
         games: t.games,
         rounds: t.rounds,
         repeat: t.repeat == crate::schedule::Repeat::Twice,

@@ -148,3 +148,88 @@ pub fn rounds_settings(
         sides,
     })
 }
+
+/// Whether the run's seed places engines: a knockout with more than one unseeded engine.
+pub(super) fn placed_by_seed(t: &crate::config::TournamentConfig) -> bool {
+    t.kind == TournamentKind::Knockout && t.engines.len().saturating_sub(t.seeds) > 1
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{config_in, Config, ConfigError};
+    use crate::schedule::TournamentKind;
+
+    const THREE: &str = "-engine cmd=cat -engine cmd=cat -engine cmd=cat";
+
+    fn config(args: &str) -> Result<Config, ConfigError> {
+        config_in(args, &[("PATH", "/usr/bin:/bin")])
+    }
+
+    fn refused(args: &str) -> String {
+        config(args).map(|_| ()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn each_format_is_named_and_gauntlet_keeps_its_flag() {
+        for (arg, kind) in [
+            ("", TournamentKind::RoundRobin),
+            ("-tournament roundrobin", TournamentKind::RoundRobin),
+            ("-tournament gauntlet", TournamentKind::Gauntlet),
+            ("-gauntlet", TournamentKind::Gauntlet),
+            ("-gauntlet -tournament gauntlet", TournamentKind::Gauntlet),
+            ("-tournament knockout", TournamentKind::Knockout),
+            ("-tournament swiss -rounds 3", TournamentKind::Swiss),
+        ] {
+            let c = config(&format!("{THREE} {arg}")).unwrap();
+            assert_eq!(c.tournament.kind, kind, "{arg}");
+        }
+    }
+
+    #[test]
+    fn bad_formats_are_refused_naming_the_value() {
+        assert_eq!(
+            refused(&format!("{THREE} -tournament ladder")),
+            "-tournament: \"ladder\" is not valid: expected roundrobin, gauntlet, knockout or swiss"
+        );
+        assert!(refused(&format!("{THREE} -gauntlet -tournament swiss"))
+            .contains("-gauntlet asks for a gauntlet"));
+        assert_eq!(
+            refused(&format!("{THREE} -tournament knockout -seeds 4")),
+            "-seeds: \"4\" is not valid: more seeds than the 3 engines"
+        );
+        assert!(refused(&format!("{THREE} -tournament knockout -rounds 2"))
+            .contains("a knockout plays its rounds until the final"));
+        // Three engines: three rounds (each sits out once); four: three.
+        assert!(config(&format!("{THREE} -tournament swiss -rounds 3")).is_ok());
+        assert_eq!(
+            refused(&format!("{THREE} -tournament swiss -rounds 4")),
+            "-rounds: \"4\" is not valid: a Swiss of 3 engines has at most 3 rounds without a \
+             rematch (each engine meets each other once, and sits out once)"
+        );
+        let four = format!("{THREE} -engine cmd=cat -tournament swiss -rounds 4");
+        assert!(refused(&four).contains("a Swiss of 4 engines has at most 3 rounds"));
+        assert!(refused(&format!("{THREE} -srand 5 -openings file=x srand=6"))
+            .contains("-openings srand=6 gives another seed"));
+    }
+
+    #[test]
+    fn a_knockouts_seeds_and_placement_are_part_of_its_identity() {
+        let id = |args: &str| crate::config::identity::identity_of(&config(args).unwrap());
+        let ko = format!("{THREE} -tournament knockout -srand 5");
+        assert_ne!(id(&ko), id(&format!("{ko} -seeds 1")));
+        assert_ne!(id(&ko), id(&ko.replace("-srand 5", "-srand 6")));
+        assert_ne!(id(&ko), id(&format!("{THREE} -tournament swiss -srand 5")));
+        // Every engine but one seeded: the seed places nobody.
+        let seeded = format!("{THREE} -tournament knockout -seeds 2");
+        assert_eq!(id(&format!("{seeded} -srand 5")), id(&format!("{seeded} -srand 6")));
+        // A round robin's identity is the one it had before the option.
+        assert_eq!(
+            id(&format!("{THREE} -tournament roundrobin")),
+            id(THREE)
+        );
+        // Shards of a knockout placed by the seed must share one.
+        let sharded = format!("{THREE} -tournament knockout -shard 1/2");
+        assert!(refused(&sharded).contains("shards must share one seed"));
+        assert!(config(&format!("{sharded} -srand 3")).is_ok());
+    }
+}
