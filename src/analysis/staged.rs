@@ -195,8 +195,7 @@ fn swiss_standings(
         "{rounds} round(s) of {} game(s) a match, paired by points without rematches; a game \
          won is 1 point, drawn 1/2; a bye counts as a match won ({} points); ties ranked by \
          Buchholz (the opponents' points)",
-        s.games,
-        s.games
+        s.games, s.games
     );
     (standings, winner, about)
 }
@@ -215,7 +214,9 @@ fn table_view(
         Format::Knockout { .. } => {
             let m = knockout::match_state(s, r, b, board, res);
             let note = match (m.winner, m.by_seed, m.tiebreaks) {
-                (Some(_), true, _) => "level after the tie-breaks: the higher seed goes through".into(),
+                (Some(_), true, _) => {
+                    "level after the tie-breaks: the higher seed goes through".into()
+                }
                 (_, _, 0) => String::new(),
                 (_, _, n) => format!("{n} tie-break games"),
             };
@@ -282,11 +283,24 @@ pub fn text(v: &FormatView) -> String {
         }
     }
     if !v.standings.is_empty() {
-        out.push_str("Swiss standings:\n  Rank  Engine  Points  Buchholz  Games  Byes\n");
+        let w = (v.standings.iter().map(|s| s.name.chars().count()))
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        let pad = |t: &str| crate::stats::text::pad(t, w, true);
+        out.push_str(&format!(
+            "Swiss standings:\n  Rank  {}  Points  Buchholz  Games  Byes\n",
+            pad("Engine")
+        ));
         for s in &v.standings {
             out.push_str(&format!(
                 "  {:>4}  {}  {:>6}  {:>8}  {:>5}  {:>4}\n",
-                s.rank, s.name, s.points, s.buchholz, s.games, s.byes
+                s.rank,
+                pad(&s.name),
+                s.points,
+                s.buchholz,
+                s.games,
+                s.byes
             ));
         }
     }
@@ -333,8 +347,11 @@ mod tests {
         assert_eq!(v.winner.as_deref(), Some("E0"));
         let t = text(&v);
         assert!(t.contains("[1] E0  bye"), "{t}");
-        assert!(t.contains("[4] E3    2-0      [5] E4"), "{t}");
-        assert!(t.contains("Final\n  [1] E0    2-0      [2] E1\nWinner: E0"), "{t}");
+        assert!(t.contains("[4] E3     2-0     [5] E4"), "{t}");
+        assert!(
+            t.contains("Final\n  [1] E0     2-0     [2] E1\nWinner: E0"),
+            "{t}"
+        );
     }
 
     #[test]
@@ -353,7 +370,10 @@ mod tests {
         let table: Vec<(&str, &str, &str)> = (v.standings.iter())
             .map(|r| (r.name.as_str(), r.points.as_str(), r.buchholz.as_str()))
             .collect();
-        assert_eq!(table, [("E0", "3", "3"), ("E1", "2", "4"), ("E2", "1", "5")]);
+        assert_eq!(
+            table,
+            [("E0", "3", "3"), ("E1", "2", "4"), ("E2", "1", "5")]
+        );
         assert_eq!(v.winner.as_deref(), Some("E0"));
         assert!(text(&v).contains("Swiss standings:"));
     }

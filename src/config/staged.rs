@@ -154,6 +154,14 @@ pub(super) fn placed_by_seed(t: &crate::config::TournamentConfig) -> bool {
     t.kind == TournamentKind::Knockout && t.engines.len().saturating_sub(t.seeds) > 1
 }
 
+impl crate::config::Config {
+    /// Whether the run's seed places engines (a knockout with more than one unseeded engine): a
+    /// drawn seed is shown so the bracket can be repeated.
+    pub fn placed_by_seed(&self) -> bool {
+        placed_by_seed(&self.tournament)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::config::{config_in, Config, ConfigError};
@@ -208,8 +216,10 @@ mod tests {
         );
         let four = format!("{THREE} -engine cmd=cat -tournament swiss -rounds 4");
         assert!(refused(&four).contains("a Swiss of 4 engines has at most 3 rounds"));
-        assert!(refused(&format!("{THREE} -srand 5 -openings file=x srand=6"))
-            .contains("-openings srand=6 gives another seed"));
+        assert!(
+            refused(&format!("{THREE} -srand 5 -openings file=x srand=6"))
+                .contains("-openings srand=6 gives another seed")
+        );
     }
 
     #[test]
@@ -221,12 +231,12 @@ mod tests {
         assert_ne!(id(&ko), id(&format!("{THREE} -tournament swiss -srand 5")));
         // Every engine but one seeded: the seed places nobody.
         let seeded = format!("{THREE} -tournament knockout -seeds 2");
-        assert_eq!(id(&format!("{seeded} -srand 5")), id(&format!("{seeded} -srand 6")));
-        // A round robin's identity is the one it had before the option.
         assert_eq!(
-            id(&format!("{THREE} -tournament roundrobin")),
-            id(THREE)
+            id(&format!("{seeded} -srand 5")),
+            id(&format!("{seeded} -srand 6"))
         );
+        // A round robin's identity is the one it had before the option.
+        assert_eq!(id(&format!("{THREE} -tournament roundrobin")), id(THREE));
         // Shards of a knockout placed by the seed must share one.
         let sharded = format!("{THREE} -tournament knockout -shard 1/2");
         assert!(refused(&sharded).contains("shards must share one seed"));

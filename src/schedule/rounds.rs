@@ -351,6 +351,12 @@ impl RoundPlan {
 
     /// The next game for this process, or why there is none now.
     pub fn next(&mut self) -> Next {
+        self.next_with(|_| true)
+    }
+
+    /// The next game for this process that `may_start` lets start now (its engines are free
+    /// under their `slots=` caps); a due game it refuses makes this [`Next::Wait`].
+    pub fn next_with(&mut self, mut may_start: impl FnMut(&Pairing) -> bool) -> Next {
         self.settle();
         match &self.end {
             Some(Ok(())) => return Next::Done,
@@ -368,8 +374,11 @@ impl RoundPlan {
                 let mine = self
                     .shard
                     .is_none_or(|sh| sh.owns_in_units(s.shard_unit(), n));
-                if mine && !self.handed.contains(&n.0) {
-                    let p = s.pairing(round.number, b as u64, board, g);
+                if !mine || self.handed.contains(&n.0) {
+                    continue;
+                }
+                let p = s.pairing(round.number, b as u64, board, g);
+                if may_start(&p) {
                     self.handed.insert(n.0);
                     return Next::Play(p);
                 }

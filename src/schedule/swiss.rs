@@ -8,7 +8,8 @@
 //! engines, the lowest-ranked engine without a bye sits out. Colours: of the two, the engine with
 //! fewer blacks than whites so far (then the one that led fewer matches, then the higher-ranked)
 //! is black in the match's first game; the games alternate, so an even `-games` gives each
-//! engine half the blacks and an odd one evens out over the rounds.
+//! engine half the blacks, and with an odd one the engine behind on blacks catches up where the
+//! pairing by score lets it (two engines behind alike meet, and one falls further behind).
 
 use std::collections::HashSet;
 

@@ -45,6 +45,8 @@ pub enum Action {
     Play(Assignment),
     /// The slot that asked ends.
     NoMoreGames,
+    /// No game can start now: the slot that asked asks again after the next event.
+    Wait,
     /// Tell the user (the console decides what `-quiet` hides).
     Console(ConsoleEvent),
     /// Append the game to the outputs.
@@ -124,6 +126,9 @@ pub struct Dispatcher {
     marker_seen: bool,
     /// `tune`: θ and the iterations in flight.
     tuner: Option<Tuner>,
+    /// A knockout or a Swiss: the rounds, paired from the results (`staged.rs`); `queue` is
+    /// unused then.
+    plan: Option<crate::schedule::rounds::RoundPlan>,
 }
 
 /// One engine's resource totals over the games of a run.
@@ -205,6 +210,7 @@ impl Dispatcher {
             marker_seen: false,
             tracker,
             tuner,
+            plan: None,
         }
     }
 
@@ -276,8 +282,11 @@ impl Dispatcher {
         match event {
             Event::Ready => self.next_game(),
             Event::Finished(record) => self.finished(record),
-            Event::Abandoned(_) => {
+            Event::Abandoned(game) => {
                 self.in_flight = self.in_flight.saturating_sub(1);
+                if let Some(plan) = &mut self.plan {
+                    plan.abandoned(game);
+                }
                 vec![]
             }
             Event::Interrupt => {
@@ -328,9 +337,17 @@ impl Dispatcher {
         if self.stop.is_some() {
             return vec![Action::NoMoreGames];
         }
-        let Some(mut p) = self.queue.next().and_then(|g| self.schedule.pairing(g)) else {
+        if self.plan.is_some() {
+            return self.next_staged();
+        }
+        let Some(p) = self.queue.next().and_then(|g| self.schedule.pairing(g)) else {
             return vec![Action::NoMoreGames];
         };
+        self.hand_out(p)
+    }
+
+    /// Hand game `p` to the slot that asked, with its `Started` line.
+    fn hand_out(&mut self, mut p: Pairing) -> Vec<Action> {
         // The pair's first engine moves first after the opening: white after an odd one.
         if let Some(parity) = &self.settings.white_first {
             if parity.white_to_move(p.opening_draw) {
@@ -341,7 +358,7 @@ impl Dispatcher {
         let names = &self.settings.names;
         let started = ConsoleEvent::GameStarted {
             game: p.game,
-            total: self.schedule.total_games(),
+            total: self.planned_games(),
             black: names[p.black.0].clone(),
             white: names[p.white.0].clone(),
         };
@@ -410,6 +427,9 @@ impl Dispatcher {
             first: first_score,
             first_moved: first_color == Color::Black,
         });
+        if let Some(plan) = &mut self.plan {
+            plan.record(rec.game, first_score);
+        }
         // A tuning's first engine plays θ+.
         let step = self.tune_scored(rec.game.0, first_score, &mut out);
         if let (Some(step), Some(entry)) = (step, rec.tune.as_mut()) {
@@ -496,6 +516,9 @@ impl Dispatcher {
     fn remote(&mut self, games: Vec<ScoredGame>) -> Vec<Action> {
         let mut out = Vec::new();
         for g in games {
+            if let Some(plan) = &mut self.plan {
+                plan.record(GameId(g.game), g.first);
+            }
             if let Some(c) = self.tracker.record(g) {
                 out.extend(self.decided(c));
             }
@@ -524,7 +547,11 @@ impl Dispatcher {
 
     /// Whether every game handed out has come back and no other will be.
     fn all_done(&self) -> bool {
-        self.in_flight == 0 && (self.stop.is_some() || self.queue.is_empty())
+        let over = match &self.plan {
+            Some(plan) => plan.is_over(),
+            None => self.queue.is_empty(),
+        };
+        self.in_flight == 0 && (self.stop.is_some() || over)
     }
 
     /// The results block every `-ratinginterval` games, except after the last game, where the
@@ -571,6 +598,7 @@ impl Dispatcher {
             let ratings = self.tracker.rating_block().unwrap_or_default();
             format!("{}\n{}{ratings}", standings_table(t), crosstable(t))
         };
+        text.extend(self.format_text());
         if let Some(u) = usage_block(self.tracker.names(), &self.usage) {
             text.push_str(&u);
         }
@@ -585,5 +613,6 @@ impl Dispatcher {
     }
 }
 
+mod staged;
 #[cfg(test)]
 mod tests;

@@ -18,10 +18,16 @@ pub fn section(v: Option<&FormatView>) -> String {
         escape_text(&v.about)
     );
     if let Some(w) = &v.winner {
-        out.push_str(&format!("<p id=\"winner\">Winner: <b>{}</b></p>\n", escape_text(w)));
+        out.push_str(&format!(
+            "<p id=\"winner\">Winner: <b>{}</b></p>\n",
+            escape_text(w)
+        ));
     }
     if let Some(why) = &v.stopped {
-        out.push_str(&format!("<p class=\"stopped\">Stopped early: {}</p>\n", escape_text(why)));
+        out.push_str(&format!(
+            "<p class=\"stopped\">Stopped early: {}</p>\n",
+            escape_text(why)
+        ));
     }
     out.push_str("<div class=\"rounds\">\n");
     for (i, r) in v.rounds.iter().enumerate() {

@@ -601,7 +601,11 @@ impl ReportBuilder {
 }
 
 /// A knockout's or a Swiss's status: its end is its last round's, not a count of games.
-fn staged_status(state: RunState, played: u64, plan: &crate::schedule::rounds::RoundPlan) -> String {
+fn staged_status(
+    state: RunState,
+    played: u64,
+    plan: &crate::schedule::rounds::RoundPlan,
+) -> String {
     let round = plan.rounds().len();
     match (state, plan.is_over() && plan.unpairable().is_none()) {
         (_, true) => format!("complete: {played} games"),
