@@ -167,14 +167,11 @@ fn ponder_of(raw: &RawCli, engines: &mut [crate::engine::EngineSpec]) -> Result<
 fn idle_slots(t: &TournamentConfig) -> Option<String> {
     let most = t.most_at_once().filter(|&m| m < t.concurrency as u64)?;
     Some(format!(
-        "-concurrency {}: the engines' slots= caps{} let at most {most} games run at once; the \
-         other slots wait",
+        "-concurrency {}: the engines' slots= caps{ponder} let at most {most} game{s} run at once; \
+         the other slots wait",
         t.concurrency,
-        if t.ponder {
-            " (one each with -ponder)"
-        } else {
-            ""
-        }
+        ponder = if t.ponder { " (one each with -ponder)" } else { "" },
+        s = if most == 1 { "" } else { "s" },
     ))
 }
 

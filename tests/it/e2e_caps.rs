@@ -61,7 +61,7 @@ fn slots_1_keeps_an_engine_in_one_game_at_a_time() {
     assert_eq!(clashes(&lock), 0, "{}", run.stdout);
     assert_eq!(run.journal("j.jsonl").len(), 12, "every game");
     assert!(
-        run.stderr.contains("let at most 1 games run at once"),
+        run.stderr.contains("let at most 1 game run at once"),
         "the cap's effect on -concurrency is said: {}",
         run.stderr
     );
