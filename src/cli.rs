@@ -190,7 +190,7 @@ opts! {
     // named engines and runs from a file (issue 35)
     EnginesFile, Config,
     // smaller knobs (issue 36)
-    Wait, NoSwap, Reverse,
+    Wait, NoSwap, Reverse, Ponder,
     // tournament formats (issue 36)
     Tournament, Seeds, Srand,
 }

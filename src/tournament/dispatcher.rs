@@ -11,6 +11,7 @@ use crate::outputs::Records;
 use crate::schedule::queue::GameQueue;
 use crate::schedule::{EngineId, GameId, Pairing, Schedule, TournamentKind};
 use crate::stats::{crosstable, standings_table, Score, Sprt, SprtCrossing, Verdict};
+use crate::tournament::caps::{EngineCaps, Take};
 use crate::tune::entry::{TuneEntry, TuneStep};
 use crate::tune::{TuneSetup, Tuner};
 
@@ -45,7 +46,8 @@ pub enum Action {
     Play(Assignment),
     /// The slot that asked ends.
     NoMoreGames,
-    /// No game can start now: the slot that asked asks again after the next event.
+    /// No game can start now (its engines are at their `slots=` caps): the slot that asked asks
+    /// again after the next event that may free one (a game ends, a stop).
     Wait,
     /// Tell the user (the console decides what `-quiet` hides).
     Console(ConsoleEvent),
@@ -93,6 +95,9 @@ pub struct DispatchSettings {
     pub tune: Option<(TuneSetup, u64)>,
     /// The run writes a journal, so a stopped run can be completed with `-resume`.
     pub resumable: bool,
+    /// Each engine's cap on the games it plays at once (`slots=`, `-ponder`); empty or all
+    /// `None`: none.
+    pub slots: Vec<Option<u32>>,
 }
 
 /// How a run that the SPRT decided ends.
@@ -110,6 +115,8 @@ pub struct Dispatcher {
     schedule: Schedule,
     /// Games still to hand out, in order (computed as they are taken: no list of them).
     queue: GameQueue,
+    /// `slots=` caps: games that wait for their engines (`None`: no engine has a cap).
+    caps: Option<EngineCaps>,
     in_flight: u64,
     finished: u64,
     stop: Option<StopReason>,
@@ -196,10 +203,12 @@ impl Dispatcher {
             }
         }
         let stop = tracker.crossing().map(|c| stop_of(c.verdict));
+        let caps = EngineCaps::new(settings.slots.clone());
         Dispatcher {
             settings,
             schedule,
             queue: games,
+            caps,
             in_flight: 0,
             finished: prior.len() as u64,
             stop,
@@ -284,6 +293,9 @@ impl Dispatcher {
             Event::Finished(record) => self.finished(record),
             Event::Abandoned(game) => {
                 self.in_flight = self.in_flight.saturating_sub(1);
+                if let Some(c) = &mut self.caps {
+                    c.ended(game);
+                }
                 if let Some(plan) = &mut self.plan {
                     plan.abandoned(game);
                 }
@@ -340,8 +352,10 @@ impl Dispatcher {
         if self.plan.is_some() {
             return self.next_staged();
         }
-        let Some(p) = self.queue.next().and_then(|g| self.schedule.pairing(g)) else {
-            return vec![Action::NoMoreGames];
+        let p = match self.take_game() {
+            Take::Game(p) => p,
+            Take::Wait => return vec![Action::Wait],
+            Take::End => return vec![Action::NoMoreGames],
         };
         self.hand_out(p)
     }
@@ -369,6 +383,17 @@ impl Dispatcher {
         ]
     }
 
+    /// The next game in order whose engines may play it now.
+    fn take_game(&mut self) -> Take {
+        if let Some(c) = &mut self.caps {
+            return c.take(&mut self.queue, &self.schedule);
+        }
+        match self.queue.next().and_then(|g| self.schedule.pairing(g)) {
+            Some(p) => Take::Game(p),
+            None => Take::End,
+        }
+    }
+
     /// The first game in which an engine answered `SWAP2BOARD` with `UNKNOWN`/`ERROR`: say so
     /// once, since its games are then played without a swap.
     fn swap_unsupported(&mut self, rec: &GameRecord) -> Option<Action> {
@@ -390,6 +415,9 @@ impl Dispatcher {
 
     fn finished(&mut self, mut rec: Box<GameRecord>) -> Vec<Action> {
         self.in_flight = self.in_flight.saturating_sub(1);
+        if let Some(c) = &mut self.caps {
+            c.ended(rec.game);
+        }
         self.finished += 1;
         self.count_usage(&rec);
         // An adjudication (the table's column) with a loser is a resignation, without one a draw.
@@ -547,9 +575,10 @@ impl Dispatcher {
 
     /// Whether every game handed out has come back and no other will be.
     fn all_done(&self) -> bool {
+        let waiting = self.caps.as_ref().map_or(0, EngineCaps::waiting);
         let over = match &self.plan {
             Some(plan) => plan.is_over(),
-            None => self.queue.is_empty(),
+            None => self.queue.is_empty() && waiting == 0,
         };
         self.in_flight == 0 && (self.stop.is_some() || over)
     }

@@ -33,7 +33,10 @@ impl Dispatcher {
         let Some(plan) = &mut self.plan else {
             return vec![Action::NoMoreGames];
         };
-        match plan.next() {
+        // Under `slots=` caps a game whose engine is busy waits, and a later one may go first.
+        let caps = &mut self.caps;
+        let next = plan.next_with(|p| caps.as_mut().is_none_or(|c| c.try_start(p)));
+        match next {
             Next::Play(p) => self.hand_out(p),
             Next::Wait => vec![Action::Wait],
             Next::Done => vec![Action::NoMoreGames],
