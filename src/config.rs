@@ -99,7 +99,7 @@ fn apply_shard(mut c: Config, raw: &RawCli, env: &Env) -> Result<Config, ConfigE
                 .openings
                 .as_ref()
                 .is_some_and(|o| o.order == DrawOrder::Random)
-                || staged::placed_by_seed(&c.tournament) =>
+                || c.tournament.placed_by_seed() =>
             {
                 return Err(ConfigError::ShardSeed)
             }
@@ -214,18 +214,10 @@ impl Config {
         let nbest = sample.as_ref().and_then(|s| s.multipv);
         engines.iter_mut().for_each(|e| e.nbest = nbest);
         let ponder = ponder_of(raw, &mut engines)?;
-        let seed = staged::srand_of(raw, seed)?;
-        let staged::FormatChoice {
-            kind,
-            seeds,
-            lose_only,
-        } = staged::format_of(raw, engines.len(), rounds, &mut warnings)?;
-        let staged_span = staged::rounds_settings(kind, engines.len(), games, rounds, seeds, {
-            (Repeat::Once, PairSides::default(), 0)
-        })
-        .map(|plan| plan.span());
-        if checked_total(engines.len(), kind, games, rounds).is_none() || staged_span == Some(None)
-        {
+        let counts = (engines.len(), games, rounds);
+        let (seed, format) = staged::format_and_seed(raw, counts, seed, &mut warnings)?;
+        let (kind, seeds, lose_only) = (format.kind, format.seeds, format.lose_only);
+        if checked_total(engines.len(), kind, games, rounds).is_none() {
             return Err(ConfigError::TooManyGames {
                 games,
                 rounds,

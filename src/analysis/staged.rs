@@ -326,7 +326,7 @@ mod tests {
     /// Play every game, the lower-numbered engine winning.
     fn played(s: RoundsSettings) -> RoundPlan {
         let mut plan = RoundPlan::new(s, None);
-        while let Next::Play(p) = plan.next() {
+        while let Next::Play(p) = plan.next_game() {
             plan.record(p.game, Score::Win);
         }
         plan

@@ -617,7 +617,7 @@ pub fn row_of_opt(opt: Opt) -> &'static Row {
 /// The exit codes of every command, for the help, the man page and the reference.
 pub const EXIT_CODES: &[(u8, &str)] = &[
     (0, "done (a match: all games played, or the SPRT accepted H1)"),
-    (1, "an error in the input (option values, files, lines) or an output path that cannot be used; check: an item failed; openings generate: fewer openings than -count"),
+    (1, "an error in the input (option values, files, lines) or an output path that cannot be used; check: an item failed; openings generate: fewer openings than -count; a Swiss whose next round cannot be paired without a rematch (it ends after the round before)"),
     (2, "command-line usage error (unknown option, missing value)"),
     (3, "the SPRT accepted H0"),
     (4, "stopped by -fatalerror after an engine failure"),

@@ -163,21 +163,6 @@ impl TournamentConfig {
     }
 }
 
-impl TournamentConfig {
-    /// A knockout's or a Swiss's round plan with the run's `seed` (`None` for a round robin or
-    /// a gauntlet).
-    pub fn rounds_settings(&self, seed: Seed) -> Option<crate::schedule::rounds::RoundsSettings> {
-        crate::config::staged::rounds_settings(
-            self.kind,
-            self.engines.len(),
-            self.games,
-            self.rounds,
-            self.seeds,
-            (self.repeat, self.sides, seed.get()),
-        )
-    }
-}
-
 /// How each game is played.
 #[derive(Debug, Clone)]
 pub struct GameConfig {

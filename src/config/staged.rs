@@ -3,7 +3,7 @@
 
 use crate::cli::{Opt, RawCli};
 use crate::config::error::{bad, parse_number, ConfigError};
-use crate::config::matches::Seed;
+use crate::config::matches::{Seed, TournamentConfig};
 use crate::schedule::rounds::{Format, RoundsSettings};
 use crate::schedule::{swiss, PairSides, Repeat, TournamentKind};
 
@@ -18,7 +18,7 @@ pub(super) struct FormatChoice {
 
 /// The format `-tournament` names (or `-gauntlet` asks for), with `-seeds` and `-loseonly`.
 /// `rounds` is `-rounds`' value (1 when not given).
-pub(super) fn format_of(
+fn format_of(
     raw: &RawCli,
     engines: usize,
     rounds: u64,
@@ -76,6 +76,29 @@ pub(super) fn format_of(
     })
 }
 
+/// The run's seed (`-srand`) and format, and a knockout's or a Swiss's game numbers checked
+/// to fit a `u64` (as [`crate::schedule::checked_total`] checks the other formats').
+pub(super) fn format_and_seed(
+    raw: &RawCli,
+    (engines, games, rounds): (usize, u64, u64),
+    seed: Seed,
+    warnings: &mut Vec<String>,
+) -> Result<(Seed, FormatChoice), ConfigError> {
+    let seed = srand_of(raw, seed)?;
+    let choice = format_of(raw, engines, rounds, warnings)?;
+    let plan = rounds_settings(choice.kind, engines, games, rounds, choice.seeds, {
+        (Repeat::Once, PairSides::default(), 0)
+    });
+    if plan.is_some_and(|p| p.span().is_none()) {
+        return Err(ConfigError::TooManyGames {
+            games,
+            rounds,
+            pairs: crate::schedule::pair_count(engines, choice.kind).unwrap_or(u64::MAX),
+        });
+    }
+    Ok((seed, choice))
+}
+
 /// A knockout plays until its final (no `-rounds`); a Swiss has at most as many rounds as
 /// pairings without rematches allow.
 fn check_rounds(
@@ -110,7 +133,7 @@ fn check_rounds(
 
 /// `-srand S`: the run's seed (a knockout's unseeded places, the openings' random order); the
 /// openings' `srand=` says the same, and the two must agree.
-pub(super) fn srand_of(raw: &RawCli, seed: Seed) -> Result<Seed, ConfigError> {
+fn srand_of(raw: &RawCli, seed: Seed) -> Result<Seed, ConfigError> {
     let Some(v) = raw.value(Opt::Srand) else {
         return Ok(seed);
     };
@@ -149,16 +172,24 @@ pub fn rounds_settings(
     })
 }
 
-/// Whether the run's seed places engines: a knockout with more than one unseeded engine.
-pub(super) fn placed_by_seed(t: &crate::config::TournamentConfig) -> bool {
-    t.kind == TournamentKind::Knockout && t.engines.len().saturating_sub(t.seeds) > 1
-}
+impl TournamentConfig {
+    /// A knockout's or a Swiss's round plan with the run's `seed` (`None` for a round robin or
+    /// a gauntlet).
+    pub fn rounds_settings(&self, seed: Seed) -> Option<RoundsSettings> {
+        rounds_settings(
+            self.kind,
+            self.engines.len(),
+            self.games,
+            self.rounds,
+            self.seeds,
+            (self.repeat, self.sides, seed.get()),
+        )
+    }
 
-impl crate::config::Config {
-    /// Whether the run's seed places engines (a knockout with more than one unseeded engine): a
-    /// drawn seed is shown so the bracket can be repeated.
+    /// Whether the run's seed places engines (a knockout with more than one unseeded engine):
+    /// shards must share it, and a drawn one is shown so the bracket can be repeated.
     pub fn placed_by_seed(&self) -> bool {
-        placed_by_seed(&self.tournament)
+        self.kind == TournamentKind::Knockout && self.engines.len().saturating_sub(self.seeds) > 1
     }
 }
 

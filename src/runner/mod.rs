@@ -190,7 +190,7 @@ fn announce(
         console.show(ConsoleEvent::TuneSeed(seed));
     }
     if let (true, crate::config::matches::Seed::Fresh(seed)) =
-        (config.placed_by_seed(), config.seed)
+        (config.tournament.placed_by_seed(), config.seed)
     {
         console.show(ConsoleEvent::KnockoutSeed(seed));
     }
@@ -841,7 +841,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let run_start = Instant::now();
     check_before_opening(&config)?;
     let schedule = schedule_of(&config);
-    let total = schedule.total_games();
+    let total = staged::total(&schedule);
     // `Config` refuses `-resume` without a journal.
     let resumed = match (config.start, config.outputs.journal.clone()) {
         (Start::Resume, Some(journal)) => Some(resume::prepare(&mut config, &journal, total)?),
@@ -851,21 +851,12 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let mut outputs = Outputs::open(&config, resumed.as_ref().map(|r| r.journal.clone()))?;
     let log_files = open_logs(&config)?;
     let (games, prior) = remaining(&schedule, config.cluster.shard, resumed.as_ref())?;
-    let plan = staged::plan_of(&config);
-    // A shard's own share of the schedule.
-    let own_total = match &plan {
-        Some(p) => staged::own_total(&config, p, prior.len() as u64),
-        None => games.len() + prior.len() as u64,
-    };
+    // A shard's own share of the schedule (a knockout's or a Swiss's: its plan's).
+    let (plan, own_total) = staged::plan_and_total(&config, games.len(), prior.len() as u64);
     let console = console_of(&config, own_total);
     let (log, log_task) = start_log(log_files, run_start, &console);
-    announce(
-        &console,
-        &config,
-        &outputs,
-        resumed.as_ref(),
-        own_total - prior.len() as u64,
-    );
+    let left = own_total - prior.len() as u64;
+    announce(&console, &config, &outputs, resumed.as_ref(), left);
     let names = slot::resolve_names(&config, &stops.abort).await;
     if let Some(r) = resumed.as_ref().filter(|_| !stops.abort.is_cancelled()) {
         r.check_names(&names)?;

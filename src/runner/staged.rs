@@ -3,20 +3,30 @@
 
 use crate::config::Config;
 use crate::schedule::rounds::RoundPlan;
+use crate::schedule::Schedule;
 
-/// The round plan of a knockout or a Swiss (after `-resume` adopted the journal's seed).
-pub(super) fn plan_of(config: &Config) -> Option<RoundPlan> {
-    let settings = config.tournament.rounds_settings(config.seed)?;
-    Some(RoundPlan::new(settings, config.cluster.shard))
-}
-
-/// The games this process counts on: the tournament's without tie-breaks, a shard's share of
-/// them, at least the `played` ones.
-pub(super) fn own_total(config: &Config, plan: &RoundPlan, played: u64) -> u64 {
-    let all = plan.settings().planned_games();
+/// The round plan of a knockout or a Swiss (after `-resume` adopted the journal's seed), and
+/// the games this process counts on: a round robin's or a gauntlet's `left` and `played`; the
+/// plan's without tie-breaks (a shard's share of them), at least the `played` ones.
+pub(super) fn plan_and_total(config: &Config, left: u64, played: u64) -> (Option<RoundPlan>, u64) {
+    let Some(settings) = config.tournament.rounds_settings(config.seed) else {
+        return (None, left + played);
+    };
+    let all = settings.planned_games();
     let share = match config.cluster.shard {
         Some(s) => all.div_ceil(s.count),
         None => all,
     };
-    share.max(played)
+    let plan = RoundPlan::new(settings, config.cluster.shard);
+    (Some(plan), share.max(played))
+}
+
+/// The games the journal header, the resume check and the console count: the schedule's, or a
+/// knockout's or a Swiss's without tie-breaks (its numbers reach further: byes and tie-breaks
+/// leave some unplayed).
+pub(super) fn total(schedule: &Schedule) -> u64 {
+    match schedule.rounds_settings() {
+        Some(plan) => plan.planned_games(),
+        None => schedule.total_games(),
+    }
 }

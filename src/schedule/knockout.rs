@@ -9,23 +9,13 @@
 //! bracket order); a seed past the number of engines is a bye for its opponent.
 
 use crate::core::shuffle::shuffled;
-use crate::schedule::rounds::{Board, Results, Round, RoundsSettings, Table};
+pub use crate::schedule::staged::{bracket_size, TIEBREAK_PAIRS};
+use crate::schedule::staged::{Board, Format, Results, Round, RoundsSettings, Table};
 use crate::schedule::EngineId;
-
-/// Extra colour-reversed game pairs a tied match plays, one pair at a time until one engine is
-/// ahead; after them the higher seed goes through. Two pairs: a decisive pair is common between
-/// engines of different strength, and a bound keeps a match between two engines that draw every
-/// game from playing on forever.
-pub const TIEBREAK_PAIRS: u64 = 2;
 
 /// The shuffle pass of the unseeded places, apart from the openings' passes (0, 1, …) of the
 /// same seed.
 const PLACEMENT_PASS: u64 = u64::from_le_bytes(*b"knockout");
-
-/// Places in the bracket: the next power of two (2 at least).
-pub fn bracket_size(engines: usize) -> usize {
-    engines.next_power_of_two().max(2)
-}
 
 /// Seed numbers (1-based) in bracket order: adjacent places meet in the first round, and seeds
 /// 1 and 2 are in opposite halves (4 places: 1, 4, 2, 3).
@@ -168,7 +158,7 @@ fn winners(s: &RoundsSettings, round: &Round, results: &Results) -> Vec<EngineId
 
 /// The round after `round` (which is over): the winners of places `2k` and `2k + 1` meet.
 pub fn next_round(s: &RoundsSettings, round: &Round, results: &Results) -> Round {
-    let crate::schedule::rounds::Format::Knockout { seeds, seed } = s.format else {
+    let Format::Knockout { seeds, seed } = s.format else {
         unreachable!("a knockout's settings")
     };
     let rank = seed_of(&seeding(s.engines, seeds, seed));
@@ -185,7 +175,6 @@ pub fn next_round(s: &RoundsSettings, round: &Round, results: &Results) -> Round
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::rounds::Format;
     use crate::schedule::{PairSides, Repeat};
     use crate::stats::Score;
 

@@ -15,6 +15,7 @@ pub mod knockout;
 pub mod queue;
 pub mod rounds;
 pub mod shard;
+pub mod staged;
 pub mod swiss;
 
 /// Index of an engine in the order given on the command line.

@@ -13,7 +13,7 @@
 
 use std::collections::HashSet;
 
-use crate::schedule::rounds::{colours, Board, Results, Round, RoundsSettings, Table, Unpairable};
+use crate::schedule::staged::{colours, Board, Results, Round, RoundsSettings, Table, Unpairable};
 use crate::schedule::EngineId;
 
 /// Steps the pairing search may take before it gives up (a few thousand at most in practice;

@@ -123,21 +123,28 @@ fn a_swiss_plays_its_rounds_without_rematches() {
     assert_eq!(stdout.matches("  bye").count(), 3, "{stdout}");
 }
 
-/// Kill the run `cmd` with SIGKILL after each of `moments`, resume it, and return its games.
-fn killed_and_resumed(cmd: &Match, dir: &Path, moments: &[u64]) -> Played {
+/// Kill the run `cmd` with SIGKILL after each of `moments`, resume it, and return its games
+/// and how many the first kill left in the journal. Each slot pauses 100 ms between games
+/// (`-wait`, not part of the run: a resume may change it), so a run of three rounds or more
+/// lasts 300 ms at least and the first kill lands in it.
+fn killed_and_resumed(cmd: &Match, dir: &Path, moments: &[u64]) -> (Played, usize) {
     let cmd = cmd.clone().concurrency(3).journal("j.jsonl");
+    let mut first_cut = 0;
     for (i, ms) in moments.iter().enumerate() {
         let run = match i {
-            0 => cmd.clone(),
-            _ => cmd.clone().resume(),
+            0 => cmd.clone().opt("-wait", 100),
+            _ => cmd.clone().opt("-wait", 100).resume(),
         }
         .spawn_in(dir);
         std::thread::sleep(Duration::from_millis(*ms));
         run.signal(libc::SIGKILL);
         let _ = run.finish();
+        if i == 0 {
+            first_cut = journal_games(&dir.join("j.jsonl")).len();
+        }
     }
     cmd.resume().run_in(dir).assert_success();
-    played(&[dir.join("j.jsonl")])
+    (played(&[dir.join("j.jsonl")]), first_cut)
 }
 
 #[test]
@@ -151,7 +158,8 @@ fn kill_9_and_resume_play_the_games_of_an_uninterrupted_run() {
             .assert_success();
         let want = played(&[whole.path().join("j.jsonl")]);
         let cut = tempfile::tempdir().unwrap();
-        let got = killed_and_resumed(&cmd, cut.path(), &[400, 300, 700]);
+        let (got, first_cut) = killed_and_resumed(&cmd, cut.path(), &[250, 150, 200]);
+        assert!(first_cut < want.len(), "the first kill came after the end");
         assert_eq!(got, want, "{:?}", cmd.to_args());
     }
 }

@@ -3,12 +3,14 @@
 
 use proptest::prelude::*;
 
+use std::collections::{HashMap, HashSet};
+
 use super::*;
-use crate::schedule::{Schedule, TournamentKind};
+use crate::schedule::{PairSides, Repeat, Schedule, TournamentKind};
 
 /// A result for the tests (a plan's results are written only by `RoundPlan::record`).
 pub fn put(results: &mut Results, game: GameId, first: Score) {
-    results.by_game.insert(game.0, first);
+    results.insert(game, first);
 }
 
 /// A game's result as a function of its number: every process of a test sees the same.
@@ -39,7 +41,7 @@ fn play(s: RoundsSettings, shards: u64, seed: u64, ready: usize) -> (Vec<Pairing
         let mut over = 0;
         for plan in &mut plans {
             for _ in 0..ready {
-                match plan.next() {
+                match plan.next_game() {
                     Next::Play(p) => batch.push(p),
                     Next::Wait => break,
                     Next::Done | Next::Unpairable(_) => {
@@ -187,7 +189,7 @@ fn a_resumed_plan_continues_with_the_games_not_played() {
             plan.record(p.game, outcome(11, p.game));
         }
         let mut rest = vec![];
-        while let Next::Play(p) = plan.next() {
+        while let Next::Play(p) = plan.next_game() {
             plan.record(p.game, outcome(11, p.game));
             rest.push(p.game);
         }
@@ -202,16 +204,22 @@ fn a_resumed_plan_continues_with_the_games_not_played() {
 fn a_process_waits_for_the_round_to_end() {
     let s = settings(4, 1, false, Format::Swiss { rounds: 2 });
     let mut plan = RoundPlan::new(s, None);
-    let Next::Play(a) = plan.next() else { panic!() };
-    let Next::Play(b) = plan.next() else { panic!() };
-    assert_eq!(plan.next(), Next::Wait);
+    let Next::Play(a) = plan.next_game() else {
+        panic!()
+    };
+    let Next::Play(b) = plan.next_game() else {
+        panic!()
+    };
+    assert_eq!(plan.next_game(), Next::Wait);
     plan.record(a.game, Score::Win);
-    assert_eq!(plan.next(), Next::Wait, "round 1 is not over");
+    assert_eq!(plan.next_game(), Next::Wait, "round 1 is not over");
     // A game abandoned is handed out again.
     plan.abandoned(b.game);
-    assert_eq!(plan.next(), Next::Play(b));
+    assert_eq!(plan.next_game(), Next::Play(b));
     plan.record(b.game, Score::Draw);
-    let Next::Play(c) = plan.next() else { panic!() };
+    let Next::Play(c) = plan.next_game() else {
+        panic!()
+    };
     assert_eq!(c.round, 2);
     assert_eq!(c.game, s.number(2, 0, 0));
 }
@@ -220,7 +228,9 @@ fn a_process_waits_for_the_round_to_end() {
 fn a_game_whose_engines_are_busy_waits_and_a_later_one_goes_first() {
     let s = settings(4, 2, false, Format::Swiss { rounds: 1 });
     let mut plan = RoundPlan::new(s, None);
-    let Next::Play(a) = plan.next() else { panic!() };
+    let Next::Play(a) = plan.next_game() else {
+        panic!()
+    };
     // Board 0's second game has a's engines: refused, board 1's first game comes out.
     let busy = [a.first, a.second];
     let free = |p: &Pairing| !busy.contains(&p.first) && !busy.contains(&p.second);
@@ -233,6 +243,8 @@ fn a_game_whose_engines_are_busy_waits_and_a_later_one_goes_first() {
     };
     assert_eq!(s.locate(c.game).1, 1);
     assert_eq!(plan.next_with(free), Next::Wait);
-    let Next::Play(d) = plan.next() else { panic!() };
+    let Next::Play(d) = plan.next_game() else {
+        panic!()
+    };
     assert_eq!((d.first, d.second), (a.first, a.second));
 }
