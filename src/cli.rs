@@ -191,6 +191,8 @@ opts! {
     EnginesFile, Config,
     // smaller knobs (issue 36)
     Wait, NoSwap, Reverse, Ponder,
+    // tournament formats (issue 36)
+    Tournament, Seeds, Srand,
 }
 
 impl std::fmt::Display for Opt {

@@ -12,15 +12,16 @@ pub mod matches;
 pub mod named;
 pub mod outputs;
 pub mod run_file;
+pub mod staged;
 
 use crate::cli::{Opt, RawCli};
 use crate::config::engines::engines_of;
 use crate::config::env::Env;
 use crate::config::error::{bad, parse_u64, secs_or, ConfigError};
 use crate::config::matches::{
-    adjudication_of, board_of, draw_after_of, kind_of, openings_of, parse_cpus, shard_of,
-    sprt_option, startup_timeout_of, swap_of, ColourRule, DrawOrder, GameConfig, OnEngineFailure,
-    Seed, TournamentConfig,
+    adjudication_of, board_of, draw_after_of, openings_of, parse_cpus, shard_of, sprt_option,
+    startup_timeout_of, swap_of, ColourRule, DrawOrder, GameConfig, OnEngineFailure, Seed,
+    TournamentConfig,
 };
 use crate::config::outputs::{
     diagnostics_of, outputs_of, sample_of, ConsoleConfig, JournalTarget, OutputsConfig,
@@ -97,7 +98,8 @@ fn apply_shard(mut c: Config, raw: &RawCli, env: &Env) -> Result<Config, ConfigE
                 .tournament
                 .openings
                 .as_ref()
-                .is_some_and(|o| o.order == DrawOrder::Random) =>
+                .is_some_and(|o| o.order == DrawOrder::Random)
+                || c.tournament.placed_by_seed() =>
             {
                 return Err(ConfigError::ShardSeed)
             }
@@ -212,7 +214,9 @@ impl Config {
         let nbest = sample.as_ref().and_then(|s| s.multipv);
         engines.iter_mut().for_each(|e| e.nbest = nbest);
         let ponder = ponder_of(raw, &mut engines)?;
-        let (kind, lose_only) = kind_of(raw, &mut warnings);
+        let counts = (engines.len(), games, rounds);
+        let (seed, format) = staged::format_and_seed(raw, counts, seed, &mut warnings)?;
+        let (kind, seeds, lose_only) = (format.kind, format.seeds, format.lose_only);
         if checked_total(engines.len(), kind, games, rounds).is_none() {
             return Err(ConfigError::TooManyGames {
                 games,
@@ -225,6 +229,7 @@ impl Config {
         let tournament = TournamentConfig {
             engines,
             kind,
+            seeds,
             games,
             rounds,
             repeat: match raw.flag(Opt::Repeat) {

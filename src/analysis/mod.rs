@@ -3,4 +3,5 @@
 
 pub mod openings_audit;
 pub mod report;
+pub mod staged;
 pub mod tracker;

@@ -357,7 +357,13 @@ pub static ROWS: &[Row] = &[
     row!(SHARD_USERS, ["-concurrency"], "N", VALUE, Games, Some(Opt::Concurrency), ["2"], "games at once (default 1)"),
     row!(RUN, ["-games"], "N", VALUE, Games, Some(Opt::Games), ["4"], "games per pair per round (default 1)"),
     row!(RUN, ["-rounds"], "N", VALUE, Games, Some(Opt::Rounds), ["2"], "rounds (default 1)"),
-    row!(RUN, ["-gauntlet"], "", FLAG, Games, Some(Opt::Gauntlet), [], "the first engine against each other one (default: round robin)"),
+    row!(RUN, ["-gauntlet"], "", FLAG, Games, Some(Opt::Gauntlet), [], "the first engine against each other one (default: round robin); the same as -tournament gauntlet"),
+    row!(RUN, ["-tournament"], "F", VALUE, Games, Some(Opt::Tournament), ["swiss"],
+        "roundrobin (default), gauntlet, knockout (a seeded bracket; each match -games games, a tie broken by up to two game pairs, then the higher seed) or swiss (-rounds rounds paired by score, no rematches)"),
+    row!(RUN, ["-seeds"], "N", VALUE, Games, Some(Opt::Seeds), ["2"],
+        "knockout: the first N engines are seeds 1 to N in command-line order; the others are placed by -srand / the openings' srand= (default 0)"),
+    row!(RUN, ["-srand"], "S", VALUE, Games, Some(Opt::Srand), ["7"],
+        "the run's seed: a knockout's unseeded places, and a random openings order (the same as -openings srand=S; default drawn)"),
     row!(RUN_TUNE, ["-repeat"], "", FLAG, Games, Some(Opt::Repeat), [], "each opening twice, colours reversed"),
     row!(RUN, ["-noswap"], "", FLAG, Games, Some(Opt::NoSwap), [],
         "every game of a pair in the same colours, the first engine black (with -repeat too)"),
@@ -611,7 +617,7 @@ pub fn row_of_opt(opt: Opt) -> &'static Row {
 /// The exit codes of every command, for the help, the man page and the reference.
 pub const EXIT_CODES: &[(u8, &str)] = &[
     (0, "done (a match: all games played, or the SPRT accepted H1)"),
-    (1, "an error in the input (option values, files, lines) or an output path that cannot be used; check: an item failed; openings generate: fewer openings than -count"),
+    (1, "an error in the input (option values, files, lines) or an output path that cannot be used; check: an item failed; openings generate: fewer openings than -count; a Swiss whose next round cannot be paired without a rematch (it ends after the round before)"),
     (2, "command-line usage error (unknown option, missing value)"),
     (3, "the SPRT accepted H0"),
     (4, "stopped by -fatalerror after an engine failure"),

@@ -101,6 +101,8 @@ pub enum OnEngineFailure {
 pub struct TournamentConfig {
     pub engines: Vec<EngineSpec>,
     pub kind: TournamentKind,
+    /// `-seeds N`: a knockout's seeded engines, the first N (0 without).
+    pub seeds: usize,
     pub games: u64,
     pub rounds: u64,
     pub repeat: Repeat,
@@ -388,20 +390,6 @@ pub(super) fn shard_of(raw: &RawCli, env: &Env) -> Result<Option<Shard>, ConfigE
         Some(v) => Some(Shard::parse(v)?),
         None => Shard::from_env(|k| env.var(k).map(String::from))?,
     })
-}
-
-/// `-gauntlet` (else round robin) and `-loseonly` (which only a gauntlet uses).
-pub(super) fn kind_of(raw: &RawCli, warnings: &mut Vec<String>) -> (TournamentKind, bool) {
-    let kind = if raw.flag(Opt::Gauntlet) {
-        TournamentKind::Gauntlet
-    } else {
-        TournamentKind::RoundRobin
-    };
-    let lose_only = raw.flag(Opt::LoseOnly);
-    if lose_only && kind != TournamentKind::Gauntlet {
-        warnings.push("-loseonly only has an effect with -gauntlet".into());
-    }
-    (kind, lose_only)
 }
 
 /// `-drawafter N`: 0 is off (the predecessor's "must be greater than 0 to be effective"); a
