@@ -159,6 +159,9 @@ pub struct EngineSpec {
     pub detail: Detail,
     /// Ask for this many best moves with `YXNBEST` (`-sample … multipv=N`, N ≥ 2).
     pub nbest: Option<u32>,
+    /// The Gomocup package the engine comes from (`pkg=`): `cmd` is then its picked program,
+    /// run in the package's folder, through the package's launcher (Wine) when it has one.
+    pub package: Option<crate::engine::package::Package>,
 }
 
 /// The `INFO show_detail` level asked of an engine before every game (`detail=` of `-engine`).
@@ -199,6 +202,7 @@ impl EngineSpec {
             cpus: Vec::new(),
             detail: Detail::DEFAULT,
             nbest: None,
+            package: None,
         }
     }
 
@@ -270,6 +274,12 @@ impl EngineSpec {
             .parent()
             .map(Path::to_path_buf)
             .ok_or_else(|| bad(format!("'{program}' has no parent directory")))?;
+        // A package's Windows program: `wine PROGRAM ARGS` in the program's folder.
+        if let Some(launcher) = self.package.as_ref().and_then(|p| p.launcher.clone()) {
+            let mut all = vec![absolute.to_string_lossy().into_owned()];
+            all.extend(args);
+            return Ok((launcher, all, Some(dir)));
+        }
         Ok((absolute, args, Some(dir)))
     }
 }

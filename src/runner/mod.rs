@@ -28,6 +28,7 @@ use crate::analysis::tracker::{scored, ScoredGame, Tracker};
 use crate::config::matches::OnEngineFailure;
 use crate::config::outputs::LogLevel;
 use crate::config::{Config, Start};
+use crate::engine::leftovers::{sweep, Subreaper};
 use crate::engine::LogSink;
 use crate::formats::openings::order::OpeningSequence;
 use crate::formats::openings::{OpeningBook, OpeningError};
@@ -782,7 +783,6 @@ fn last_events(desk: &Desk, stops: &Stops) {
     }
 }
 
-/// Run the whole tournament described by `config`.
 /// The game slots' worker threads, and the channel that closes when the last one ends (a thread
 /// that cannot be started is reported; the others play its share).
 fn start_slots(
@@ -802,7 +802,24 @@ fn start_slots(
     (slots, ended)
 }
 
-pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
+/// Run the whole tournament described by `config`.
+pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
+    // Under Wine (a package's Windows program) wineserver and Wine's services leave the
+    // engines' process groups by design and live on for seconds after the last engine: the
+    // runner adopts them as they are orphaned (child subreaper) and kills them when the run
+    // ends, as `check` does, so that nothing of an engine outlives the runner.
+    let wine = (config.tournament.engines.iter())
+        .any(|e| e.package.as_ref().is_some_and(|p| p.launcher.is_some()));
+    let adopter = wine.then(Subreaper::set).and_then(Result::ok);
+    let result = run_games(config, stops).await;
+    if adopter.is_some() {
+        sweep(None, &[]).await;
+    }
+    result
+}
+
+/// The run of [`run`]: its games played, saved and reported.
+async fn run_games(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
     check_before_opening(&config)?;
     let schedule = schedule_of(&config);
