@@ -688,6 +688,25 @@ mod tests {
     }
 
     #[test]
+    fn a_package_entry_is_a_pkg_instead_of_a_command() {
+        let f = parse("[{\"name\": \"embryo\", \"pkg\": \"/z/EMBRYO21.F.zip\", \"tc\": \"60/5\"}]")
+            .unwrap();
+        assert_eq!(
+            f.get("embryo").unwrap().settings,
+            kv(&[
+                ("name", "embryo"),
+                ("pkg", "/z/EMBRYO21.F.zip"),
+                ("tc", "60/5")
+            ])
+        );
+        let e = err("[{\"name\": \"a\", \"command\": \"x\", \"pkg\": \"a.zip\"}]");
+        assert!(e.ends_with("give \"command\" or \"pkg\", not both"), "{e}");
+        let e = err("[{\"name\": \"a\", \"pkg\": \"a.zip\", \"workingDirectory\": \"/o\"}]");
+        assert!(e.ends_with("leave \"workingDirectory\" out"), "{e}");
+        assert!(err("[{\"name\": \"a\", \"pkg\": \"\"}]").ends_with("\"pkg\": is empty"));
+    }
+
+    #[test]
     fn the_default_location_follows_the_environment() {
         let env = |vars: &[(&str, &str)]| {
             Env(vars

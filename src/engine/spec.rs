@@ -236,6 +236,15 @@ impl EngineSpec {
         self.name.clone().unwrap_or_else(|| self.program_name())
     }
 
+    /// The engine as the user gave it, for headings: `cmd`, or for a package `pkg=ZIP (PROGRAM)`
+    /// (the program picked in it, by file name).
+    pub fn label(&self) -> String {
+        match &self.package {
+            Some(p) => format!("pkg={} ({})", p.zip.display(), self.program_name()),
+            None => self.cmd.clone(),
+        }
+    }
+
     /// The file name of the program (`pbrain-wine` for `cmd=../e/pbrain-wine -x`).
     pub fn program_name(&self) -> String {
         let first = split_command_line(&self.cmd)

@@ -126,6 +126,12 @@ fn check_judges_the_package_program() {
             &[("XDG_CACHE_HOME", xdg.as_path())],
             Duration::from_secs(3),
         );
+    assert!(
+        run.stdout
+            .starts_with("check of pkg=random.zip (pbrain-random)\n"),
+        "{}",
+        run.stdout
+    );
     let prefix = run.lines_starting("pass  prefix");
     assert_eq!(prefix.len(), 1, "{}\n{}", run.stdout, run.stderr);
     assert!(
