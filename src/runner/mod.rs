@@ -28,7 +28,7 @@ use crate::analysis::tracker::{scored, ScoredGame, Tracker};
 use crate::config::matches::OnEngineFailure;
 use crate::config::outputs::LogLevel;
 use crate::config::{Config, Start};
-use crate::engine::leftovers::{sweep, Subreaper};
+use crate::engine::leftovers::WineAdopter;
 use crate::engine::LogSink;
 use crate::formats::openings::order::OpeningSequence;
 use crate::formats::openings::{OpeningBook, OpeningError};
@@ -804,17 +804,10 @@ fn start_slots(
 
 /// Run the whole tournament described by `config`.
 pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
-    // Under Wine (a package's Windows program) wineserver and Wine's services leave the
-    // engines' process groups by design and live on for seconds after the last engine: the
-    // runner adopts them as they are orphaned (child subreaper) and kills them when the run
-    // ends, as `check` does, so that nothing of an engine outlives the runner.
-    let wine = (config.tournament.engines.iter())
-        .any(|e| e.package.as_ref().is_some_and(|p| p.launcher.is_some()));
-    let adopter = wine.then(Subreaper::set).and_then(Result::ok);
+    // Wine's server and services, which outlive the engines by seconds, end with the run.
+    let wine = WineAdopter::for_engines(&config.tournament.engines);
     let result = run_games(config, stops).await;
-    if adopter.is_some() {
-        sweep(None, &[]).await;
-    }
+    wine.end().await;
     result
 }
 

@@ -253,8 +253,19 @@ fn gomocup_packages_play_from_their_zips_under_wine() {
     };
     let (xdg, _) = cache_env(dir.path());
     // A prefix of the test's own: Wine's server and services started for it are the runner's
-    // to end, and nothing of the user's prefix is touched. Made on the first start (seconds).
+    // to end, and nothing of the user's prefix is touched. Made first, as a user sets one up
+    // (about 15 s), and its server waited for, so that the runner starts the one it must end.
     let prefix = dir.path().join("wineprefix");
+    for (program, arg) in [("wineboot", "-i"), ("wineserver", "-w")] {
+        let status = std::process::Command::new(program)
+            .arg(arg)
+            .env("WINEPREFIX", &prefix)
+            .env("WINEDEBUG", "-all")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+        assert!(status.is_ok_and(|s| s.success()), "{program} {arg}");
+    }
     for zip in zips {
         let name = zip.file_name().unwrap().to_string_lossy().into_owned();
         let env = [

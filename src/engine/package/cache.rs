@@ -250,6 +250,40 @@ mod tests {
     }
 
     #[test]
+    fn runs_unpacking_at_once_and_a_killed_unpack_leave_one_whole_folder() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("cache");
+        let files: Vec<(String, Vec<u8>)> = (0..40)
+            .map(|i| (format!("f{i}.bin"), vec![i as u8; 20_000]))
+            .collect();
+        let entries: Vec<(&str, &[u8], u32)> = (files.iter())
+            .map(|(n, b)| (n.as_str(), b.as_slice(), 0o644))
+            .collect();
+        let zip = write(t.path(), "p.zip", &zip_of(&entries));
+        let hash = sha256_of(&zip).unwrap();
+        // A killed unpack: its hidden folder, half-written, stays where it was left.
+        let stale = root.join(format!(".{hash}.1-2-0.tmp"));
+        fs::create_dir_all(&stale).unwrap();
+        fs::write(stale.join("f0.bin"), b"half").unwrap();
+        let runs: Vec<_> = (0..4)
+            .map(|_| {
+                let (zip, root) = (zip.clone(), root.clone());
+                std::thread::spawn(move || unpack(&zip, &root).unwrap())
+            })
+            .collect();
+        for run in runs {
+            let u = run.join().unwrap();
+            assert_eq!(u.dir, root.join(&hash));
+            assert_eq!(u.files.len(), 40);
+        }
+        for (name, bytes) in &files {
+            assert_eq!(&fs::read(root.join(&hash).join(name)).unwrap(), bytes);
+        }
+        // Only the final folder and the killed one's leftover: no run's own temporary folder.
+        assert_eq!(listing(&root), [format!(".{hash}.1-2-0.tmp"), hash]);
+    }
+
+    #[test]
     fn a_corrupt_zip_is_an_error_and_leaves_nothing() {
         let t = tempfile::tempdir().unwrap();
         let root = t.path().join("cache");
