@@ -7,6 +7,7 @@ use std::time::Duration;
 pub mod engines;
 pub mod env;
 pub mod error;
+pub mod groups;
 pub mod identity;
 pub mod matches;
 pub mod named;
@@ -189,7 +190,8 @@ impl Config {
         // -sample multipv=N asks every engine for its N best moves (YXNBEST).
         let nbest = sample.as_ref().and_then(|s| s.multipv);
         engines.iter_mut().for_each(|e| e.nbest = nbest);
-        let (kind, lose_only) = kind_of(raw, &mut warnings);
+        let (kind, lose_only) = kind_of(raw, &mut warnings)?;
+        let groups = groups::of_command_line(raw, env, &engines, &mut warnings)?;
         if checked_total(engines.len(), kind, games, rounds).is_none() {
             return Err(ConfigError::TooManyGames {
                 games,
@@ -230,6 +232,7 @@ impl Config {
             startup_timeout,
             suspend: raw.flag(Opt::Suspend),
             wait: Duration::from_millis(value_u64(Opt::Wait, 0, 0)?),
+            groups,
         };
         let config = Config {
             tournament,
@@ -265,7 +268,9 @@ impl Config {
             tune: None,
         };
         check_journal_needed(&config)?;
-        apply_shard(config, raw, env)
+        let config = apply_shard(config, raw, env)?;
+        groups::check_shard(&config)?;
+        Ok(config)
     }
 }
 

@@ -2,5 +2,6 @@
 //! pairs, SPRT), the per-opening audit and the HTML report's model and page.
 
 pub mod openings_audit;
+pub mod promotion;
 pub mod report;
 pub mod tracker;

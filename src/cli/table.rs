@@ -354,6 +354,17 @@ pub static ROWS: &[Row] = &[
     row!(RUN, ["-games"], "N", VALUE, Games, Some(Opt::Games), ["4"], "games per pair per round (default 1)"),
     row!(RUN, ["-rounds"], "N", VALUE, Games, Some(Opt::Rounds), ["2"], "rounds (default 1)"),
     row!(RUN, ["-gauntlet"], "", FLAG, Games, Some(Opt::Gauntlet), [], "the first engine against each other one (default: round robin)"),
+    row!(RUN, ["-tournament"], "roundrobin|gauntlet|groups", VALUE, Games, Some(Opt::Tournament), ["groups"],
+        "the format: roundrobin (default), gauntlet (as -gauntlet), groups (Gomocup's league: only engines rated within -groups gap= meet; settings below)"),
+    row!(RUN, ["-groups"], "key=value...", SETTINGS, Games, Some(Opt::Groups), ["ratings=last.txt"],
+        "-tournament groups' settings (below)"),
+    row!(RUN, ["ratings"], "FILE|DIR", key("-groups"), Games, None, ["last.txt"],
+        "the ratings, matched to the engines by name: gomoku-cli ratings' table or --json, or a journal or run directory (fitted); an engine not in it meets every engine"),
+    row!(RUN, ["gap"], "ELO", key("-groups"), Games, None, ["400"],
+        "engines rated this many Elo apart or more do not meet (default 400, Gomocup's)"),
+    row!(RUN, ["promote"], "K", key("-groups"), Games, None, ["4"], "the top K are promoted at the end (default 4)"),
+    row!(RUN, ["promoted"], "FILE", key("-groups"), Games, None, ["next.json"],
+        "write the promoted engines there as an engines file, for the next group's run (-engines FILE -engine conf=NAME)"),
     row!(RUN_TUNE, ["-repeat"], "", FLAG, Games, Some(Opt::Repeat), [], "each opening twice, colours reversed"),
     row!(RUN, ["-noswap"], "", FLAG, Games, Some(Opt::NoSwap), [],
         "every game of a pair in the same colours, the first engine black (with -repeat too)"),
@@ -772,6 +783,13 @@ mod tests {
                     key_word(row)
                 ),
                 "-openings" => continue,
+                // ratings= names a file: the league's own tests give one.
+                "-groups" if row.name() == "ratings" => continue,
+                "-groups" => format!(
+                    "-engine cmd=/bin/sh name=a -engine cmd=/bin/sh name=b -engine cmd=/bin/sh name=c \
+                     -engine cmd=/bin/sh name=d -tournament groups -groups {}",
+                    key_word(row)
+                ),
                 other => panic!("a key of {other}: add it to this test"),
             };
             let line = line.replace("format=bin", "format=bin file=x.bin");

@@ -124,6 +124,8 @@ pub struct TournamentConfig {
     pub suspend: bool,
     /// `-wait MS`: a slot's pause between the end of one game and the start of its next.
     pub wait: Duration,
+    /// `-tournament groups`: the league's gap, ratings and promotion.
+    pub groups: Option<crate::config::groups::GroupsConfig>,
 }
 
 /// How each game is played.
@@ -355,18 +357,35 @@ pub(super) fn shard_of(raw: &RawCli, env: &Env) -> Result<Option<Shard>, ConfigE
     })
 }
 
-/// `-gauntlet` (else round robin) and `-loseonly` (which only a gauntlet uses).
-pub(super) fn kind_of(raw: &RawCli, warnings: &mut Vec<String>) -> (TournamentKind, bool) {
-    let kind = if raw.flag(Opt::Gauntlet) {
-        TournamentKind::Gauntlet
-    } else {
-        TournamentKind::RoundRobin
+/// `-tournament` (or `-gauntlet`; else round robin) and `-loseonly` (which only a gauntlet
+/// uses). A league (`groups`) is a round robin of the pairs its ratings allow (`config::groups`).
+pub(super) fn kind_of(
+    raw: &RawCli,
+    warnings: &mut Vec<String>,
+) -> Result<(TournamentKind, bool), ConfigError> {
+    let kind = match (raw.value(Opt::Tournament), raw.flag(Opt::Gauntlet)) {
+        (None | Some("gauntlet"), true) | (Some("gauntlet"), false) => TournamentKind::Gauntlet,
+        (None | Some("roundrobin" | "groups"), false) => TournamentKind::RoundRobin,
+        (Some(v @ ("roundrobin" | "groups")), true) => {
+            return Err(bad(
+                Opt::Tournament,
+                v,
+                "-gauntlet is another format: give one",
+            ))
+        }
+        (Some(v), _) => {
+            return Err(bad(
+                Opt::Tournament,
+                v,
+                "expected roundrobin, gauntlet or groups",
+            ))
+        }
     };
     let lose_only = raw.flag(Opt::LoseOnly);
     if lose_only && kind != TournamentKind::Gauntlet {
         warnings.push("-loseonly only has an effect with -gauntlet".into());
     }
-    (kind, lose_only)
+    Ok((kind, lose_only))
 }
 
 /// `-drawafter N`: 0 is off (the predecessor's "must be greater than 0 to be effective"); a

@@ -4,6 +4,7 @@
 //! `-ratinginterval`) and what the console is told is unit-tested with synthetic events, without
 //! engines or threads. The async shell in `runner/mod.rs` carries the actions out.
 
+use crate::analysis::promotion::promotion_text;
 use crate::analysis::tracker::{ScoredGame, Tracker};
 use crate::core::board::Color;
 use crate::game::record::GameRecord;
@@ -91,6 +92,8 @@ pub struct DispatchSettings {
     pub tune: Option<(TuneSetup, u64)>,
     /// The run writes a journal, so a stopped run can be completed with `-resume`.
     pub resumable: bool,
+    /// `-tournament groups`: how many are promoted (said after the standings).
+    pub promote: Option<usize>,
 }
 
 /// How a run that the SPRT decided ends.
@@ -569,7 +572,15 @@ impl Dispatcher {
         } else {
             let t = self.tracker.tally();
             let ratings = self.tracker.rating_block().unwrap_or_default();
-            format!("{}\n{}{ratings}", standings_table(t), crosstable(t))
+            let promotion = self.settings.promote.map_or(String::new(), |k| {
+                let complete = self.queue.is_empty() && self.in_flight == 0;
+                format!("\n{}", promotion_text(&self.tracker, k, complete))
+            });
+            format!(
+                "{}\n{}{ratings}{promotion}",
+                standings_table(t),
+                crosstable(t)
+            )
         };
         if let Some(u) = usage_block(self.tracker.names(), &self.usage) {
             text.push_str(&u);

@@ -20,6 +20,7 @@ fn settings() -> DispatchSettings {
         white_first: None,
         tune: None,
         resumable: true,
+        promote: None,
     }
 }
 
