@@ -144,6 +144,37 @@ fn apply_shard(mut c: Config, raw: &RawCli, env: &Env) -> Result<Config, ConfigE
     Ok(c)
 }
 
+/// The league of a command line (see [`groups_of`]), its engines' settings read for the
+/// promoted file only when it is one.
+fn groups_of_command_line(
+    raw: &RawCli,
+    env: &Env,
+    engines: &[crate::engine::spec::EngineSpec],
+    warnings: &mut Vec<String>,
+) -> Result<Option<groups::GroupsConfig>, ConfigError> {
+    use crate::config::engines::{engine_lists, engines_file};
+    let (lists, file) = match raw.value(Opt::Tournament) {
+        Some("groups") => (
+            engine_lists(raw, env)?,
+            engines_file(raw, env)?.map(|f| f.path),
+        ),
+        _ => (Vec::new(), None),
+    };
+    groups::groups_of(raw, engines, lists, file, warnings)
+}
+
+/// A shard sees its own games only: it cannot say who is promoted.
+fn check_groups_shard(config: &Config) -> Result<(), ConfigError> {
+    let promoted = (config.tournament.groups.as_ref()).and_then(|g| g.promoted.as_ref());
+    match (config.cluster.shard, promoted) {
+        (Some(shard), Some(p)) => Err(ConfigError::Groups(format!(
+            "promoted={}: shard {shard} sees its own games only; leave promoted= out of the shards and read the promotion of the whole run in its report (gomoku-cli report RUNDIR)",
+            p.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// `-resume` and `-report` read the journal: refused with `-journal off`.
 fn check_journal_needed(c: &Config) -> Result<(), ConfigError> {
     match (&c.outputs.journal, c.start, &c.outputs.report) {
@@ -191,7 +222,7 @@ impl Config {
         let nbest = sample.as_ref().and_then(|s| s.multipv);
         engines.iter_mut().for_each(|e| e.nbest = nbest);
         let (kind, lose_only) = kind_of(raw, &mut warnings)?;
-        let groups = groups::of_command_line(raw, env, &engines, &mut warnings)?;
+        let groups = groups_of_command_line(raw, env, &engines, &mut warnings)?;
         if checked_total(engines.len(), kind, games, rounds).is_none() {
             return Err(ConfigError::TooManyGames {
                 games,
@@ -269,7 +300,7 @@ impl Config {
         };
         check_journal_needed(&config)?;
         let config = apply_shard(config, raw, env)?;
-        groups::check_shard(&config)?;
+        check_groups_shard(&config)?;
         Ok(config)
     }
 }

@@ -42,40 +42,9 @@ fn refuse(why: impl Into<String>) -> ConfigError {
     ConfigError::Groups(why.into())
 }
 
-/// The league of a command line (see [`groups_of`]), its engines' settings read for the
-/// promoted file only when it is one.
-pub fn of_command_line(
-    raw: &RawCli,
-    env: &crate::config::env::Env,
-    engines: &[EngineSpec],
-    warnings: &mut Vec<String>,
-) -> Result<Option<GroupsConfig>, ConfigError> {
-    use crate::config::engines::{engine_lists, engines_file};
-    let (lists, file) = match raw.value(Opt::Tournament) {
-        Some("groups") => (
-            engine_lists(raw, env)?,
-            engines_file(raw, env)?.map(|f| f.path),
-        ),
-        _ => (Vec::new(), None),
-    };
-    groups_of(raw, engines, lists, file, warnings)
-}
-
-/// A shard sees its own games only: it cannot say who is promoted.
-pub fn check_shard(config: &crate::config::Config) -> Result<(), ConfigError> {
-    let promoted = (config.tournament.groups.as_ref()).and_then(|g| g.promoted.as_ref());
-    match (config.cluster.shard, promoted) {
-        (Some(shard), Some(p)) => Err(refuse(format!(
-            "promoted={}: shard {shard} sees its own games only; leave promoted= out of the shards and read the promotion of the whole run in its report (gomoku-cli report RUNDIR)",
-            p.display()
-        ))),
-        _ => Ok(()),
-    }
-}
-
 /// `-tournament groups` with `-groups`' settings; `None` for another format (where `-groups` is
 /// refused). `engines` are the run's, `lists` their settings as given.
-fn groups_of(
+pub fn groups_of(
     raw: &RawCli,
     engines: &[EngineSpec],
     lists: Vec<KeyValues>,
