@@ -192,7 +192,7 @@ opts! {
     // named engines and runs from a file (issue 35)
     EnginesFile, Config,
     // smaller knobs (issue 36)
-    Wait, NoSwap, Reverse,
+    Wait, NoSwap, Reverse, Ponder,
     // Gomocup's league (issue 36)
     Tournament, Groups,
 }

@@ -185,6 +185,28 @@ fn check_journal_needed(c: &Config) -> Result<(), ConfigError> {
     }
 }
 
+/// `-ponder`, given to every engine (refused with `-suspend`, which stops the engine not on move).
+fn ponder_of(raw: &RawCli, engines: &mut [crate::engine::EngineSpec]) -> Result<bool, ConfigError> {
+    let ponder = raw.flag(Opt::Ponder);
+    if ponder && raw.flag(Opt::Suspend) {
+        return Err(ConfigError::PonderSuspended);
+    }
+    engines.iter_mut().for_each(|e| e.ponder = ponder);
+    Ok(ponder)
+}
+
+/// The warning when the engines' caps let fewer games run at once than there are slots.
+fn idle_slots(t: &TournamentConfig) -> Option<String> {
+    let most = t.most_at_once().filter(|&m| m < t.concurrency as u64)?;
+    Some(format!(
+        "-concurrency {}: the engines' slots= caps{ponder} let at most {most} game{s} run at once; \
+         the other slots wait",
+        t.concurrency,
+        ponder = if t.ponder { " (one each with -ponder)" } else { "" },
+        s = if most == 1 { "" } else { "s" },
+    ))
+}
+
 impl Config {
     /// Check every value of the raw command line; `env` is the process environment.
     pub fn from_raw(raw: &RawCli, env: &Env) -> Result<Config, ConfigError> {
@@ -221,6 +243,7 @@ impl Config {
         // -sample multipv=N asks every engine for its N best moves (YXNBEST).
         let nbest = sample.as_ref().and_then(|s| s.multipv);
         engines.iter_mut().for_each(|e| e.nbest = nbest);
+        let ponder = ponder_of(raw, &mut engines)?;
         let (kind, lose_only) = kind_of(raw, &mut warnings)?;
         let groups = groups_of_command_line(raw, env, &engines, &mut warnings)?;
         if checked_total(engines.len(), kind, games, rounds).is_none() {
@@ -264,7 +287,9 @@ impl Config {
             suspend: raw.flag(Opt::Suspend),
             wait: Duration::from_millis(value_u64(Opt::Wait, 0, 0)?),
             groups,
+            ponder,
         };
+        warnings.extend(idle_slots(&tournament));
         let config = Config {
             tournament,
             game: GameConfig {

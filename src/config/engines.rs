@@ -64,6 +64,20 @@ pub(super) fn apply_engine_key(
                 why: "expected off or a show_detail level 0-3".into(),
             })?
         }
+        "slots" => spec.slots = Some(parse_number(option, v, 1..=u32::MAX)?),
+        "restart" => {
+            spec.restart = match v {
+                "on" => true,
+                "off" => false,
+                _ => {
+                    return Err(ConfigError::BadValue {
+                        option,
+                        value: v.to_string(),
+                        why: "expected on or off".into(),
+                    })
+                }
+            }
+        }
         key if key.starts_with("option.") && key.len() > 7 => {
             let name = key["option.".len()..].to_string();
             spec.options.retain(|(n, _)| *n != name);

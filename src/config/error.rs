@@ -76,6 +76,9 @@ pub enum ConfigError {
     /// `-sprt` with more than two engines.
     #[error("-sprt works with exactly two engines (got {0})")]
     SprtNeedsTwoEngines(usize),
+    /// `-ponder` and `-suspend` together.
+    #[error("-ponder and -suspend cannot be used together: -suspend stops the engine not on move, so it cannot think on the opponent's time")]
+    PonderSuspended,
     /// `-swap2` and `-swap1` together.
     #[error("-swap2 and -swap1 cannot be used together: choose one")]
     TwoSwapRules,

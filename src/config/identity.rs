@@ -80,6 +80,7 @@ fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSetting
         repeat: t.repeat == crate::schedule::Repeat::Twice,
         noswap: t.sides.noswap,
         reverse: t.sides.reverse,
+        ponder: t.ponder,
         total_games,
         draw_after: g.draw_after,
         send_by_board: g.send_by_board,

@@ -126,6 +126,41 @@ pub struct TournamentConfig {
     pub wait: Duration,
     /// `-tournament groups`: the league's gap, ratings and promotion.
     pub groups: Option<crate::config::groups::GroupsConfig>,
+    /// `-ponder`: engines think on the opponent's time, each in one game at a time.
+    pub ponder: bool,
+}
+
+impl TournamentConfig {
+    /// Each engine's cap on its games at once: `slots=`, and one for every engine with `-ponder`
+    /// (an engine pondering in two games would think on two opponents' time at once).
+    pub fn slot_caps(&self) -> Vec<Option<u32>> {
+        let ponder = self.ponder.then_some(1);
+        (self.engines.iter())
+            .map(|e| match (e.slots, ponder) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            })
+            .collect()
+    }
+
+    /// The most games the caps let run at once (`None`: no cap binds): each game takes a place
+    /// of two engines, and in a gauntlet every game one of the first engine's.
+    pub fn most_at_once(&self) -> Option<u64> {
+        let caps = self.slot_caps();
+        let gauntlet = (self.kind == TournamentKind::Gauntlet)
+            .then(|| caps.first().copied().flatten())
+            .flatten()
+            .map(u64::from);
+        let all = caps
+            .iter()
+            .map(|c| c.map(u64::from))
+            .sum::<Option<u64>>()
+            .map(|sum| sum / 2);
+        match (gauntlet, all) {
+            (Some(g), Some(a)) => Some(g.min(a)),
+            (g, a) => g.or(a),
+        }
+    }
 }
 
 /// How each game is played.

@@ -28,6 +28,8 @@ pub const ENTRY_KEYS: &[&str] = &[
     "thread",
     "tolerance",
     "detail",
+    "slots",
+    "restart",
     "option.K",
 ];
 
@@ -41,6 +43,8 @@ pub const VALUE_KEYS: &[&str] = &[
     "thread",
     "tolerance",
     "detail",
+    "slots",
+    "restart",
 ];
 
 /// The keys cutechess writes in an option object besides `name` and `value`: what the option
@@ -547,7 +551,8 @@ mod tests {
    "protocol": "gomocup",
    "options": [{"name": "hash", "value": 64, "type": "spin", "default": 16, "min": 1, "max": 1024}],
    "tc": "10/1", "thread": 2, "detail": "off", "option.style": "fast"},
-  {"name": "wine", "cmd": "pbrain-wine -x", "workingDirectory": "/opt/e", "options": {"a": "1"}}
+  {"name": "wine", "cmd": "pbrain-wine -x", "workingDirectory": "/opt/e", "options": {"a": "1"},
+   "slots": 1, "restart": "on"}
 ]"#,
         )
         .unwrap();
@@ -569,6 +574,8 @@ mod tests {
             kv(&[
                 ("name", "wine"),
                 ("cmd", "/opt/e/pbrain-wine -x"),
+                ("slots", "1"),
+                ("restart", "on"),
                 ("option.a", "1")
             ])
         );

@@ -159,6 +159,13 @@ pub struct EngineSpec {
     pub detail: Detail,
     /// Ask for this many best moves with `YXNBEST` (`-sample … multipv=N`, N ≥ 2).
     pub nbest: Option<u32>,
+    /// `slots=N`: at most this many of its games at once (the dispatcher's cap).
+    pub slots: Option<u32>,
+    /// `restart=on`: a fresh process for every game instead of `RESTART` in the same one.
+    pub restart: bool,
+    /// `-ponder`: `INFO pondering 1` before every game (Yixin-Board's and Rapfi's key), unless an
+    /// `option.pondering=` of the user's own says otherwise.
+    pub ponder: bool,
 }
 
 /// The `INFO show_detail` level asked of an engine before every game (`detail=` of `-engine`).
@@ -199,6 +206,9 @@ impl EngineSpec {
             cpus: Vec::new(),
             detail: Detail::DEFAULT,
             nbest: None,
+            slots: None,
+            restart: false,
+            ponder: false,
         }
     }
 

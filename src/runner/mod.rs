@@ -151,6 +151,7 @@ fn dispatch_settings(
             .map(|t| (t.setup.clone(), config.seed.get())),
         resumable: config.outputs.journal.is_some(),
         promote: config.tournament.groups.as_ref().map(|g| g.promote),
+        slots: config.tournament.slot_caps(),
     }
 }
 
@@ -312,8 +313,8 @@ impl Writer {
     }
 }
 
-/// The answer to a slot that asked for a game: `Some(None)` = no more games.
-type Reply = Option<Option<crate::tournament::dispatcher::Assignment>>;
+/// The answer to a slot that asked for a game (`None` until the dispatcher gives one).
+type Reply = Option<slot::Next>;
 
 impl Shell {
     /// Carry out the dispatcher's actions; `reply` takes the answer to the slot that asked for a
@@ -321,8 +322,10 @@ impl Shell {
     fn execute(&mut self, d: &mut Dispatcher, actions: Vec<Action>, reply: &mut Reply) {
         for a in actions {
             match a {
-                Action::Play(p) => *reply = Some(Some(p)),
-                Action::NoMoreGames => *reply = Some(None),
+                Action::Play(p) => *reply = Some(slot::Next::Play(p)),
+                Action::NoMoreGames => *reply = Some(slot::Next::End),
+                // The version to wait past is the desk's (`DeskState::feed`).
+                Action::Wait => *reply = Some(slot::Next::Wait(0)),
                 Action::Console(event) => self.console.show(event),
                 // The run's thread outlives every sender: a send fails only after it stopped
                 // writing.
@@ -412,6 +415,9 @@ struct DeskState {
     shell: Shell,
     /// `Event::Interrupt` was fed.
     interrupted: bool,
+    /// Counts the events that may let a waiting slot start a game (all but `Ready`): a slot told
+    /// to wait sleeps until it moves past the count it was told (`slot::Next::Wait`).
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 impl DeskState {
@@ -426,10 +432,30 @@ impl DeskState {
 
     /// Feed one event and carry out its actions; the answer to a `Ready`.
     fn feed(&mut self, event: Event) -> Reply {
+        // A `Ready` frees no game: counting it would wake waiting slots only to wait again,
+        // each waking the next.
+        let ready = matches!(event, Event::Ready);
         let actions = self.d.on_event(event);
         let mut reply = None;
         self.shell.execute(&mut self.d, actions, &mut reply);
-        reply
+        if !ready {
+            self.changed();
+        }
+        match reply {
+            Some(slot::Next::Wait(_)) => Some(slot::Next::Wait(*self.changes.borrow())),
+            other => other,
+        }
+    }
+
+    fn changed(&self) {
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// The other shards' games and stop marker read in: waiting slots may now have games.
+    fn sync(&mut self) {
+        let DeskState { d, shell, .. } = self;
+        shell.sync(d);
+        self.changed();
     }
 }
 
@@ -442,10 +468,7 @@ impl Desk {
 }
 
 impl slot::GameDesk for Desk {
-    fn next_game(
-        &self,
-        finished: Option<Box<GameRecord>>,
-    ) -> Option<crate::tournament::dispatcher::Assignment> {
+    fn next_game(&self, finished: Option<Box<GameRecord>>) -> slot::Next {
         let mut s = self.lock();
         s.catch_up(&self.abort);
         if let Some(record) = finished {
@@ -454,10 +477,13 @@ impl slot::GameDesk for Desk {
         // Before a game starts, a look for another shard's stop (one stat call), so a shard
         // starts no game after the marker is written.
         if s.shell.sync.as_ref().is_some_and(|sync| sync.stopped()) {
-            let DeskState { d, shell, .. } = &mut *s;
-            shell.sync(d);
+            s.sync();
         }
-        s.feed(Event::Ready).flatten()
+        s.feed(Event::Ready).unwrap_or(slot::Next::End)
+    }
+
+    fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.lock().changes.subscribe()
     }
 
     fn abandoned(&self, game: crate::schedule::GameId) {
@@ -488,11 +514,7 @@ async fn watch(
             }
             Some(w) = writes.recv() => writer.write_and_tell(w, desk),
             _ = ended.recv() => break,
-            _ = tick.tick(), if syncing => {
-                let mut s = desk.lock();
-                let DeskState { d, shell, .. } = &mut *s;
-                shell.sync(d);
-            }
+            _ = tick.tick(), if syncing => desk.lock().sync(),
         }
     }
 }
@@ -888,6 +910,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
             d: dispatcher,
             shell,
             interrupted: false,
+            changes: tokio::sync::watch::Sender::new(0),
         }),
         abort: stops.abort.clone(),
     });

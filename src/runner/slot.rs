@@ -40,10 +40,23 @@ const NO_DEADLINE: Duration = Duration::from_secs(365 * 24 * 3600);
 /// Where a slot hands in its games and takes the next: the dispatcher, reached on the slot's own
 /// thread (`mod.rs`'s `Desk`). The calls are synchronous and short.
 pub trait GameDesk: Send + Sync {
-    /// Score the game just `finished` (if any), then the slot's next game; `None` = end.
-    fn next_game(&self, finished: Option<Box<GameRecord>>) -> Option<Assignment>;
+    /// Score the game just `finished` (if any), then the slot's next game.
+    fn next_game(&self, finished: Option<Box<GameRecord>>) -> Next;
+    /// The count a slot told [`Next::Wait`] watches.
+    fn changes(&self) -> tokio::sync::watch::Receiver<u64>;
     /// The game was cut short by a stop: not counted.
     fn abandoned(&self, game: GameId);
+}
+
+/// What a slot asking for a game is told.
+#[derive(Debug)]
+pub enum Next {
+    Play(Assignment),
+    /// No game can start yet (`slots=` caps): ask again once the desk's count of changes has
+    /// moved past this one (a game ended, the run is stopping).
+    Wait(u64),
+    /// The slot ends.
+    End,
 }
 
 /// Held by each slot until it ends: when every one is dropped, the run knows its slots are done.
@@ -269,7 +282,8 @@ struct Engines {
 }
 
 impl Engines {
-    /// Keep only the engines of `p` (ending the others politely) and start the missing ones;
+    /// Keep only the engines of `p` (ending the others politely, and those with `restart=on`)
+    /// and start the missing ones;
     /// in a `tune` run, give each its side's values (an engine whose command carries them is
     /// started again when they change). Returns the first engine that could not be started.
     async fn prepare(
@@ -289,7 +303,8 @@ impl Engines {
             .iter()
             .filter(|(e, s)| {
                 let other_cmd = tuned(**e).is_some_and(|(cmd, _)| cmd != s.spec().cmd);
-                (**e != p.black && **e != p.white) || other_cmd
+                // restart=on: a fresh process for every game.
+                (**e != p.black && **e != p.white) || other_cmd || s.spec().restart
             })
             .map(|(e, _)| *e)
             .collect();
@@ -507,7 +522,19 @@ async fn slot_task(slot: usize, shared: Arc<Shared>, desk: Arc<dyn GameDesk>, al
     };
     let mut finished = None;
     let mut first = true;
-    while let Some(a) = desk.next_game(finished.take()) {
+    let mut changes = desk.changes();
+    loop {
+        let a = match desk.next_game(finished.take()) {
+            Next::Play(a) => a,
+            Next::End => break,
+            Next::Wait(seen) => {
+                // The sender lives in the desk, which outlives every slot.
+                if changes.wait_for(|&n| n != seen).await.is_err() {
+                    break;
+                }
+                continue;
+            }
+        };
         // The game is taken before the pause, so that the last one ends the slot without one.
         if !std::mem::take(&mut first) && !pause(&shared).await {
             desk.abandoned(a.pairing.game);

@@ -12,6 +12,7 @@ use crate::outputs::Records;
 use crate::schedule::queue::GameQueue;
 use crate::schedule::{EngineId, GameId, Pairing, Schedule, TournamentKind};
 use crate::stats::{crosstable, standings_table, Score, Sprt, SprtCrossing, Verdict};
+use crate::tournament::caps::{EngineCaps, Take};
 use crate::tune::entry::{TuneEntry, TuneStep};
 use crate::tune::{TuneSetup, Tuner};
 
@@ -46,6 +47,9 @@ pub enum Action {
     Play(Assignment),
     /// The slot that asked ends.
     NoMoreGames,
+    /// No game can start now (its engines are at their `slots=` caps): the slot that asked asks
+    /// again after the next event that may free one (a game ends, a stop).
+    Wait,
     /// Tell the user (the console decides what `-quiet` hides).
     Console(ConsoleEvent),
     /// Append the game to the outputs.
@@ -94,6 +98,9 @@ pub struct DispatchSettings {
     pub resumable: bool,
     /// `-tournament groups`: how many are promoted (said after the standings).
     pub promote: Option<usize>,
+    /// Each engine's cap on the games it plays at once (`slots=`, `-ponder`); empty or all
+    /// `None`: none.
+    pub slots: Vec<Option<u32>>,
 }
 
 /// How a run that the SPRT decided ends.
@@ -111,6 +118,8 @@ pub struct Dispatcher {
     schedule: Schedule,
     /// Games still to hand out, in order (computed as they are taken: no list of them).
     queue: GameQueue,
+    /// `slots=` caps: games that wait for their engines (`None`: no engine has a cap).
+    caps: Option<EngineCaps>,
     in_flight: u64,
     finished: u64,
     stop: Option<StopReason>,
@@ -194,10 +203,12 @@ impl Dispatcher {
             }
         }
         let stop = tracker.crossing().map(|c| stop_of(c.verdict));
+        let caps = EngineCaps::new(settings.slots.clone());
         Dispatcher {
             settings,
             schedule,
             queue: games,
+            caps,
             in_flight: 0,
             finished: prior.len() as u64,
             stop,
@@ -279,8 +290,11 @@ impl Dispatcher {
         match event {
             Event::Ready => self.next_game(),
             Event::Finished(record) => self.finished(record),
-            Event::Abandoned(_) => {
+            Event::Abandoned(game) => {
                 self.in_flight = self.in_flight.saturating_sub(1);
+                if let Some(c) = &mut self.caps {
+                    c.ended(game);
+                }
                 vec![]
             }
             Event::Interrupt => {
@@ -331,8 +345,10 @@ impl Dispatcher {
         if self.stop.is_some() {
             return vec![Action::NoMoreGames];
         }
-        let Some(mut p) = self.queue.next().and_then(|g| self.schedule.pairing(g)) else {
-            return vec![Action::NoMoreGames];
+        let mut p = match self.take_game() {
+            Take::Game(p) => p,
+            Take::Wait => return vec![Action::Wait],
+            Take::End => return vec![Action::NoMoreGames],
         };
         // The pair's first engine moves first after the opening: white after an odd one.
         if let Some(parity) = &self.settings.white_first {
@@ -353,6 +369,17 @@ impl Dispatcher {
             Action::Console(started),
             Action::Play(Assignment { pairing: p, tune }),
         ]
+    }
+
+    /// The next game in order whose engines may play it now.
+    fn take_game(&mut self) -> Take {
+        if let Some(c) = &mut self.caps {
+            return c.take(&mut self.queue, &self.schedule);
+        }
+        match self.queue.next().and_then(|g| self.schedule.pairing(g)) {
+            Some(p) => Take::Game(p),
+            None => Take::End,
+        }
     }
 
     /// The first game in which an engine answered `SWAP2BOARD` with `UNKNOWN`/`ERROR`: say so
@@ -376,6 +403,9 @@ impl Dispatcher {
 
     fn finished(&mut self, mut rec: Box<GameRecord>) -> Vec<Action> {
         self.in_flight = self.in_flight.saturating_sub(1);
+        if let Some(c) = &mut self.caps {
+            c.ended(rec.game);
+        }
         self.finished += 1;
         self.count_usage(&rec);
         // An adjudication (the table's column) with a loser is a resignation, without one a draw.
@@ -527,7 +557,8 @@ impl Dispatcher {
 
     /// Whether every game handed out has come back and no other will be.
     fn all_done(&self) -> bool {
-        self.in_flight == 0 && (self.stop.is_some() || self.queue.is_empty())
+        let waiting = self.caps.as_ref().map_or(0, EngineCaps::waiting);
+        self.in_flight == 0 && (self.stop.is_some() || (self.queue.is_empty() && waiting == 0))
     }
 
     /// The results block every `-ratinginterval` games, except after the last game, where the

@@ -12,6 +12,7 @@ mod common;
 
 mod architecture;
 mod e2e_adjudicate;
+mod e2e_caps;
 mod e2e_chatter;
 mod e2e_check;
 mod e2e_dispatch;

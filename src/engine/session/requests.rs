@@ -110,6 +110,13 @@ pub fn game_infos(spec: &EngineSpec, rule: Rule) -> Vec<Command> {
     if let (Detail::Level(level), false) = (spec.detail, own_detail) {
         infos.push(Command::info("show_detail", level));
     }
+    let own_pondering = spec
+        .options
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("pondering"));
+    if spec.ponder && !own_pondering {
+        infos.push(Command::info("pondering", 1));
+    }
     for (key, value) in &spec.options {
         infos.push(Command::info(key.clone(), value));
     }

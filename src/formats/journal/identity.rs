@@ -34,6 +34,9 @@ struct Identity<'a> {
     noswap: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     reverse: bool,
+    /// `-ponder` (engines think longer than their own moves); left out when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    ponder: bool,
     draw_after: usize,
     swap: Option<&'a str>,
     openings: Option<OpeningIdentity<'a>>,
@@ -99,6 +102,7 @@ impl RunSettings {
             repeat: self.repeat,
             noswap: self.noswap,
             reverse: self.reverse,
+            ponder: self.ponder,
             draw_after: self.draw_after,
             swap: self.swap.as_deref(),
             openings: self.openings.as_ref().map(|o| OpeningIdentity {

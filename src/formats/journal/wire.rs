@@ -570,6 +570,9 @@ pub struct RunSettings {
     /// `-reverse`: each game's colours the other way round; absent when off (and before it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reverse: bool,
+    /// `-ponder`: engines think on the opponent's time; absent when off (and before it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ponder: bool,
     /// Games in the whole schedule.
     pub total_games: u64,
     /// `-drawafter` (0 = off).

@@ -21,6 +21,7 @@ fn settings() -> DispatchSettings {
         tune: None,
         resumable: true,
         promote: None,
+        slots: vec![],
     }
 }
 
@@ -819,4 +820,22 @@ fn a_tuning_hands_out_values_and_steps_with_its_own_and_other_shards_iterations(
     let values = next.tune.unwrap();
     assert_eq!((next.pairing.game.0, values.iteration), (5, 3));
     assert_eq!((values.plus, values.minus), (drawn.plus, drawn.minus));
+}
+
+#[test]
+fn a_capped_engine_makes_a_slot_wait_until_its_game_ends() {
+    // Two engines, the first capped at one game: a second slot asking waits, and gets the next
+    // game once the first comes back; the run ends when both are played.
+    let mut d = dispatcher_with(|s| s.slots = vec![Some(1), None], 2, 2);
+    let first = take(&mut d).unwrap();
+    assert!(matches!(
+        d.on_event(Event::Ready).as_slice(),
+        [Action::Wait]
+    ));
+    d.on_event(record(&first, Some(0), None));
+    let second = take(&mut d).unwrap();
+    assert_eq!(second.game.0, 2);
+    // An abandoned game frees its engines as a finished one does.
+    d.on_event(Event::Abandoned(second.game));
+    assert!(take(&mut d).is_none(), "every game was handed out");
 }

@@ -36,6 +36,7 @@ pub fn header(engines: &[&str], repeat: bool, sprt: bool, rule: u8) -> JournalHe
             repeat,
             noswap: false,
             reverse: false,
+            ponder: false,
             total_games: 8,
             draw_after: 0,
             send_by_board: false,
