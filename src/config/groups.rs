@@ -347,6 +347,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e3.starts_with("-groups: engine 2 has no name="), "{e3}");
+        assert_eq!(
+            e("-tournament swiss"),
+            "-tournament: \"swiss\" is not valid: expected roundrobin, gauntlet or groups"
+        );
+        assert!(e("-gauntlet").contains("-gauntlet is another format: give one"));
+        let gauntlet = FIVE.replace("-tournament groups", "-tournament gauntlet -gauntlet");
+        let kind = config(&gauntlet).unwrap().tournament.kind;
+        assert_eq!(kind, crate::schedule::TournamentKind::Gauntlet);
         let shard = e("-shard 1/2 -groups promoted=next.json");
         assert!(
             shard.starts_with("-groups: promoted=next.json: shard 1/2 sees its own games only"),

@@ -204,6 +204,43 @@ fn a_league_plays_only_the_pairs_within_the_gap_resumes_exactly_and_promotes() {
         3 * 2,
         "{text}"
     );
+    // Ratings fitted from the first group's journal, or read from `ratings --json` of it: the
+    // same whole-Elo ratings in the header.
+    let json = Match::command(&["ratings", "j.jsonl", "--json"]).run_in(dir.path());
+    std::fs::write(dir.path().join("r.json"), &json.assert_success().stdout).unwrap();
+    let list: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let elo = |name: &str| {
+        let players = list["players"].as_array().unwrap();
+        let p = players.iter().find(|p| p["name"] == name).unwrap();
+        p["elo"].as_f64().unwrap().round() as i64
+    };
+    for (from, journal) in [("j.jsonl", "fit.jsonl"), ("r.json", "json.jsonl")] {
+        let run = Match::new()
+            .engine("pbrain-scout", &["name=S3", "depth=3"])
+            .engine("pbrain-random --seed 1", &["name=R1"])
+            .engine("pbrain-random --seed 5", &["name=Other"])
+            .args(&[
+                "-tournament",
+                "groups",
+                "-groups",
+                &format!("ratings={from}"),
+                "gap=10000",
+            ])
+            .noprogress()
+            .journal(journal)
+            .run_in(dir.path());
+        run.assert_success();
+        let header: serde_json::Value = serde_json::from_str(
+            std::fs::read_to_string(dir.path().join(journal))
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        let want = serde_json::json!([elo("S3"), elo("R1"), null]);
+        assert_eq!(header["settings"]["groups"]["ratings"], want, "{from}");
+    }
     // A resume with other ratings is another run: refused.
     std::fs::write(
         dir.path().join("last.txt"),
