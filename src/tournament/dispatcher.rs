@@ -604,7 +604,9 @@ impl Dispatcher {
             let t = self.tracker.tally();
             let ratings = self.tracker.rating_block().unwrap_or_default();
             let promotion = self.settings.promote.map_or(String::new(), |k| {
-                let complete = self.queue.is_empty() && self.in_flight == 0;
+                // A shard has its own games only: the run's promotion is its report's.
+                let complete =
+                    !self.settings.sharded && self.queue.is_empty() && self.in_flight == 0;
                 format!("\n{}", promotion_text(&self.tracker, k, complete))
             });
             format!(
