@@ -193,8 +193,10 @@ opts! {
     EnginesFile, Config,
     // smaller knobs (issue 36)
     Wait, NoSwap, Reverse, Ponder,
+    // tournament formats (issue 36)
+    Tournament, Seeds, Srand,
     // Gomocup's league (issue 36)
-    Tournament, Groups,
+    Groups,
 }
 
 impl std::fmt::Display for Opt {

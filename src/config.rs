@@ -13,15 +13,16 @@ pub mod matches;
 pub mod named;
 pub mod outputs;
 pub mod run_file;
+pub mod staged;
 
 use crate::cli::{Opt, RawCli};
 use crate::config::engines::engines_of;
 use crate::config::env::Env;
 use crate::config::error::{bad, parse_u64, secs_or, ConfigError};
 use crate::config::matches::{
-    adjudication_of, board_of, draw_after_of, kind_of, openings_of, parse_cpus, shard_of,
-    sprt_option, startup_timeout_of, swap_of, ColourRule, DrawOrder, GameConfig, OnEngineFailure,
-    Seed, TournamentConfig,
+    adjudication_of, board_of, draw_after_of, openings_of, parse_cpus, shard_of, sprt_option,
+    startup_timeout_of, swap_of, ColourRule, DrawOrder, GameConfig, OnEngineFailure, Seed,
+    TournamentConfig,
 };
 use crate::config::outputs::{
     diagnostics_of, outputs_of, sample_of, ConsoleConfig, JournalTarget, OutputsConfig,
@@ -98,7 +99,8 @@ fn apply_shard(mut c: Config, raw: &RawCli, env: &Env) -> Result<Config, ConfigE
                 .tournament
                 .openings
                 .as_ref()
-                .is_some_and(|o| o.order == DrawOrder::Random) =>
+                .is_some_and(|o| o.order == DrawOrder::Random)
+                || c.tournament.placed_by_seed() =>
             {
                 return Err(ConfigError::ShardSeed)
             }
@@ -232,19 +234,19 @@ impl Config {
         let draw_after = draw_after_of(raw)?;
         let startup_timeout = startup_timeout_of(raw)?;
         let rating_interval = value_u64(Opt::RatingInterval, 10, 0)?;
-
         let (openings, seed) = openings_of(raw)?;
         if raw.openings.is_none() && raw.flag(Opt::Transform) {
             warnings.push("-transform has no effect without -openings".into());
         }
-
         let sprt = sprt_option(raw, engines.len())?;
         let sample = sample_of(raw, size, rule)?;
         // -sample multipv=N asks every engine for its N best moves (YXNBEST).
         let nbest = sample.as_ref().and_then(|s| s.multipv);
         engines.iter_mut().for_each(|e| e.nbest = nbest);
         let ponder = ponder_of(raw, &mut engines)?;
-        let (kind, lose_only) = kind_of(raw, &mut warnings)?;
+        let counts = (engines.len(), games, rounds);
+        let (seed, format) = staged::format_and_seed(raw, counts, seed, &mut warnings)?;
+        let (kind, seeds, lose_only) = (format.kind, format.seeds, format.lose_only);
         let groups = groups_of_command_line(raw, env, &engines, &mut warnings)?;
         if checked_total(engines.len(), kind, games, rounds).is_none() {
             return Err(ConfigError::TooManyGames {
@@ -258,6 +260,7 @@ impl Config {
         let tournament = TournamentConfig {
             engines,
             kind,
+            seeds,
             games,
             rounds,
             repeat: match raw.flag(Opt::Repeat) {

@@ -81,6 +81,7 @@ fn exit_code(result: &CommandResult) -> u8 {
         Ok(Outcome::EngineFailure) => exit::ENGINE_FAILURE,
         Ok(Outcome::Interrupted) => exit::INTERRUPTED,
         Ok(Outcome::OutputFailed) => exit::WRITE_FAILED,
+        Ok(Outcome::Unpairable) => exit::ERROR,
         Err(CommandError::Usage(_)) => exit::USAGE,
         Err(CommandError::Failed(_)) => exit::ERROR,
     }

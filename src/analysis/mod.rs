@@ -4,4 +4,5 @@
 pub mod openings_audit;
 pub mod promotion;
 pub mod report;
+pub mod staged;
 pub mod tracker;

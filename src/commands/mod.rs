@@ -36,6 +36,8 @@ pub enum Outcome {
     Interrupted,
     /// A write to the journal or a record file failed and the run stopped.
     OutputFailed,
+    /// A Swiss round could not be paired without a rematch: the run ended before it.
+    Unpairable,
 }
 
 /// Why a command failed; `main` prints it after `error: `.

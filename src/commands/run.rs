@@ -172,6 +172,7 @@ pub fn outcome_of(reason: StopReason) -> Outcome {
         StopReason::Interrupted => Outcome::Interrupted,
         StopReason::EngineFailure => Outcome::EngineFailure,
         StopReason::OutputFailed => Outcome::OutputFailed,
+        StopReason::Unpairable => Outcome::Unpairable,
     }
 }
 

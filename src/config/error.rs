@@ -63,8 +63,9 @@ pub enum ConfigError {
     /// A `-shard` value or scheduler variable that cannot be used.
     #[error("{0}")]
     Shard(#[from] ShardError),
-    /// Shards of a run with a random openings order must share one seed.
-    #[error("shards must share one seed: add srand=N to -openings (a SLURM job array derives it from SLURM_ARRAY_JOB_ID)")]
+    /// Shards of a run with a random openings order, or of a knockout with unseeded engines,
+    /// must share one seed.
+    #[error("shards must share one seed: give -srand N or add srand=N to -openings (a SLURM job array derives it from SLURM_ARRAY_JOB_ID)")]
     ShardSeed,
     /// `-games` × `-rounds` × engine pairs is more games than a 64-bit game number counts.
     #[error(

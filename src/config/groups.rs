@@ -348,10 +348,10 @@ mod tests {
             .to_string();
         assert!(e3.starts_with("-groups: engine 2 has no name="), "{e3}");
         assert_eq!(
-            e("-tournament swiss"),
-            "-tournament: \"swiss\" is not valid: expected roundrobin, gauntlet or groups"
+            e("-tournament ladder"),
+            "-tournament: \"ladder\" is not valid: expected roundrobin, gauntlet, knockout, swiss or groups"
         );
-        assert!(e("-gauntlet").contains("-gauntlet is another format: give one"));
+        assert!(e("-gauntlet").contains("-gauntlet asks for a gauntlet"));
         let gauntlet = FIVE.replace("-tournament groups", "-tournament gauntlet -gauntlet");
         let kind = config(&gauntlet).unwrap().tournament.kind;
         assert_eq!(kind, crate::schedule::TournamentKind::Gauntlet);

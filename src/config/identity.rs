@@ -73,8 +73,9 @@ fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSetting
         size: g.size.get(),
         tournament: match t.kind {
             TournamentKind::RoundRobin => "round_robin".into(),
-            TournamentKind::Gauntlet => "gauntlet".into(),
+            other => other.name().into(),
         },
+        seeds: (t.kind == TournamentKind::Knockout).then_some(t.seeds),
         games: t.games,
         rounds: t.rounds,
         repeat: t.repeat == crate::schedule::Repeat::Twice,

@@ -101,6 +101,8 @@ pub enum OnEngineFailure {
 pub struct TournamentConfig {
     pub engines: Vec<EngineSpec>,
     pub kind: TournamentKind,
+    /// `-seeds N`: a knockout's seeded engines, the first N (0 without).
+    pub seeds: usize,
     pub games: u64,
     pub rounds: u64,
     pub repeat: Repeat,
@@ -390,37 +392,6 @@ pub(super) fn shard_of(raw: &RawCli, env: &Env) -> Result<Option<Shard>, ConfigE
         Some(v) => Some(Shard::parse(v)?),
         None => Shard::from_env(|k| env.var(k).map(String::from))?,
     })
-}
-
-/// `-tournament` (or `-gauntlet`; else round robin) and `-loseonly` (which only a gauntlet
-/// uses). A league (`groups`) is a round robin of the pairs its ratings allow (`config::groups`).
-pub(super) fn kind_of(
-    raw: &RawCli,
-    warnings: &mut Vec<String>,
-) -> Result<(TournamentKind, bool), ConfigError> {
-    let kind = match (raw.value(Opt::Tournament), raw.flag(Opt::Gauntlet)) {
-        (None | Some("gauntlet"), true) | (Some("gauntlet"), false) => TournamentKind::Gauntlet,
-        (None | Some("roundrobin" | "groups"), false) => TournamentKind::RoundRobin,
-        (Some(v @ ("roundrobin" | "groups")), true) => {
-            return Err(bad(
-                Opt::Tournament,
-                v,
-                "-gauntlet is another format: give one",
-            ))
-        }
-        (Some(v), _) => {
-            return Err(bad(
-                Opt::Tournament,
-                v,
-                "expected roundrobin, gauntlet or groups",
-            ))
-        }
-    };
-    let lose_only = raw.flag(Opt::LoseOnly);
-    if lose_only && kind != TournamentKind::Gauntlet {
-        warnings.push("-loseonly only has an effect with -gauntlet".into());
-    }
-    Ok((kind, lose_only))
 }
 
 /// `-drawafter N`: 0 is off (the predecessor's "must be greater than 0 to be effective"); a

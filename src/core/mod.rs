@@ -6,4 +6,5 @@ pub mod board;
 pub mod numbers;
 pub mod rules;
 pub mod search;
+pub mod shuffle;
 pub mod swap;

@@ -132,6 +132,10 @@ impl ConsoleEvent {
             E::TuneSeed(seed) => err(format!(
                 "Tune: seed {seed} drawn (repeat the run with -srand {seed})"
             )),
+            E::KnockoutSeed(seed) => err(format!(
+                "Knockout: the engines past -seeds placed with seed {seed} (the same bracket \
+                 again with -srand {seed})"
+            )),
             E::Journal(_) if !per_game => None,
             E::Journal(path) => err(format!("Journal: {}", path.display())),
             E::Warning(w) => err(format!("warning: {w}")),
@@ -161,6 +165,7 @@ fn summary_suffix(reason: StopReason) -> &'static str {
         StopReason::SprtH0 => " (SPRT: H0 accepted)",
         StopReason::SprtH1 => " (SPRT: H1 accepted)",
         StopReason::OutputFailed => " (stopped: an output could not be written)",
+        StopReason::Unpairable => " (stopped: the next Swiss round could not be paired)",
     }
 }
 

@@ -14,6 +14,7 @@ pub mod live_report;
 mod resume;
 pub mod same_file;
 mod slot;
+mod staged;
 pub mod sync;
 
 use std::path::PathBuf;
@@ -189,6 +190,11 @@ fn announce(
     if let (Some(_), crate::config::matches::Seed::Fresh(seed)) = (&config.tune, config.seed) {
         console.show(ConsoleEvent::TuneSeed(seed));
     }
+    if let (true, crate::config::matches::Seed::Fresh(seed)) =
+        (config.tournament.placed_by_seed(), config.seed)
+    {
+        console.show(ConsoleEvent::KnockoutSeed(seed));
+    }
     if let Some(j) = outputs.journal_path() {
         console.show(ConsoleEvent::Journal(j.to_path_buf()));
     }
@@ -207,7 +213,9 @@ fn console_of(config: &Config, total: u64) -> Console {
 fn shard_sync(config: &Config, d: &Dispatcher) -> Option<ShardSync> {
     let shard = config.cluster.shard?;
     // Games of the other shards count for an SPRT, and step a tuning's θ.
-    if config.tournament.sprt.is_none() && config.tune.is_none() {
+    // A knockout's or a Swiss's next round waits for the other shards' games of this one.
+    let staged = config.tournament.kind.staged();
+    if config.tournament.sprt.is_none() && config.tune.is_none() && !staged {
         return None;
     }
     config.outputs.journal.as_ref()?;
@@ -367,6 +375,8 @@ impl Shell {
         self.execute(d, report, &mut None);
         last_page();
         let (reason, finished) = (d.stop_reason(), d.finished_games());
+        // A knockout's tie-breaks play past the games it counted on.
+        let total = total.max(finished);
         let theta = d.tuner().map(|t| t.theta().to_vec());
         self.console.show(ConsoleEvent::Summary {
             finished,
@@ -759,6 +769,9 @@ fn open_logs(config: &Config) -> Result<Option<LogFiles>, RunError> {
 /// The run's schedule; a `tune` run's shards play whole iterations (their values are drawn
 /// where they are played).
 fn schedule_of(config: &Config) -> Schedule {
+    if let Some(plan) = config.tournament.rounds_settings(config.seed) {
+        return Schedule::staged(plan, config.tournament.kind);
+    }
     let schedule = Schedule::new(
         config.tournament.engines.len(),
         config.tournament.kind,
@@ -833,7 +846,7 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let run_start = Instant::now();
     check_before_opening(&config)?;
     let schedule = schedule_of(&config);
-    let total = schedule.total_games();
+    let total = staged::total(&schedule);
     // `Config` refuses `-resume` without a journal.
     let resumed = match (config.start, config.outputs.journal.clone()) {
         (Start::Resume, Some(journal)) => Some(resume::prepare(&mut config, &journal, total)?),
@@ -843,11 +856,12 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
     let mut outputs = Outputs::open(&config, resumed.as_ref().map(|r| r.journal.clone()))?;
     let log_files = open_logs(&config)?;
     let (games, prior) = remaining(&schedule, config.cluster.shard, resumed.as_ref())?;
-    // A shard's own share of the schedule.
-    let own_total = games.len() + prior.len() as u64;
+    // A shard's own share of the schedule (a knockout's or a Swiss's: its plan's).
+    let (plan, own_total) = staged::plan_and_total(&config, games.len(), prior.len() as u64);
     let console = console_of(&config, own_total);
     let (log, log_task) = start_log(log_files, run_start, &console);
-    announce(&console, &config, &outputs, resumed.as_ref(), games.len());
+    let left = own_total - prior.len() as u64;
+    announce(&console, &config, &outputs, resumed.as_ref(), left);
     let names = slot::resolve_names(&config, &stops.abort).await;
     if let Some(r) = resumed.as_ref().filter(|_| !stops.abort.is_cancelled()) {
         r.check_names(&names)?;
@@ -867,6 +881,9 @@ pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunErro
         games,
         &prior,
     );
+    if let Some(plan) = plan {
+        dispatcher = dispatcher.with_plan(plan, &prior);
+    }
     if let Some(r) = &resumed {
         dispatcher.resume_tune(r.entries.iter().filter_map(|e| e.tune.as_ref()));
     }

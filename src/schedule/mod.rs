@@ -12,8 +12,12 @@
 use std::fmt;
 
 pub mod groups;
+pub mod knockout;
 pub mod queue;
+pub mod rounds;
 pub mod shard;
+pub mod staged;
+pub mod swiss;
 
 /// Index of an engine in the order given on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -29,11 +33,32 @@ impl fmt::Display for GameId {
     }
 }
 
-/// Round robin (every pair) or gauntlet (the first engine against each other one).
+/// Round robin (every pair) or gauntlet (the first engine against each other one), or a format
+/// whose pairings follow from the results (knockout, Swiss: [`rounds::RoundPlan`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TournamentKind {
     RoundRobin,
     Gauntlet,
+    Knockout,
+    Swiss,
+}
+
+impl TournamentKind {
+    /// The name `-tournament` takes and the journal header records (`round_robin` there, as
+    /// before the option).
+    pub fn name(self) -> &'static str {
+        match self {
+            TournamentKind::RoundRobin => "roundrobin",
+            TournamentKind::Gauntlet => "gauntlet",
+            TournamentKind::Knockout => "knockout",
+            TournamentKind::Swiss => "swiss",
+        }
+    }
+
+    /// Whether the pairings follow from the results (a [`rounds::RoundPlan`] hands out the games).
+    pub fn staged(self) -> bool {
+        matches!(self, TournamentKind::Knockout | TournamentKind::Swiss)
+    }
 }
 
 /// Whether each opening is played twice with colours reversed.
@@ -99,6 +124,9 @@ pub struct Schedule {
     /// Consecutive games a shard takes together, when more than the colour pair (`tune`: an
     /// iteration's games, which must be played by one process).
     shard_unit: Option<u64>,
+    /// Knockout, Swiss: the plan's settings; the game numbers are the plan's, and
+    /// [`pairing`](Self::pairing) has none (the pairings follow from the results).
+    staged: Option<rounds::RoundsSettings>,
 }
 
 /// How many engine pairs meet: each other engine with the first (gauntlet) or every pair.
@@ -106,7 +134,9 @@ pub fn pair_count(engines: usize, kind: TournamentKind) -> Option<u64> {
     let n = u64::try_from(engines).ok()?;
     match kind {
         TournamentKind::Gauntlet => n.checked_sub(1),
-        TournamentKind::RoundRobin => Some(n.checked_mul(n.checked_sub(1)?)? / 2),
+        // A knockout's and a Swiss's games are numbered by their round plan; their pairs are a
+        // round robin's, so statistics read them alike.
+        _ => Some(n.checked_mul(n.checked_sub(1)?)? / 2),
     }
 }
 
@@ -130,7 +160,7 @@ impl Schedule {
     ) -> Self {
         let pairs = match kind {
             TournamentKind::Gauntlet => (1..engines).map(|j| (EngineId(0), EngineId(j))).collect(),
-            TournamentKind::RoundRobin => (0..engines)
+            _ => (0..engines)
                 .flat_map(|i| ((i + 1)..engines).map(move |j| (EngineId(i), EngineId(j))))
                 .collect(),
         };
@@ -142,7 +172,22 @@ impl Schedule {
             repeat,
             sides: PairSides::default(),
             shard_unit: None,
+            staged: None,
         }
+    }
+
+    /// A knockout's or a Swiss's schedule: the round-robin pairs (every pair may meet), the game
+    /// numbers of `plan` (see [`rounds`]).
+    pub fn staged(plan: rounds::RoundsSettings, kind: TournamentKind) -> Self {
+        let mut s = Schedule::new(plan.engines, kind, plan.games, plan.rounds(), plan.repeat);
+        s.sides = plan.sides;
+        s.staged = Some(plan);
+        s
+    }
+
+    /// The round plan's settings of a knockout or a Swiss.
+    pub fn rounds_settings(&self) -> Option<&rounds::RoundsSettings> {
+        self.staged.as_ref()
     }
 
     /// The same schedule with `-noswap`/`-reverse`.
@@ -170,8 +215,13 @@ impl Schedule {
         &self.pairs
     }
 
+    /// Games in the schedule; a knockout's or a Swiss's highest game number (its plan's span:
+    /// byes and tie-breaks not needed leave numbers unplayed).
     pub fn total_games(&self) -> u64 {
-        self.rounds * self.pairs.len() as u64 * self.games_per_pair_round
+        match &self.staged {
+            Some(plan) => plan.span().unwrap_or(u64::MAX),
+            None => self.rounds * self.pairs.len() as u64 * self.games_per_pair_round,
+        }
     }
 
     pub fn kind(&self) -> TournamentKind {
@@ -184,7 +234,7 @@ impl Schedule {
 
     /// The pairing of game `id` (1-based), or `None` past the end.
     pub fn pairing(&self, id: GameId) -> Option<Pairing> {
-        if id.0 == 0 || id.0 > self.total_games() {
+        if self.staged.is_some() || id.0 == 0 || id.0 > self.total_games() {
             return None;
         }
         let i = id.0 - 1;

@@ -134,7 +134,13 @@ impl Shard {
 
     /// Whether game `g` is this shard's.
     pub fn owns(&self, schedule: &Schedule, g: GameId) -> bool {
-        ((g.0 - 1) / unit_of(schedule)) % self.count == self.index - 1
+        self.owns_in_units(unit_of(schedule), g)
+    }
+
+    /// Whether game `g` is this shard's when the games are dealt `unit` at a time (a knockout's
+    /// or a Swiss's numbers, which [`Schedule`] does not list).
+    pub fn owns_in_units(&self, unit: u64, g: GameId) -> bool {
+        ((g.0.max(1) - 1) / unit.max(1)) % self.count == self.index - 1
     }
 
     /// This shard's first game numbered `g` or later (not checked against the schedule's end),

@@ -80,6 +80,16 @@ impl EngineCaps {
         }
     }
 
+    /// Start `p` if its engines are under their caps (a knockout's or a Swiss's game, which the
+    /// round plan offers in place of the queue); whether it started.
+    pub fn try_start(&mut self, p: &Pairing) -> bool {
+        let free = self.free(p);
+        if free {
+            self.start(p);
+        }
+        free
+    }
+
     fn start(&mut self, p: &Pairing) {
         for e in [p.black, p.white] {
             if let Some(b) = self.busy.get_mut(e.0) {

@@ -136,6 +136,9 @@ pub struct Dispatcher {
     marker_seen: bool,
     /// `tune`: θ and the iterations in flight.
     tuner: Option<Tuner>,
+    /// A knockout or a Swiss: the rounds, paired from the results (`staged.rs`); `queue` is
+    /// unused then.
+    plan: Option<crate::schedule::rounds::RoundPlan>,
 }
 
 /// One engine's resource totals over the games of a run.
@@ -219,6 +222,7 @@ impl Dispatcher {
             marker_seen: false,
             tracker,
             tuner,
+            plan: None,
         }
     }
 
@@ -295,6 +299,9 @@ impl Dispatcher {
                 if let Some(c) = &mut self.caps {
                     c.ended(game);
                 }
+                if let Some(plan) = &mut self.plan {
+                    plan.abandoned(game);
+                }
                 vec![]
             }
             Event::Interrupt => {
@@ -345,11 +352,19 @@ impl Dispatcher {
         if self.stop.is_some() {
             return vec![Action::NoMoreGames];
         }
-        let mut p = match self.take_game() {
+        if self.plan.is_some() {
+            return self.next_staged();
+        }
+        let p = match self.take_game() {
             Take::Game(p) => p,
             Take::Wait => return vec![Action::Wait],
             Take::End => return vec![Action::NoMoreGames],
         };
+        self.hand_out(p)
+    }
+
+    /// Hand game `p` to the slot that asked, with its `Started` line.
+    fn hand_out(&mut self, mut p: Pairing) -> Vec<Action> {
         // The pair's first engine moves first after the opening: white after an odd one.
         if let Some(parity) = &self.settings.white_first {
             if parity.white_to_move(p.opening_draw) {
@@ -360,7 +375,7 @@ impl Dispatcher {
         let names = &self.settings.names;
         let started = ConsoleEvent::GameStarted {
             game: p.game,
-            total: self.schedule.total_games(),
+            total: self.planned_games(),
             black: names[p.black.0].clone(),
             white: names[p.white.0].clone(),
         };
@@ -443,6 +458,9 @@ impl Dispatcher {
             first: first_score,
             first_moved: first_color == Color::Black,
         });
+        if let Some(plan) = &mut self.plan {
+            plan.record(rec.game, first_score);
+        }
         // A tuning's first engine plays θ+.
         let step = self.tune_scored(rec.game.0, first_score, &mut out);
         if let (Some(step), Some(entry)) = (step, rec.tune.as_mut()) {
@@ -529,6 +547,9 @@ impl Dispatcher {
     fn remote(&mut self, games: Vec<ScoredGame>) -> Vec<Action> {
         let mut out = Vec::new();
         for g in games {
+            if let Some(plan) = &mut self.plan {
+                plan.record(GameId(g.game), g.first);
+            }
             if let Some(c) = self.tracker.record(g) {
                 out.extend(self.decided(c));
             }
@@ -558,7 +579,11 @@ impl Dispatcher {
     /// Whether every game handed out has come back and no other will be.
     fn all_done(&self) -> bool {
         let waiting = self.caps.as_ref().map_or(0, EngineCaps::waiting);
-        self.in_flight == 0 && (self.stop.is_some() || (self.queue.is_empty() && waiting == 0))
+        let over = match &self.plan {
+            Some(plan) => plan.is_over(),
+            None => self.queue.is_empty() && waiting == 0,
+        };
+        self.in_flight == 0 && (self.stop.is_some() || over)
     }
 
     /// The results block every `-ratinginterval` games, except after the last game, where the
@@ -615,6 +640,7 @@ impl Dispatcher {
                 crosstable(t)
             )
         };
+        text.extend(self.format_text());
         if let Some(u) = usage_block(self.tracker.names(), &self.usage) {
             text.push_str(&u);
         }
@@ -629,5 +655,6 @@ impl Dispatcher {
     }
 }
 
+mod staged;
 #[cfg(test)]
 mod tests;

@@ -22,6 +22,8 @@ pub enum StopReason {
     SprtH1,
     /// A write to the journal or a record file failed: no new game started.
     OutputFailed,
+    /// A Swiss round could not be paired without a rematch: the tournament ended before it.
+    Unpairable,
 }
 
 /// Something the run tells the user.
@@ -102,6 +104,9 @@ pub enum ConsoleEvent {
     /// A tuning's seed, drawn for want of `-srand`, with the option that repeats the run
     /// (standard error).
     TuneSeed(u64),
+    /// A knockout's seed, drawn for want of `-srand`, that placed the engines past `-seeds`
+    /// (standard error).
+    KnockoutSeed(u64),
     /// Where the journal goes (standard error; `-quiet` hides it).
     Journal(PathBuf),
     /// Something is off, but the run goes on (standard error).

@@ -532,3 +532,80 @@ fn a_leagues_promotion_shows_in_chromium() {
         "the pair the gap kept apart"
     );
 }
+
+/// A knockout's bracket and a Swiss's rounds and standings, as the report of a real run of the
+/// bundled engines shows them in Chromium: every round, each match with its engines, the winner.
+#[test]
+fn the_knockout_bracket_and_the_swiss_rounds_show_in_chromium() {
+    let Some(browser) = chromium() else { return };
+    let field = || {
+        Match::new()
+            .engine("pbrain-scout --depth 2", &["name=deep"])
+            .engine("pbrain-scout --depth 1", &["name=shallow"])
+            .engines("pbrain-random", &["rand1", "rand2", "rand3"])
+            .games(2)
+            .repeat()
+            .concurrency(2)
+            .each(&["tc=0/5"])
+            .journal("j.jsonl")
+            .report("report.html")
+    };
+    for (args, section) in [
+        (
+            &["-tournament", "knockout", "-seeds", "2", "-srand", "5"][..],
+            "bracket",
+        ),
+        (&["-tournament", "swiss", "-rounds", "3"], "swiss"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        field().args(args).run_in(dir.path()).assert_success();
+        let (dom, stderr) = headless(
+            &browser,
+            &url(&dir.path().join("report.html"), ""),
+            "--dump-dom",
+        );
+        assert!(
+            script_errors(&stderr).is_empty(),
+            "{:?}",
+            script_errors(&stderr)
+        );
+        let shown = between(&dom, &format!("<section id=\"{section}\">"), "</section>");
+        // Three rounds: a knockout of five in a bracket of eight, or the Swiss's -rounds.
+        for r in 1..=3 {
+            assert!(
+                shown.contains(&format!("<table class=\"round\" id=\"round-{r}\">")),
+                "{section}: round {r}"
+            );
+        }
+        assert!(!shown.contains("round-4"), "{section}");
+        let rounds = between(shown, "<div class=\"rounds\">", "</div>");
+        for name in ["deep", "shallow", "rand1", "rand2", "rand3"] {
+            assert!(
+                rounds.contains(&format!("{name}</td>")),
+                "{section}: {name}"
+            );
+        }
+        assert!(
+            between(shown, "<p id=\"winner\">", "</p>").starts_with("Winner: <b>"),
+            "{section}"
+        );
+        if section == "bracket" {
+            assert!(rounds.contains("<caption>Final</caption>"));
+            assert_eq!(
+                rounds.matches("<tr class=\"match\">").count(),
+                4 + 2 + 1,
+                "bracket places"
+            );
+        } else {
+            let standings = table_rows(&dom, "<table id=\"swiss-standings\">");
+            assert_eq!(standings.len(), 5, "one row per engine");
+            // Three rounds: every engine played two or three matches of two games.
+            assert!(
+                standings
+                    .iter()
+                    .all(|r| ["4", "6"].contains(&r[4].as_str())),
+                "{standings:?}"
+            );
+        }
+    }
+}

@@ -191,6 +191,9 @@ pub struct Report {
     /// A `tune` run's trajectory (absent for a match, whose model stays as it was).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tune: Option<TuneReport>,
+    /// A knockout's bracket or a Swiss's rounds and standings (absent for the other formats).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<crate::analysis::staged::FormatView>,
 }
 
 /// Builds a [`Report`] from journal entries fed in the order the games finished.
@@ -227,6 +230,8 @@ pub struct ReportBuilder {
     openings: crate::analysis::openings_audit::Auditor,
     /// A `tune` run's θ, replayed from its steps.
     tune: Option<TuneBuilder>,
+    /// A knockout's or a Swiss's rounds, paired again from the results as the run paired them.
+    plan: Option<crate::schedule::rounds::RoundPlan>,
 }
 
 /// The engines' think time, `usage` figures and stray lines over the games read.
@@ -298,6 +303,8 @@ impl ReportBuilder {
             ended: None,
             openings: Default::default(),
             tune: (header.settings.tune.as_ref()).map(TuneBuilder::new),
+            plan: crate::analysis::staged::settings_of(&header.settings)
+                .map(|s| crate::schedule::rounds::RoundPlan::new(s, None)),
             header,
         })
     }
@@ -358,6 +365,9 @@ impl ReportBuilder {
         let scored_game = scored(&GameSummary::from(e), &self.pairs);
         let result = e.result;
         self.tracker.record(scored_game);
+        if let Some(plan) = &mut self.plan {
+            plan.record(crate::schedule::GameId(e.game), scored_game.first);
+        }
         self.series_after(e.pair);
         if let Some(t) = &mut self.tune {
             let iteration = e.tune.as_ref().map_or(0, |t| t.iteration);
@@ -518,7 +528,12 @@ impl ReportBuilder {
         let played = self.games.len() as u64;
         let two = self.pairs.len() == 1;
         let crossing = self.tracker.crossing();
-        let status = status_line(state, played, s.total_games, crossing);
+        let status = match &self.plan {
+            Some(plan) => staged_status(state, played, plan),
+            None => status_line(state, played, s.total_games, crossing),
+        };
+        let names = self.tracker.names().to_vec();
+        let format = (self.plan.as_ref()).map(|p| crate::analysis::staged::view(p, &names));
         let standings = self.tracker.tally().standings();
         let crosstable = crosstable(&self.tracker, &standings);
         let ratings = rating_section(&self.tracker);
@@ -587,7 +602,22 @@ impl ReportBuilder {
             rule: s.rule,
             openings: self.openings.finish(),
             tune: self.tune.map(TuneBuilder::finish),
+            format,
         }
+    }
+}
+
+/// A knockout's or a Swiss's status: its end is its last round's, not a count of games.
+fn staged_status(
+    state: RunState,
+    played: u64,
+    plan: &crate::schedule::rounds::RoundPlan,
+) -> String {
+    let round = plan.rounds().len();
+    match (state, plan.is_over() && plan.unpairable().is_none()) {
+        (_, true) => format!("complete: {played} games"),
+        (RunState::Running, false) => format!("running: round {round}, {played} games"),
+        (RunState::Ended, false) => format!("stopped early: {played} games, in round {round}"),
     }
 }
 

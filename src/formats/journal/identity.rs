@@ -26,6 +26,12 @@ struct Identity<'a> {
     rule: u8,
     size: u8,
     tournament: &'a str,
+    /// A knockout's `-seeds`, and the seed that places the other engines; left out otherwise,
+    /// so earlier runs keep their identity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seeds: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    placement: Option<u64>,
     games: u64,
     rounds: u64,
     repeat: bool,
@@ -82,6 +88,12 @@ struct OpeningIdentity<'a> {
 }
 
 impl RunSettings {
+    /// Whether the seed places engines: a knockout with more than one engine past its seeds.
+    pub fn placed_by_seed(&self) -> bool {
+        let seeded = self.seeds.unwrap_or(0);
+        self.tournament == "knockout" && self.engines.len().saturating_sub(seeded) > 1
+    }
+
     /// The run's identity (see [`Identity`]): 32 hex digits.
     pub fn identity(&self) -> String {
         let id = Identity {
@@ -97,6 +109,8 @@ impl RunSettings {
             rule: self.rule,
             size: self.size,
             tournament: &self.tournament,
+            seeds: self.seeds,
+            placement: self.placed_by_seed().then_some(self.seed),
             games: self.games,
             rounds: self.rounds,
             repeat: self.repeat,

@@ -558,8 +558,11 @@ pub struct RunSettings {
     pub engines: Vec<EngineSettings>,
     pub rule: u8,
     pub size: u8,
-    /// `round_robin` or `gauntlet`.
+    /// `round_robin`, `gauntlet`, `knockout` or `swiss`.
     pub tournament: String,
+    /// A knockout's `-seeds N`; absent without (and before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<usize>,
     pub games: u64,
     pub rounds: u64,
     /// Games are played in colour-swapped pairs (`-repeat`): games `2m`, `2m+1` of a pair form one.

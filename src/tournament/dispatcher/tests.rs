@@ -7,7 +7,7 @@ use crate::game::termination::Termination;
 use crate::schedule::Repeat;
 use crate::stats::SprtModel;
 
-fn settings() -> DispatchSettings {
+pub(super) fn settings() -> DispatchSettings {
     DispatchSettings {
         names: vec!["first".into(), "second".into(), "third".into()],
         sprt: None,
@@ -69,7 +69,7 @@ fn record(p: &Pairing, winner: Option<usize>, termination: Option<Termination>) 
 }
 
 /// The record [`record`] sends.
-fn game_record(
+pub(super) fn game_record(
     p: &Pairing,
     winner: Option<usize>,
     termination: Option<Termination>,

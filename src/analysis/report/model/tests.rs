@@ -31,6 +31,7 @@ pub fn header(engines: &[&str], repeat: bool, sprt: bool, rule: u8) -> JournalHe
             rule,
             size: 15,
             tournament: "round_robin".into(),
+            seeds: None,
             games: 2,
             rounds: 1,
             repeat,
