@@ -22,11 +22,12 @@
 #                                                      $SCRATCH (default: a temporary folder)
 #   GOMOCUP_PKGS=/path/to/packages bench/interop.sh    the wine part: a folder of Gomocup
 #                                                      packages, zips (GomocupDownload's
-#                                                      2021/EMBRYO21.F.zip ...) or unpacked
-#                                                      folders, one engine each; needs `wine`
+#                                                      2021/EMBRYO21.F.zip ...), one engine
+#                                                      each, played with -engine pkg=ZIP;
+#                                                      needs `wine`
 # A part whose engine (or wine) is missing says so and is skipped; with nothing to run the
-# script exits 0. Nothing of Rapfi or the packages is kept in this repository: the Wine wrapper
-# scripts and Rapfi's config.toml are written into the run's temporary folder.
+# script exits 0. Nothing of Rapfi or the packages is kept in this repository: the packages are
+# unpacked into the run's temporary folder (XDG_CACHE_HOME), as is Rapfi's config.toml.
 #
 # Rapfi runs in its binary's folder: without a config.toml there (a build folder has none) it
 # uses its built-in classical evaluation, no network. The modes part copies the binary into a
@@ -94,7 +95,7 @@ if wants wine; then
     if ! command -v wine >/dev/null; then
         skips+=("wine: no wine (apt-get install wine: wine64 runs the 64-bit packages)")
     elif [ -z "${GOMOCUP_PKGS:-}" ]; then
-        skips+=("wine: no packages; give GOMOCUP_PKGS=a folder of Gomocup engine zips or unpacked folders")
+        skips+=("wine: no packages; give GOMOCUP_PKGS=a folder of Gomocup engine zips")
     elif [ ! -d "$GOMOCUP_PKGS" ]; then
         echo "interop: GOMOCUP_PKGS=$GOMOCUP_PKGS is not a folder" >&2
         exit 1
@@ -413,44 +414,25 @@ PY
 
 if [ -n "$wine_ok" ]; then
     export WINEDEBUG=${WINEDEBUG:--all}
-    own_prefix=""
     if [ -z "${WINEPREFIX:-}" ]; then
         export WINEPREFIX=$tmp/wineprefix
-        own_prefix=1
         start=$(date +%s)
         wineboot -i >"$tmp/wineboot.log" 2>&1 || true
         echo "interop: wine: a new prefix $WINEPREFIX in $(($(date +%s) - start)) s"
     fi
     echo "interop: wine: $(wine --version), $WINE_GAMES games each, tc $WINE_TC, against pbrain-scout --depth 3"
     if [ -n "${CORPUS:-}" ]; then mkdir -p "$CORPUS"; fi
-    for pkg in "$GOMOCUP_PKGS"/*; do
-        name=$(basename "$pkg" .zip)
-        unpacked=$tmp/pkg-$name
-        mkdir -p "$unpacked"
-        if [[ $pkg == *.zip ]]; then
-            unzip -q -o "$pkg" -d "$unpacked" || { echo "interop: wine: $pkg does not unzip" >&2; continue; }
-        elif [ -d "$pkg" ]; then
-            cp -r "$pkg"/. "$unpacked"/
-        else
-            continue
-        fi
-        # The engine: a pbrain-*.exe (Gomocup's naming) if there is one, else the only .exe.
-        exe=$(find "$unpacked" -maxdepth 2 -iname 'pbrain-*.exe' | sort | head -1)
-        if [ -z "$exe" ]; then exe=$(find "$unpacked" -maxdepth 2 -iname '*.exe' | sort | head -1); fi
-        if [ -z "$exe" ]; then
-            echo "interop: wine: $name has no .exe, skipped" >&2
-            continue
-        fi
-        # The wrapper runs the engine in its folder (engines read their data files from there).
-        wrapper=$(dirname "$exe")/run.sh
-        printf '#!/bin/sh\ncd "$(dirname "$0")" && exec wine ./%s\n' "$(basename "$exe")" >"$wrapper"
-        chmod +x "$wrapper"
-        feature "wine-$name" "$WINE_GAMES" -engine "cmd=$wrapper" -engine "cmd=$SCOUT --depth 3" name=scout \
+    # Each zip plays as it is (`pkg=`): the runner unpacks it into its cache (here the run's
+    # folder), picks the program for the rule and size as GomocupJudge does, runs it through
+    # wine in its folder, and ends Wine's server and services when the run ends.
+    export XDG_CACHE_HOME=$tmp/cache
+    for pkg in "$GOMOCUP_PKGS"/*.zip "$GOMOCUP_PKGS"/*.ZIP; do
+        [ -f "$pkg" ] || continue
+        name=$(basename "$pkg"); name=${name%.*}
+        feature "wine-$name" "$WINE_GAMES" -engine "pkg=$(realpath "$pkg")" -engine "cmd=$SCOUT --depth 3" name=scout \
             -each "tc=$WINE_TC" -repeat -openings "file=$OPENINGS" type=pos -startuptimeout 30
         if [ -n "${CORPUS:-}" ]; then corpus "$tmp/wine-$name" "$name"; fi
     done
-    # Wine's server outlives the engines by a few seconds; stop the one of our own prefix.
-    if [ -n "$own_prefix" ]; then wineserver -k 2>/dev/null || true; fi
 fi
 
 echo

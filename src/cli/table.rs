@@ -318,6 +318,8 @@ pub static ROWS: &[Row] = &[
         "command to run; with a '/' in the program path it runs in that directory (cmd=../Engines/Wine2.0 runs ./Wine2.0 in ../Engines); arguments and quotes work: \"cmd=../fooEngine -foo=1\""),
     row!(ENGINE_USERS, ["name"], "NAME", key("-engine"), Engine, None, ["Wine"],
         "engine name (default: the name of its ABOUT answer, else the program name; duplicates get #2, #3)"),
+    row!(ENGINE_USERS, ["pkg"], "FILE.zip", key("-engine"), Engine, None, ["EMBRYO21.F.zip"],
+        "a Gomocup engine package instead of cmd=: unpacked once into ~/.cache/gomoku-cli/packages/<its SHA-256>, the program for the run's rule and board size picked as GomocupJudge picks it, a .exe run through Wine (wine on PATH, or $WINE) in the package's folder"),
     row!(ENGINE_USERS, ["tc"], "M[/T][+I]", key("-engine"), Engine, None, ["180/30+1"],
         "match time / turn time / increment in seconds (tc=60: both 60; tc=0/5: 5 s a move, no match limit)"),
     row!(ENGINE_USERS, ["depth"], "N", key("-engine"), Engine, None, ["6"], "sent as INFO max_depth N"),

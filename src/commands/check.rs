@@ -61,7 +61,7 @@ pub fn run(args: &[String]) -> CommandResult {
 
     // Each item is printed as it is decided: the table's lines on standard output, or with
     // --json (one document, at the end) on standard error when a terminal reads it.
-    let heading = CheckReport::heading(&opts.spec.cmd);
+    let heading = CheckReport::heading(&opts.spec.label());
     opts.on_item = match (json, std::io::stderr().is_terminal()) {
         (false, _) => {
             say(&heading);

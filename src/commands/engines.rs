@@ -139,8 +139,8 @@ pub(crate) fn entry_json(name: &str, settings: &[String]) -> Result<Value, Strin
             return Err(format!("{k}= given twice"));
         }
     }
-    if !entry.contains_key("command") {
-        return Err("cmd= is required".into());
+    if !entry.contains_key("command") && !entry.contains_key("pkg") {
+        return Err("cmd= (or pkg=) is required".into());
     }
     if !options.is_empty() {
         entry.insert("options".into(), Value::Array(options));
@@ -215,7 +215,12 @@ mod tests {
                 "options": [{"name": "hash", "value": "64"}, {"name": "style", "value": "1"}]})
         );
         let err = |w: &str| entry_json("r", &words(w)).unwrap_err();
-        assert_eq!(err("tc=1"), "cmd= is required");
+        assert_eq!(err("tc=1"), "cmd= (or pkg=) is required");
+        let pkg = entry_json("e", &words("pkg=E.zip tc=1")).unwrap();
+        assert_eq!(
+            pkg,
+            serde_json::json!({"name": "e", "pkg": "E.zip", "tc": "1"})
+        );
         assert!(err("cmd=x bogus=1").starts_with("bogus=: unknown key (known: cmd, name,"));
         assert!(err("cmd=x name=y").starts_with("name=: the engine's name is the first word"));
         assert_eq!(err("cmd=x tc=1 tc=2"), "tc= given twice");

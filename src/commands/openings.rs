@@ -279,7 +279,11 @@ fn generate(args: &[String]) -> CommandResult {
             &stops,
             "ending the engines, writing the openings kept so far (Ctrl-C again to kill them now)",
         );
-        generate(opts.clone(), &stops).await
+        // Wine's server and services, which outlive a package's engine by seconds, end with it.
+        let wine = crate::engine::leftovers::WineAdopter::for_engines([&opts.spec]);
+        let report = generate(opts.clone(), &stops).await;
+        wine.end().await;
+        report
     })?
     .map_err(failed)?;
     eprintln!("{}", summary(&report, opts.count, &opts.output));

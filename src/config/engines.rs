@@ -11,6 +11,7 @@ use crate::config::matches::{board_of, shard_of, startup_timeout_of};
 use crate::config::named::{self, conf_of, EnginesFile, NamedError};
 use crate::core::board::BoardSize;
 use crate::core::rules::Rule;
+use crate::engine::package::{self, Package};
 use crate::engine::spec::{Detail, EngineSpec, TimeControl};
 use crate::schedule::shard::Shard;
 
@@ -21,6 +22,16 @@ pub(super) fn apply_engine_keys(
     option: Opt,
     index: usize,
 ) -> Result<(), ConfigError> {
+    if ["cmd", "pkg"]
+        .iter()
+        .all(|k| kvs.iter().any(|(key, _)| key == k))
+    {
+        return Err(ConfigError::BadValue {
+            option,
+            value: "cmd=... pkg=...".into(),
+            why: "an engine is a command or a package: give cmd= or pkg=, not both".into(),
+        });
+    }
     for (k, v) in kvs {
         apply_engine_key(spec, k, v, option, index).map_err(|e| match e {
             // Name the key: `-each: "maxmemory=-1" is not valid`, not just `"-1"`.
@@ -44,7 +55,23 @@ pub(super) fn apply_engine_key(
     index: usize,
 ) -> Result<(), ConfigError> {
     match k {
-        "cmd" => spec.cmd = v.to_string(),
+        // One replaces the other: an -engine's pkg= wins over a cmd= of -each.
+        "cmd" => {
+            spec.cmd = v.to_string();
+            spec.package = None;
+        }
+        "pkg" => {
+            if v.trim().is_empty() {
+                let why = "expected the path of a Gomocup engine package (a .zip)".into();
+                let value = v.to_string();
+                return Err(ConfigError::BadValue { option, value, why });
+            }
+            spec.cmd.clear();
+            spec.package = Some(Package {
+                zip: v.into(),
+                ..Package::default()
+            });
+        }
         "name" => spec.name = Some(v.to_string()),
         "tc" => {
             spec.tc = TimeControl::parse(v).map_err(|e| ConfigError::Engine {
@@ -120,8 +147,9 @@ pub(super) fn program_exists(
 
 /// Every `-engine` with `-each` applied under it (a per-engine value wins), checked.
 pub(super) fn engines_of(raw: &RawCli, env: &Env) -> Result<Vec<EngineSpec>, ConfigError> {
+    let board = board_of(raw)?;
     (engine_lists(raw, env)?.iter().enumerate())
-        .map(|(i, kvs)| engine_of(&raw.each, kvs, i + 1, env))
+        .map(|(i, kvs)| engine_of(&raw.each, kvs, i + 1, board, env))
         .collect()
 }
 
@@ -194,12 +222,16 @@ pub(super) fn engine_of(
     each: &KeyValues,
     kvs: &KeyValues,
     index: usize,
+    board: (BoardSize, Rule),
     env: &Env,
 ) -> Result<EngineSpec, ConfigError> {
     let mut spec = EngineSpec::new("");
     // -each first, then the engine's own keys: a per-engine value wins.
     apply_engine_keys(&mut spec, each, Opt::Each, index)?;
     apply_engine_keys(&mut spec, kvs, Opt::Engine, index)?;
+    if spec.package.is_some() {
+        resolve_package(&mut spec, board, index, env)?;
+    }
     if spec.cmd.trim().is_empty() {
         return Err(ConfigError::MissingCmd { index });
     }
@@ -211,6 +243,64 @@ pub(super) fn engine_of(
         return Err(ConfigError::MissingProgram { index, program });
     }
     Ok(spec)
+}
+
+/// Where packages are unpacked: `$XDG_CACHE_HOME/gomoku-cli/packages`, else
+/// `$HOME/.cache/gomoku-cli/packages` (the XDG base directories' rule).
+pub fn package_cache(env: &Env) -> Option<std::path::PathBuf> {
+    let xdg = env.var("XDG_CACHE_HOME").filter(|d| d.starts_with('/'));
+    let base = match xdg {
+        Some(d) => d.into(),
+        None => std::path::Path::new(env.var("HOME").filter(|h| !h.is_empty())?).join(".cache"),
+    };
+    Some(base.join("gomoku-cli").join("packages"))
+}
+
+/// A `pkg=` engine made runnable: its zip unpacked (`engine::package`), `cmd` its program for the
+/// run's rule and size (quoted, so the program's folder is the engine's working directory), a
+/// Windows program run through `$WINE` or the `wine` on PATH unless the host is Windows.
+fn resolve_package(
+    spec: &mut EngineSpec,
+    (size, rule): (BoardSize, Rule),
+    index: usize,
+    env: &Env,
+) -> Result<(), ConfigError> {
+    let pkg = spec.package.as_mut().expect("a package engine");
+    let zip = pkg.zip.clone();
+    let root = package_cache(env).ok_or_else(|| ConfigError::Engine {
+        index,
+        source: "pkg=: no folder to unpack packages in (set XDG_CACHE_HOME or HOME)".into(),
+    })?;
+    let failed = |source| ConfigError::Package {
+        index,
+        zip: zip.clone(),
+        source,
+    };
+    let prepared = package::prepare(&zip, &root, rule, u32::from(size.get())).map_err(failed)?;
+    pkg.sha256 = prepared.unpacked.sha256.clone();
+    pkg.launcher = None;
+    if prepared.is_exe() && !cfg!(windows) {
+        let wine = env.var("WINE").filter(|w| !w.is_empty()).unwrap_or("wine");
+        let wine = std::path::PathBuf::from(wine);
+        if !program_exists(&wine, None, env) {
+            let program = prepared.program.file_name().unwrap_or_default();
+            return Err(ConfigError::NoWine {
+                index,
+                zip,
+                program: program.to_string_lossy().into_owned(),
+            });
+        }
+        // A path is made absolute (the engine runs in the package's folder); a bare name is
+        // looked up in PATH when the engine starts.
+        let wine = match wine.components().count() {
+            1 => wine,
+            _ => std::path::absolute(&wine).unwrap_or(wine),
+        };
+        pkg.launcher = Some(wine);
+    }
+    let program = prepared.program.to_string_lossy();
+    spec.cmd = crate::config::named::quote_word(&program);
+    Ok(())
 }
 
 /// A command that drives one engine (`check`, `openings generate`): the engine read once and
@@ -234,8 +324,8 @@ impl OneEngine {
     pub fn from_raw(raw: &RawCli, env: &Env) -> Result<OneEngine, ConfigError> {
         let lists = engine_lists(raw, env)?;
         let kvs = lists.first().cloned().unwrap_or_default();
-        let spec = engine_of(&raw.each, &kvs, 1, env)?;
         let (size, rule) = board_of(raw)?;
+        let spec = engine_of(&raw.each, &kvs, 1, (size, rule), env)?;
         let concurrency = match raw.value(Opt::Concurrency) {
             Some(v) => parse_u64(Opt::Concurrency, v, 1)? as usize,
             None => 1,

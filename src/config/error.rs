@@ -39,7 +39,7 @@ pub enum ConfigError {
     #[error("at least two engines are needed (got {0}); add -engine cmd=... for each")]
     TooFewEngines(usize),
     /// An `-engine` without `cmd=` (and none from `-each`).
-    #[error("engine {index} has no cmd=")]
+    #[error("engine {index} has no cmd= (nor pkg=)")]
     MissingCmd { index: usize },
     /// An engine setting (time control, command) that cannot be used.
     #[error("engine {index}: {source}")]
@@ -47,6 +47,21 @@ pub enum ConfigError {
         index: usize,
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A Gomocup package (`pkg=`) that cannot be unpacked or holds nothing for the run.
+    #[error("engine {index}: pkg={}: {source}", zip.display())]
+    Package {
+        index: usize,
+        zip: PathBuf,
+        #[source]
+        source: crate::engine::package::PackageError,
+    },
+    /// A package's Windows program on a host without Wine.
+    #[error("engine {index}: pkg={}: {program} is a Windows program and there is no Wine to run it: install it (wine on PATH: apt-get install wine) or set WINE=/path/to/wine", zip.display())]
+    NoWine {
+        index: usize,
+        zip: PathBuf,
+        program: String,
     },
     /// The engine program does not exist or cannot be executed.
     #[error("engine {index}: program {program:?} not found or not executable")]

@@ -60,13 +60,17 @@ fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSetting
         engines: (t.engines.iter().enumerate())
             .map(|(i, e)| EngineSettings {
                 name: names.get(i).cloned().unwrap_or_default(),
-                cmd: e.cmd.clone(),
+                cmd: match &e.package {
+                    Some(p) => format!("pkg={}", p.zip.display()),
+                    None => e.cmd.clone(),
+                },
                 tc: e.tc.to_string(),
                 depth: e.depth,
                 nodes: e.nodes,
                 max_memory: e.max_memory,
                 threads: e.threads,
                 options: e.options.clone(),
+                package: e.package.as_ref().map(|p| p.sha256.clone()),
             })
             .collect(),
         rule: g.rule.code(),
@@ -221,6 +225,31 @@ mod tests {
         let at = |n: u32| fingerprint(&config(&format!("{RUN} -openings file=o.txt start={n}")));
         assert_eq!(at(1), book);
         assert_ne!(at(2), book);
+    }
+
+    #[test]
+    fn a_package_is_known_by_its_hash_not_where_its_zip_lies() {
+        use crate::engine::package::Package;
+        let with = |zip: &str, sha256: &str| {
+            let mut c = config(RUN);
+            c.tournament.engines[0].package = Some(Package {
+                zip: zip.into(),
+                sha256: sha256.into(),
+                launcher: None,
+            });
+            // The unpacked program's path: a cache's, which differs between users.
+            c.tournament.engines[0].cmd = format!("/home/{zip}/pbrain-e.exe");
+            c
+        };
+        let base = fingerprint(&with("a.zip", "aa"));
+        assert_eq!(fingerprint(&with("b/a.zip", "aa")), base);
+        assert_ne!(fingerprint(&with("a.zip", "bb")), base);
+        assert_ne!(fingerprint(&config(RUN)), base);
+        let e = &settings(&with("x/a.zip", "aa"), &[], 0).engines[0];
+        assert_eq!(
+            (e.cmd.as_str(), e.package.as_deref()),
+            ("pkg=x/a.zip", Some("aa"))
+        );
     }
 
     #[test]

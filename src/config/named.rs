@@ -17,6 +17,7 @@ pub const ENTRY_KEYS: &[&str] = &[
     "name",
     "command",
     "cmd",
+    "pkg",
     "workingDirectory",
     "protocol",
     "options",
@@ -352,7 +353,7 @@ fn check_value(key: &str, value: &Value, check: ValueCheck) -> Result<(), String
             .ok_or_else(|| format!("expected {what}, got {}", kind(value)))
     };
     match key {
-        "name" | "command" | "cmd" => {
+        "name" | "command" | "cmd" | "pkg" => {
             if text("a string")?.trim().is_empty() {
                 return Err("is empty".into());
             }
@@ -451,16 +452,30 @@ fn entry_of(keys: Vec<(String, Value)>) -> Result<NamedEngine, String> {
     let get = |k: &str| keys.iter().find(|(key, _)| key == k).map(|(_, v)| v);
     let text = |k: &str| get(k).and_then(Value::as_str).map(String::from);
     let name = text("name").ok_or("needs \"name\"")?;
-    let command = match (text("command"), text("cmd")) {
-        (Some(_), Some(_)) => return Err("\"command\" and \"cmd\" are one key: give one".into()),
-        (Some(c), None) | (None, Some(c)) => c,
-        (None, None) => return Err("needs \"command\"".into()),
+    let dir = text("workingDirectory").filter(|d| !d.is_empty());
+    let program = match (text("command"), text("cmd"), text("pkg")) {
+        (Some(_), Some(_), _) => return Err("\"command\" and \"cmd\" are one key: give one".into()),
+        (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
+            return Err(
+                "an engine is a command or a package: give \"command\" or \"pkg\", not both".into(),
+            )
+        }
+        (None, None, Some(_)) if dir.is_some() => {
+            return Err(
+                "a package runs in its own unpacked folder: leave \"workingDirectory\" out".into(),
+            )
+        }
+        (None, None, Some(zip)) => ("pkg", zip),
+        (Some(c), None, None) | (None, Some(c), None) => match dir {
+            Some(dir) => ("cmd", in_directory(&c, &dir)?),
+            None => ("cmd", c),
+        },
+        (None, None, None) => return Err("needs \"command\" (or \"pkg\")".into()),
     };
-    let cmd = match text("workingDirectory").filter(|d| !d.is_empty()) {
-        Some(dir) => in_directory(&command, &dir)?,
-        None => command,
-    };
-    let mut settings = vec![("name".to_string(), name.clone()), ("cmd".to_string(), cmd)];
+    let mut settings = vec![
+        ("name".to_string(), name.clone()),
+        (program.0.to_string(), program.1),
+    ];
     for (k, v) in &keys {
         if VALUE_KEYS.contains(&k.as_str()) || k.starts_with("option.") {
             settings.push((k.clone(), scalar(v).unwrap_or_default()));
@@ -612,7 +627,9 @@ mod tests {
         assert!(e.contains("\"name\": given twice"), "{e}");
         // Entries: no name, no command, both spellings, a duplicate name.
         assert!(err("[{\"command\": \"x\"}]").ends_with("entry 1: needs \"name\""));
-        assert!(err("[{\"name\": \"a\"}]").ends_with("entry 1 (\"a\"): needs \"command\""));
+        assert!(
+            err("[{\"name\": \"a\"}]").ends_with("entry 1 (\"a\"): needs \"command\" (or \"pkg\")")
+        );
         let e = err("[{\"name\": \"a\", \"command\": \"x\", \"cmd\": \"y\"}]");
         assert!(
             e.ends_with("\"command\" and \"cmd\" are one key: give one"),
@@ -675,6 +692,25 @@ mod tests {
             e.starts_with("engines file /nonexistent/engines.json: "),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_package_entry_is_a_pkg_instead_of_a_command() {
+        let f = parse("[{\"name\": \"embryo\", \"pkg\": \"/z/EMBRYO21.F.zip\", \"tc\": \"60/5\"}]")
+            .unwrap();
+        assert_eq!(
+            f.get("embryo").unwrap().settings,
+            kv(&[
+                ("name", "embryo"),
+                ("pkg", "/z/EMBRYO21.F.zip"),
+                ("tc", "60/5")
+            ])
+        );
+        let e = err("[{\"name\": \"a\", \"command\": \"x\", \"pkg\": \"a.zip\"}]");
+        assert!(e.ends_with("give \"command\" or \"pkg\", not both"), "{e}");
+        let e = err("[{\"name\": \"a\", \"pkg\": \"a.zip\", \"workingDirectory\": \"/o\"}]");
+        assert!(e.ends_with("leave \"workingDirectory\" out"), "{e}");
+        assert!(err("[{\"name\": \"a\", \"pkg\": \"\"}]").ends_with("\"pkg\": is empty"));
     }
 
     #[test]

@@ -102,6 +102,32 @@ pub fn select(table: &[ProcEntry], me: u32, pgid: Option<i32>, spare: &[u32]) ->
     }
 }
 
+/// Wine's server and services, adopted while a command runs engines of Gomocup packages
+/// through Wine (`EngineSpec::package`'s launcher): they leave the engines' process groups by
+/// design and live on for seconds after the last Wine program, so the command becomes their
+/// child subreaper while it runs, and [`WineAdopter::end`] kills and reaps them. Nothing is
+/// adopted when no engine runs under Wine.
+#[derive(Debug)]
+pub struct WineAdopter(Option<Subreaper>);
+
+impl WineAdopter {
+    /// Adopts orphans from now on if one of `engines` runs under Wine.
+    pub fn for_engines<'a>(
+        engines: impl IntoIterator<Item = &'a crate::engine::spec::EngineSpec>,
+    ) -> WineAdopter {
+        let wine =
+            (engines.into_iter()).any(|e| e.package.as_ref().is_some_and(|p| p.launcher.is_some()));
+        WineAdopter(wine.then(Subreaper::set).and_then(Result::ok))
+    }
+
+    /// Kills and reaps what was adopted (call it once every engine has ended).
+    pub async fn end(self) {
+        if self.0.is_some() {
+            sweep(None, &[]).await;
+        }
+    }
+}
+
 /// A process found running.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Leftover {

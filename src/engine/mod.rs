@@ -4,6 +4,7 @@
 pub mod chatter;
 pub mod leftovers;
 pub mod listen;
+pub mod package;
 pub mod process;
 pub mod protocol;
 pub mod resources;

@@ -166,6 +166,9 @@ pub struct EngineSpec {
     /// `-ponder`: `INFO pondering 1` before every game (Yixin-Board's and Rapfi's key), unless an
     /// `option.pondering=` of the user's own says otherwise.
     pub ponder: bool,
+    /// The Gomocup package the engine comes from (`pkg=`): `cmd` is then its picked program,
+    /// run in the package's folder, through the package's launcher (Wine) when it has one.
+    pub package: Option<crate::engine::package::Package>,
 }
 
 /// The `INFO show_detail` level asked of an engine before every game (`detail=` of `-engine`).
@@ -209,6 +212,7 @@ impl EngineSpec {
             slots: None,
             restart: false,
             ponder: false,
+            package: None,
         }
     }
 
@@ -240,6 +244,15 @@ impl EngineSpec {
     /// program name.
     pub fn display_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| self.program_name())
+    }
+
+    /// The engine as the user gave it, for headings: `cmd`, or for a package `pkg=ZIP (PROGRAM)`
+    /// (the program picked in it, by file name).
+    pub fn label(&self) -> String {
+        match &self.package {
+            Some(p) => format!("pkg={} ({})", p.zip.display(), self.program_name()),
+            None => self.cmd.clone(),
+        }
     }
 
     /// The file name of the program (`pbrain-wine` for `cmd=../e/pbrain-wine -x`).
@@ -280,6 +293,12 @@ impl EngineSpec {
             .parent()
             .map(Path::to_path_buf)
             .ok_or_else(|| bad(format!("'{program}' has no parent directory")))?;
+        // A package's Windows program: `wine PROGRAM ARGS` in the program's folder.
+        if let Some(launcher) = self.package.as_ref().and_then(|p| p.launcher.clone()) {
+            let mut all = vec![absolute.to_string_lossy().into_owned()];
+            all.extend(args);
+            return Ok((launcher, all, Some(dir)));
+        }
         Ok((absolute, args, Some(dir)))
     }
 }

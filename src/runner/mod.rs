@@ -29,6 +29,7 @@ use crate::analysis::tracker::{scored, ScoredGame, Tracker};
 use crate::config::matches::OnEngineFailure;
 use crate::config::outputs::LogLevel;
 use crate::config::{Config, Start};
+use crate::engine::leftovers::WineAdopter;
 use crate::engine::LogSink;
 use crate::formats::openings::order::OpeningSequence;
 use crate::formats::openings::{OpeningBook, OpeningError};
@@ -822,7 +823,6 @@ fn last_events(desk: &Desk, stops: &Stops) {
     }
 }
 
-/// Run the whole tournament described by `config`.
 /// The game slots' worker threads, and the channel that closes when the last one ends (a thread
 /// that cannot be started is reported; the others play its share).
 fn start_slots(
@@ -842,7 +842,17 @@ fn start_slots(
     (slots, ended)
 }
 
-pub async fn run(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
+/// Run the whole tournament described by `config`.
+pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
+    // Wine's server and services, which outlive the engines by seconds, end with the run.
+    let wine = WineAdopter::for_engines(&config.tournament.engines);
+    let result = run_games(config, stops).await;
+    wine.end().await;
+    result
+}
+
+/// The run of [`run`]: its games played, saved and reported.
+async fn run_games(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
     check_before_opening(&config)?;
     let schedule = schedule_of(&config);

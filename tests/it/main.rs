@@ -28,6 +28,7 @@ mod e2e_named;
 mod e2e_opengen;
 mod e2e_openings;
 mod e2e_outputs;
+mod e2e_packages;
 mod e2e_ratings;
 mod e2e_readers;
 mod e2e_records;

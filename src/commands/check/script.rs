@@ -164,7 +164,7 @@ pub async fn run_check(opts: CheckOptions, stop: CancellationToken) -> CheckRepo
     let (log, events) = LogSink::channel();
     let mut c = Checker {
         report: CheckReport {
-            engine: opts.spec.cmd.clone(),
+            engine: opts.spec.label(),
             items: Vec::new(),
             interrupted: false,
         },

@@ -71,6 +71,9 @@ struct EngineIdentity<'a> {
     depth: Option<u64>,
     nodes: Option<u64>,
     options: &'a [(String, String)],
+    /// A package's SHA-256 (its `cmd` is left empty: the zip may move); left out for a command.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    package: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -99,11 +102,12 @@ impl RunSettings {
         let id = Identity {
             engines: (self.engines.iter())
                 .map(|e| EngineIdentity {
-                    cmd: &e.cmd,
+                    cmd: if e.package.is_some() { "" } else { &e.cmd },
                     tc: &e.tc,
                     depth: e.depth,
                     nodes: e.nodes,
                     options: &e.options,
+                    package: e.package.as_deref(),
                 })
                 .collect(),
             rule: self.rule,

@@ -658,6 +658,11 @@ pub struct EngineSettings {
     pub max_memory: u64,
     pub threads: Option<u32>,
     pub options: Vec<(String, String)>,
+    /// A Gomocup package engine's zip SHA-256 (`cmd` is then `pkg=` and the zip as given): the
+    /// engine's identity, so a resume with other bytes under the same name is refused. Left out
+    /// for a command, so earlier journals keep their fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
 }
 
 /// The openings file and how it is drawn.

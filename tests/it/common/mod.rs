@@ -184,15 +184,22 @@ pub fn strs(args: &[String]) -> Vec<&str> {
 
 /// Run the runner to completion in `dir` and check no engine survives it.
 pub fn run_in(dir: &Path, args: &[&str]) -> Run {
+    run_in_env(dir, args, &[], Duration::from_secs(3))
+}
+
+/// [`run_in`] with variables added to the runner's environment, and no engine process allowed
+/// past `grace` after it exits.
+pub fn run_in_env(dir: &Path, args: &[&str], env: &[(&str, &Path)], grace: Duration) -> Run {
     let tag = unique_tag();
     let output = Command::new(runner())
         .args(args)
         .current_dir(dir)
         .env(TAG_VAR, &tag)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .expect("runner starts");
-    let left = survivors_after(&tag, Duration::from_secs(3));
+    let left = survivors_after(&tag, grace);
     kill_tagged(&tag);
     assert!(
         left.is_empty(),
@@ -330,6 +337,10 @@ impl Match {
     /// Run it to completion in `dir` (see [`run_in`]).
     pub fn run_in(&self, dir: &Path) -> Run {
         run_in(dir, &strs(&self.args))
+    }
+    /// Run it to completion in `dir` with `env` added (see [`run_in_env`]).
+    pub fn run_in_env(&self, dir: &Path, env: &[(&str, &Path)], grace: Duration) -> Run {
+        run_in_env(dir, &strs(&self.args), env, grace)
     }
     /// Run it to completion in the test's own working directory (cargo's: the package root).
     pub fn run_here(&self) -> Run {

@@ -26,6 +26,7 @@ pub fn header(engines: &[&str], repeat: bool, sprt: bool, rule: u8) -> JournalHe
                     max_memory: 1 << 20,
                     threads: None,
                     options: vec![],
+                    package: None,
                 })
                 .collect(),
             rule,

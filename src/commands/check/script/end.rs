@@ -52,7 +52,10 @@ impl Checker {
     pub(super) fn note_leftovers(&mut self, left: &[Leftover], when: &str) {
         // Under wine, wineserver and wine's services outlive every program it ran, by design:
         // they are no engine's (a judge on Windows never sees them). Killed all the same.
-        let wine = runs_under_wine(&self.opts.spec.cmd);
+        let spec = &self.opts.spec;
+        let launcher = spec.package.as_ref().and_then(|p| p.launcher.as_ref());
+        // A package's Windows program runs under the launcher found for it: Wine.
+        let wine = runs_under_wine(&spec.cmd) || launcher.is_some();
         let (wine_own, left): (Vec<&Leftover>, Vec<&Leftover>) =
             left.iter().partition(|l| wine && is_wine_own(&l.cmd));
         if !wine_own.is_empty() && self.wine_left.is_none() {
