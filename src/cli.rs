@@ -148,6 +148,8 @@ pub struct RawCli {
     pub draw: Option<KeyValues>,
     /// `-resign key=value...`, or `-resign COUNT SCORE` read as for `-draw`.
     pub resign: Option<KeyValues>,
+    /// `-groups key=value...`: `-tournament groups`' settings.
+    pub groups: Option<KeyValues>,
 }
 
 impl RawCli {
@@ -193,6 +195,8 @@ opts! {
     Wait, NoSwap, Reverse, Ponder,
     // tournament formats (issue 36)
     Tournament, Seeds, Srand,
+    // Gomocup's league (issue 36)
+    Groups,
 }
 
 impl std::fmt::Display for Opt {
@@ -221,6 +225,7 @@ pub fn raw_of(p: &Parsed) -> RawCli {
             (Opt::Records, Given::Settings(kvs)) => raw.records = Some(kvs),
             (Opt::Draw, Given::Settings(kvs)) => raw.draw = Some(kvs),
             (Opt::Resign, Given::Settings(kvs)) => raw.resign = Some(kvs),
+            (Opt::Groups, Given::Settings(kvs)) => raw.groups = Some(kvs),
             (_, Given::Value(v)) => raw.values.push((opt, v)),
             (_, _) => raw.flags.push(opt),
         }

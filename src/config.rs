@@ -7,6 +7,7 @@ use std::time::Duration;
 pub mod engines;
 pub mod env;
 pub mod error;
+pub mod groups;
 pub mod identity;
 pub mod matches;
 pub mod named;
@@ -145,6 +146,37 @@ fn apply_shard(mut c: Config, raw: &RawCli, env: &Env) -> Result<Config, ConfigE
     Ok(c)
 }
 
+/// The league of a command line (see [`groups_of`]), its engines' settings read for the
+/// promoted file only when it is one.
+fn groups_of_command_line(
+    raw: &RawCli,
+    env: &Env,
+    engines: &[crate::engine::spec::EngineSpec],
+    warnings: &mut Vec<String>,
+) -> Result<Option<groups::GroupsConfig>, ConfigError> {
+    use crate::config::engines::{engine_lists, engines_file};
+    let (lists, file) = match raw.value(Opt::Tournament) {
+        Some("groups") => (
+            engine_lists(raw, env)?,
+            engines_file(raw, env)?.map(|f| f.path),
+        ),
+        _ => (Vec::new(), None),
+    };
+    groups::groups_of(raw, engines, lists, file, warnings)
+}
+
+/// A shard sees its own games only: it cannot say who is promoted.
+fn check_groups_shard(config: &Config) -> Result<(), ConfigError> {
+    let promoted = (config.tournament.groups.as_ref()).and_then(|g| g.promoted.as_ref());
+    match (config.cluster.shard, promoted) {
+        (Some(shard), Some(p)) => Err(ConfigError::Groups(format!(
+            "promoted={}: shard {shard} sees its own games only; leave promoted= out of the shards and read the promotion of the whole run in its report (gomoku-cli report RUNDIR)",
+            p.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// `-resume` and `-report` read the journal: refused with `-journal off`.
 fn check_journal_needed(c: &Config) -> Result<(), ConfigError> {
     match (&c.outputs.journal, c.start, &c.outputs.report) {
@@ -202,12 +234,10 @@ impl Config {
         let draw_after = draw_after_of(raw)?;
         let startup_timeout = startup_timeout_of(raw)?;
         let rating_interval = value_u64(Opt::RatingInterval, 10, 0)?;
-
         let (openings, seed) = openings_of(raw)?;
         if raw.openings.is_none() && raw.flag(Opt::Transform) {
             warnings.push("-transform has no effect without -openings".into());
         }
-
         let sprt = sprt_option(raw, engines.len())?;
         let sample = sample_of(raw, size, rule)?;
         // -sample multipv=N asks every engine for its N best moves (YXNBEST).
@@ -217,6 +247,7 @@ impl Config {
         let counts = (engines.len(), games, rounds);
         let (seed, format) = staged::format_and_seed(raw, counts, seed, &mut warnings)?;
         let (kind, seeds, lose_only) = (format.kind, format.seeds, format.lose_only);
+        let groups = groups_of_command_line(raw, env, &engines, &mut warnings)?;
         if checked_total(engines.len(), kind, games, rounds).is_none() {
             return Err(ConfigError::TooManyGames {
                 games,
@@ -258,6 +289,7 @@ impl Config {
             startup_timeout,
             suspend: raw.flag(Opt::Suspend),
             wait: Duration::from_millis(value_u64(Opt::Wait, 0, 0)?),
+            groups,
             ponder,
         };
         warnings.extend(idle_slots(&tournament));
@@ -295,7 +327,9 @@ impl Config {
             tune: None,
         };
         check_journal_needed(&config)?;
-        apply_shard(config, raw, env)
+        let config = apply_shard(config, raw, env)?;
+        check_groups_shard(&config)?;
+        Ok(config)
     }
 }
 

@@ -91,12 +91,14 @@ impl Tracker {
             crate::schedule::TournamentKind::RoundRobin
         };
         let n = s.engines.len().max(2);
-        let pairs: Vec<(usize, usize)> =
-            crate::schedule::Schedule::new(n, kind, 1, 1, crate::schedule::Repeat::Once)
+        let pairs: Vec<(usize, usize)> = match &s.groups {
+            Some(g) => g.pairs(),
+            None => crate::schedule::Schedule::new(n, kind, 1, 1, crate::schedule::Repeat::Once)
                 .pairs()
                 .iter()
                 .map(|(a, b)| (a.0, b.0))
-                .collect();
+                .collect(),
+        };
         let mut names: Vec<String> = s.engines.iter().map(|e| e.name.clone()).collect();
         names.resize(n, String::new());
         Tracker::new(names, pairs, s.repeat, sprt)

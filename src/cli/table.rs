@@ -361,11 +361,20 @@ pub static ROWS: &[Row] = &[
     row!(RUN, ["-rounds"], "N", VALUE, Games, Some(Opt::Rounds), ["2"], "rounds (default 1)"),
     row!(RUN, ["-gauntlet"], "", FLAG, Games, Some(Opt::Gauntlet), [], "the first engine against each other one (default: round robin); the same as -tournament gauntlet"),
     row!(RUN, ["-tournament"], "F", VALUE, Games, Some(Opt::Tournament), ["swiss"],
-        "roundrobin (default), gauntlet, knockout (a seeded bracket; each match -games games, a tie broken by up to two game pairs, then the higher seed) or swiss (-rounds rounds paired by score, no rematches)"),
+        "roundrobin (default), gauntlet, knockout (a seeded bracket; each match -games games, a tie broken by up to two game pairs, then the higher seed), swiss (-rounds rounds paired by score, no rematches) or groups (Gomocup's league: only engines rated within -groups gap= meet; settings below)"),
     row!(RUN, ["-seeds"], "N", VALUE, Games, Some(Opt::Seeds), ["2"],
         "knockout: the first N engines are seeds 1 to N in command-line order; the others are placed by -srand / the openings' srand= (default 0)"),
     row!(RUN, ["-srand"], "S", VALUE, Games, Some(Opt::Srand), ["7"],
         "the run's seed: a knockout's unseeded places, and a random openings order (the same as -openings srand=S; default drawn)"),
+    row!(RUN, ["-groups"], "key=value...", SETTINGS, Games, Some(Opt::Groups), ["ratings=last.txt"],
+        "-tournament groups' settings (below)"),
+    row!(RUN, ["ratings"], "FILE|DIR", key("-groups"), Games, None, ["last.txt"],
+        "the ratings, matched to the engines by name: gomoku-cli ratings' table or --json, or a journal or run directory (fitted); an engine not in it meets every engine"),
+    row!(RUN, ["gap"], "ELO", key("-groups"), Games, None, ["400"],
+        "engines rated this many Elo apart or more do not meet (default 400, Gomocup's)"),
+    row!(RUN, ["promote"], "K", key("-groups"), Games, None, ["4"], "the top K are promoted at the end (default 4)"),
+    row!(RUN, ["promoted"], "FILE", key("-groups"), Games, None, ["next.json"],
+        "write the promoted engines there as an engines file, for the next group's run (-engines FILE -engine conf=NAME)"),
     row!(RUN_TUNE, ["-repeat"], "", FLAG, Games, Some(Opt::Repeat), [], "each opening twice, colours reversed"),
     row!(RUN, ["-noswap"], "", FLAG, Games, Some(Opt::NoSwap), [],
         "every game of a pair in the same colours, the first engine black (with -repeat too)"),
@@ -786,6 +795,13 @@ mod tests {
                     key_word(row)
                 ),
                 "-openings" => continue,
+                // ratings= names a file: the league's own tests give one.
+                "-groups" if row.name() == "ratings" => continue,
+                "-groups" => format!(
+                    "-engine cmd=/bin/sh name=a -engine cmd=/bin/sh name=b -engine cmd=/bin/sh name=c \
+                     -engine cmd=/bin/sh name=d -tournament groups -groups {}",
+                    key_word(row)
+                ),
                 other => panic!("a key of {other}: add it to this test"),
             };
             let line = line.replace("format=bin", "format=bin file=x.bin");

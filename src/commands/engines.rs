@@ -106,7 +106,7 @@ fn add(path: &Path, words: &[String], force: bool) -> CommandResult {
 
 /// The file's object for `engines add NAME k=v ...`: `cmd=` as `"command"`, `option.K=V` in
 /// cutechess's `"options"` array, every other `-engine` key under its own name.
-fn entry_json(name: &str, settings: &[String]) -> Result<Value, String> {
+pub(crate) fn entry_json(name: &str, settings: &[String]) -> Result<Value, String> {
     let mut entry = serde_json::Map::new();
     entry.insert("name".into(), Value::String(name.to_string()));
     let mut options = Vec::new();
@@ -151,7 +151,7 @@ fn entry_json(name: &str, settings: &[String]) -> Result<Value, String> {
 /// The engines file's text: one engine object after another, each key on a line of its own in
 /// the order of `named::ENTRY_KEYS` (name and command first; serde_json's map would sort them),
 /// each value compact.
-fn render_file(entries: &[Value]) -> String {
+pub(crate) fn render_file(entries: &[Value]) -> String {
     let rank = |k: &str| {
         let known = named::ENTRY_KEYS.iter().position(|x| *x == k);
         known.unwrap_or(named::ENTRY_KEYS.len())

@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use crate::commands::{failed, say, CommandError, CommandResult, Outcome};
 use crate::formats::journal::HeaderCheck;
+pub use crate::formats::rated_games::{leave_out, LeftOut};
 use crate::formats::rated_games::{Place, RatedGames, RatedGamesError, RatedLine, PGN_TAGS};
-use crate::game::termination::GameResult;
 use crate::stats::ratings::{self, render_parameters, FitSettings, RatingList};
 
 /// The `ratings` arguments.
@@ -208,78 +208,6 @@ fn name_places(e: RatedGamesError, journals: &[PathBuf]) -> String {
     .to_string()
 }
 
-/// A player left out of the fit for its faults.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LeftOut {
-    pub name: String,
-    pub games: u32,
-    /// Games it lost by a timeout or a crash.
-    pub faults: u32,
-    /// `faults / games`.
-    pub share: f64,
-}
-
-/// The games a fit sees: the players over `max_faults` (a share) left out with all their games,
-/// the others renumbered in their order. Returns the fitted players' names, their games and
-/// those left out (in the order they were first met).
-pub fn leave_out(
-    all: &RatedGames,
-    max_faults: Option<f64>,
-) -> (Vec<String>, Vec<ratings::RatedGame>, Vec<LeftOut>) {
-    let n = all.names.len();
-    let (mut games, mut faults) = (vec![0u32; n], vec![0u32; n]);
-    for g in &all.games {
-        games[g.first as usize] += 1;
-        games[g.second as usize] += 1;
-        if let Some(p) = g.at_fault() {
-            faults[p as usize] += 1;
-        }
-    }
-    let share = |p: usize| match games[p] {
-        0 => 0.0,
-        g => f64::from(faults[p]) / f64::from(g),
-    };
-    let out: Vec<bool> = (0..n)
-        .map(|p| max_faults.is_some_and(|m| share(p) > m))
-        .collect();
-    // Players whose every game was against those left out have none left: not listed.
-    let mut left = vec![0u32; n];
-    for g in &all.games {
-        if !out[g.first as usize] && !out[g.second as usize] {
-            left[g.first as usize] += 1;
-            left[g.second as usize] += 1;
-        }
-    }
-    let mut id = vec![u32::MAX; n];
-    let mut names = Vec::new();
-    for p in (0..n).filter(|&p| !out[p] && left[p] > 0) {
-        id[p] = names.len() as u32;
-        names.push(all.names[p].clone());
-    }
-    let rated = (all.games.iter())
-        .filter(|g| id[g.first as usize] != u32::MAX && id[g.second as usize] != u32::MAX)
-        .map(|g| ratings::RatedGame {
-            first: id[g.first as usize],
-            second: id[g.second as usize],
-            outcome: match g.result {
-                GameResult::BlackWins => ratings::Outcome::FirstWins,
-                GameResult::Draw => ratings::Outcome::Draw,
-                GameResult::WhiteWins => ratings::Outcome::SecondWins,
-            },
-        })
-        .collect();
-    let left_out = (0..n)
-        .filter(|&p| out[p])
-        .map(|p| LeftOut {
-            name: all.names[p].clone(),
-            games: games[p],
-            faults: faults[p],
-            share: share(p),
-        })
-        .collect();
-    (names, rated, left_out)
-}
-
 /// One listed player, as `--json` writes it.
 #[derive(Debug, Serialize)]
 struct JsonPlayer<'a> {
@@ -444,6 +372,7 @@ pub fn run(a: RatingsArgs) -> CommandResult {
 mod tests {
     use super::*;
     use crate::formats::rated_games::Place;
+    use crate::game::termination::GameResult;
 
     fn games(rows: &[(&str, &str, GameResult, bool)]) -> RatedGames {
         let mut g = RatedGames::default();

@@ -43,8 +43,62 @@ pub fn run(args: &[String]) -> CommandResult {
         )?;
         return Ok(Outcome::Done);
     }
+    let groups = config.tournament.groups.clone();
     let summary = execute(config)?;
+    if let (Some(g), StopReason::Completed) = (&groups, summary.reason) {
+        write_promoted(g, &summary.results)?;
+    }
     Ok(outcome_of(summary.reason))
+}
+
+/// `-groups promoted=FILE`: the promoted engines, best first, as an engines file (each entry as
+/// the engine was given: `-each`'s keys, then its own, under the name it played as), which the
+/// next group's run reads with `-engines FILE -engine conf=NAME`.
+fn write_promoted(
+    g: &crate::config::groups::GroupsConfig,
+    results: &crate::analysis::tracker::Tracker,
+) -> Result<(), CommandError> {
+    let Some(path) = &g.promoted else {
+        return Ok(());
+    };
+    let names = results.names();
+    let promoted = crate::analysis::promotion::promoted(results, g.promote);
+    let entries = (promoted.iter())
+        .map(|&i| {
+            let words: Vec<String> = (g.engine_settings[i].iter())
+                .filter(|(k, _)| k != "name" && k != "conf")
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            crate::commands::engines::entry_json(&names[i], &last_wins(&words))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|e| failed(format!("-groups promoted={}: {e}", path.display())))?;
+    let text = crate::commands::engines::render_file(&entries);
+    crate::formats::atomic_file::write_atomic(path, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| failed(format!("-groups promoted={}: {e}", path.display())))?;
+    let listed: Vec<&str> = promoted.iter().map(|&i| names[i].as_str()).collect();
+    eprintln!(
+        "wrote {}: the {} promoted engines ({}), for the next group's run: -engines {} -engine conf=NAME",
+        path.display(),
+        listed.len(),
+        listed.join(", "),
+        path.display()
+    );
+    Ok(())
+}
+
+/// `key=value` words with each key once, its last value where it was first given (an engine's
+/// own key wins over `-each`'s, as the run read them).
+fn last_wins(words: &[String]) -> Vec<String> {
+    let key = |w: &String| w.split_once('=').map_or(w.clone(), |(k, _)| k.to_string());
+    let mut out: Vec<String> = Vec::new();
+    for w in words {
+        match out.iter().position(|o| key(o) == key(w)) {
+            Some(i) => out[i] = w.clone(),
+            None => out.push(w.clone()),
+        }
+    }
+    out
 }
 
 /// `-config save FILE` (the match runner's and `tune`'s): `lines` written to `out` (atomically;

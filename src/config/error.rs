@@ -32,6 +32,9 @@ pub enum ConfigError {
         /// The option's keys, from the table (`cli::table`).
         known: String,
     },
+    /// `-tournament groups`' settings that cannot be used (a ratings file, a promotion).
+    #[error("-groups: {0}")]
+    Groups(String),
     /// Fewer than two `-engine` options.
     #[error("at least two engines are needed (got {0}); add -engine cmd=... for each")]
     TooFewEngines(usize),

@@ -109,6 +109,16 @@ fn undigested(config: &Config, names: &[String], total_games: u64) -> RunSetting
         },
         adjudication: g.adjudication.is_on().then(|| g.adjudication.to_string()),
         tune: config.tune.as_ref().map(|tune| tune.setup.settings(seed)),
+        groups: t
+            .groups
+            .as_ref()
+            .map(|g| crate::formats::journal::GroupSettings {
+                gap: g.gap,
+                ratings: g.ratings.clone(),
+                promote: g.promote,
+                ratings_from: (g.ratings_from.as_ref())
+                    .map_or(String::new(), |p| p.display().to_string()),
+            }),
         sprt: t.sprt.map(|s| SprtSettings {
             elo0: s.elo0,
             elo1: s.elo1,

@@ -126,6 +126,8 @@ pub struct TournamentConfig {
     pub suspend: bool,
     /// `-wait MS`: a slot's pause between the end of one game and the start of its next.
     pub wait: Duration,
+    /// `-tournament groups`: the league's gap, ratings and promotion.
+    pub groups: Option<crate::config::groups::GroupsConfig>,
     /// `-ponder`: engines think on the opponent's time, each in one game at a time.
     pub ponder: bool,
 }

@@ -27,12 +27,13 @@ fn format_of(
     let named = match raw.value(Opt::Tournament) {
         None => None,
         Some(v) => Some(match v {
-            "roundrobin" | "round_robin" => TournamentKind::RoundRobin,
+            // A league is a round robin of the pairs its ratings allow (`config::groups`).
+            "roundrobin" | "round_robin" | "groups" => TournamentKind::RoundRobin,
             "gauntlet" => TournamentKind::Gauntlet,
             "knockout" => TournamentKind::Knockout,
             "swiss" => TournamentKind::Swiss,
             other => {
-                let why = "expected roundrobin, gauntlet, knockout or swiss";
+                let why = "expected roundrobin, gauntlet, knockout, swiss or groups";
                 return Err(bad(Opt::Tournament, other, why));
             }
         }),
@@ -228,7 +229,7 @@ mod tests {
     fn bad_formats_are_refused_naming_the_value() {
         assert_eq!(
             refused(&format!("{THREE} -tournament ladder")),
-            "-tournament: \"ladder\" is not valid: expected roundrobin, gauntlet, knockout or swiss"
+            "-tournament: \"ladder\" is not valid: expected roundrobin, gauntlet, knockout, swiss or groups"
         );
         assert!(refused(&format!("{THREE} -gauntlet -tournament swiss"))
             .contains("-gauntlet asks for a gauntlet"));

@@ -10,6 +10,7 @@ pub mod pgn;
 pub mod pgn_tags;
 pub mod psq;
 pub mod rated_games;
+pub mod ratings_file;
 #[cfg(test)]
 mod render_snapshots;
 pub mod renlib;

@@ -152,6 +152,7 @@ fn dispatch_settings(
             .as_ref()
             .map(|t| (t.setup.clone(), config.seed.get())),
         resumable: config.outputs.journal.is_some(),
+        promote: config.tournament.groups.as_ref().map(|g| g.promote),
         slots: config.tournament.slot_caps(),
     }
 }
@@ -780,6 +781,10 @@ fn schedule_of(config: &Config) -> Schedule {
         config.tournament.repeat,
     )
     .with_sides(config.tournament.sides);
+    let schedule = match &config.tournament.groups {
+        Some(g) => schedule.with_pairs(crate::schedule::groups::pairs_within(&g.ratings, g.gap)),
+        None => schedule,
+    };
     match &config.tune {
         Some(t) => schedule.with_shard_unit(t.setup.games_per_iteration()),
         None => schedule,

@@ -17,6 +17,17 @@ fn roles(config: &Config, journal: Option<&Path>) -> Roles {
     if let Some(o) = &config.tournament.openings {
         roles.input(Opt::Openings.to_string(), &o.file);
     }
+    if let Some(g) = &config.tournament.groups {
+        if let Some(r) = &g.ratings_from {
+            roles.input("-groups ratings=", r);
+        }
+        if let Some(f) = &g.engines_file {
+            roles.input(Opt::EnginesFile.to_string(), f);
+        }
+        if let Some(p) = &g.promoted {
+            roles.output("-groups promoted=", p);
+        }
+    }
     if let Some(t) = &config.tune {
         roles.input("-params", &t.params_file);
     }

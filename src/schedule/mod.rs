@@ -11,6 +11,7 @@
 
 use std::fmt;
 
+pub mod groups;
 pub mod knockout;
 pub mod queue;
 pub mod rounds;

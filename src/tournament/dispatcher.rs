@@ -4,6 +4,7 @@
 //! `-ratinginterval`) and what the console is told is unit-tested with synthetic events, without
 //! engines or threads. The async shell in `runner/mod.rs` carries the actions out.
 
+use crate::analysis::promotion::promotion_text;
 use crate::analysis::tracker::{ScoredGame, Tracker};
 use crate::core::board::Color;
 use crate::game::record::GameRecord;
@@ -95,6 +96,8 @@ pub struct DispatchSettings {
     pub tune: Option<(TuneSetup, u64)>,
     /// The run writes a journal, so a stopped run can be completed with `-resume`.
     pub resumable: bool,
+    /// `-tournament groups`: how many are promoted (said after the standings).
+    pub promote: Option<usize>,
     /// Each engine's cap on the games it plays at once (`slots=`, `-ponder`); empty or all
     /// `None`: none.
     pub slots: Vec<Option<u32>>,
@@ -625,7 +628,17 @@ impl Dispatcher {
         } else {
             let t = self.tracker.tally();
             let ratings = self.tracker.rating_block().unwrap_or_default();
-            format!("{}\n{}{ratings}", standings_table(t), crosstable(t))
+            let promotion = self.settings.promote.map_or(String::new(), |k| {
+                // A shard has its own games only: the run's promotion is its report's.
+                let complete =
+                    !self.settings.sharded && self.queue.is_empty() && self.in_flight == 0;
+                format!("\n{}", promotion_text(&self.tracker, k, complete))
+            });
+            format!(
+                "{}\n{}{ratings}{promotion}",
+                standings_table(t),
+                crosstable(t)
+            )
         };
         text.extend(self.format_text());
         if let Some(u) = usage_block(self.tracker.names(), &self.usage) {

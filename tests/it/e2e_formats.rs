@@ -206,7 +206,7 @@ fn bad_formats_are_refused_as_other_configuration_errors() {
     for (args, says) in [
         (
             &["-tournament", "ladder"][..],
-            "expected roundrobin, gauntlet, knockout or swiss",
+            "expected roundrobin, gauntlet, knockout, swiss or groups",
         ),
         (
             &["-tournament", "knockout", "-seeds", "6"],

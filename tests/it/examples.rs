@@ -212,7 +212,7 @@ fn every_example_of_the_docs_and_the_help_parses() {
 }
 
 /// Run an example with the bundled engines (a match or a check): its `target/release/` and
-/// `target/debug/` engines are this build's, its opening files the repository's; in a folder of
+/// `target/debug/` engines are this build's, its opening and ratings files the repository's; in a folder of
 /// its own.
 fn run_example(line: &str) {
     let bins = format!("{}/", bin_dir().display());
@@ -223,7 +223,8 @@ fn run_example(line: &str) {
         .replace("target/release/", "\u{0}")
         .replace("target/debug/", "\u{0}")
         .replace('\u{0}', &bins)
-        .replace("file=openings/", &format!("file={root}openings/"));
+        .replace("file=openings/", &format!("file={root}openings/"))
+        .replace("ratings=docs/", &format!("ratings={root}docs/"));
     let words = shell_words(&line);
     let dir = tempfile::tempdir().unwrap();
     let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();

@@ -20,6 +20,7 @@ mod e2e_edges;
 mod e2e_fault_matrix;
 mod e2e_figrid;
 mod e2e_formats;
+mod e2e_groups;
 mod e2e_judge;
 mod e2e_large_cap;
 mod e2e_lib;

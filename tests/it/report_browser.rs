@@ -457,6 +457,82 @@ fn the_rating_list_and_its_heat_map_show_in_chromium() {
     assert_eq!(heat.matches("style=\"background: rgb(").count(), 12);
 }
 
+#[test]
+fn a_leagues_promotion_shows_in_chromium() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // deep and rand1 are 500 apart: no game; rand2 is unrated and meets everyone.
+    std::fs::write(
+        dir.path().join("last.txt"),
+        "Rank Name Elo + - games score oppo. draws\n1 deep 1800 9 9 9 50% 0 0%\n\
+         2 shallow 1500 9 9 9 50% 0 0%\n3 rand1 1300 9 9 9 50% 0 0%\n",
+    )
+    .unwrap();
+    let run = Match::new()
+        .engine("pbrain-scout --depth 2", &["name=deep"])
+        .engine("pbrain-scout --depth 1", &["name=shallow"])
+        .engines("pbrain-random", &["rand1", "rand2"])
+        .args(&[
+            "-tournament",
+            "groups",
+            "-groups",
+            "ratings=last.txt",
+            "promote=2",
+        ])
+        .games(2)
+        .repeat()
+        .each(&["tc=0/5"])
+        .journal("j.jsonl")
+        .report("report.html")
+        .run_in(dir.path());
+    run.assert_success();
+    let (dom, stderr) = headless(
+        &browser,
+        &url(&dir.path().join("report.html"), ""),
+        "--dump-dom",
+    );
+    assert!(
+        script_errors(&stderr).is_empty(),
+        "{:?}",
+        script_errors(&stderr)
+    );
+    let table = between(
+        between(&dom, "<table id=\"league\">", "</table>"),
+        "<tbody>",
+        "</tbody>",
+    );
+    let rows: Vec<Vec<String>> = (table.split("<tr").skip(1))
+        .map(|row| {
+            (row.split("<td").skip(1))
+                .map(|cell| between(cell, ">", "</td>").to_string())
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 4, "one row per engine: {table}");
+    let marks: Vec<&str> = rows.iter().map(|r| r[6].as_str()).collect();
+    assert_eq!(marks, ["promoted", "promoted", "", ""], "{table}");
+    // The promoted are those the console named, in its order.
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("Promoted (the top 2"))
+        .unwrap();
+    assert!(
+        line.contains(&format!("1. {} (", rows[0][1])),
+        "{line} vs {rows:?}"
+    );
+    assert!(
+        line.contains(&format!("2. {} (", rows[1][1])),
+        "{line} vs {rows:?}"
+    );
+    let rand2 = rows.iter().find(|r| r[1] == "rand2").unwrap();
+    assert_eq!(rand2[2], "unrated");
+    assert!(
+        dom.contains("pairs out of the gap, no games: deep – rand1"),
+        "the pair the gap kept apart"
+    );
+}
+
 /// A knockout's bracket and a Swiss's rounds and standings, as the report of a real run of the
 /// bundled engines shows them in Chromium: every round, each match with its engines, the winner.
 #[test]

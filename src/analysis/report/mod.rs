@@ -10,6 +10,7 @@ pub mod charts;
 pub mod escape;
 pub mod figures;
 pub mod format_section;
+pub mod league;
 pub mod model;
 pub mod openings;
 pub mod page;

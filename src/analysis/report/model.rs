@@ -174,6 +174,9 @@ pub struct Report {
     /// The rating list (three engines or more).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ratings: Option<RatingSection>,
+    /// `-tournament groups`: the league and its promotion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub league: Option<crate::analysis::report::league::LeagueReport>,
     pub llr: Option<LlrSeries>,
     pub elo: Vec<EloSeries>,
     pub distribution: Option<Distribution>,
@@ -534,6 +537,9 @@ impl ReportBuilder {
         let standings = self.tracker.tally().standings();
         let crosstable = crosstable(&self.tracker, &standings);
         let ratings = rating_section(&self.tracker);
+        let league = (s.groups.as_ref()).map(|g| {
+            crate::analysis::report::league::league(g, &self.tracker, played >= s.total_games)
+        });
         let distribution = two.then(|| distribution(&self.tracker));
         let results_block =
             (two && played > 0).then(|| self.tracker.results_block(0, &s.context()));
@@ -585,6 +591,7 @@ impl ReportBuilder {
             standings,
             crosstable,
             ratings,
+            league,
             llr,
             elo: self.elo,
             distribution,

@@ -512,6 +512,7 @@ pub fn render(r: &Report, opts: &PageOptions) -> Result<String, minijinja::Error
         rows => Value::from_safe_string(game_rows(r)),
         openings => Value::from_safe_string(crate::analysis::report::openings::section(&r.openings)),
         tune => Value::from_safe_string(crate::analysis::report::tune_section::section(r.tune.as_ref())),
+        league => Value::from_safe_string(crate::analysis::report::league::section(r.league.as_ref())),
         format => Value::from_safe_string(crate::analysis::report::format_section::section(r.format.as_ref())),
         listed => r.games.len().min(LIST_LIMIT),
         games_total => r.games.len(),

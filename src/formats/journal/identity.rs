@@ -52,6 +52,16 @@ struct Identity<'a> {
     /// `tune`: its parameters, SPSA settings and seed; left out for a match.
     #[serde(skip_serializing_if = "Option::is_none")]
     tune: Option<&'a crate::tune::entry::TuneSettings>,
+    /// `-tournament groups`: the gap and the ratings (which pairs meet); left out for another
+    /// format, so earlier runs keep their identity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    groups: Option<GroupIdentity<'a>>,
+}
+
+#[derive(Serialize)]
+struct GroupIdentity<'a> {
+    gap: u64,
+    ratings: &'a [Option<i64>],
 }
 
 #[derive(Serialize)]
@@ -123,6 +133,10 @@ impl RunSettings {
             }),
             adjudication: self.adjudication.as_deref(),
             tune: self.tune.as_ref(),
+            groups: self.groups.as_ref().map(|g| GroupIdentity {
+                gap: g.gap,
+                ratings: &g.ratings,
+            }),
         };
         let text = serde_json::to_string(&id).unwrap_or_default();
         hex(&sha2::Sha256::digest(text.as_bytes())[..16])

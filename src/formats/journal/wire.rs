@@ -604,6 +604,35 @@ pub struct RunSettings {
     /// `gomoku-cli tune`: the tuning's parameters and SPSA settings; absent for a match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tune: Option<crate::tune::entry::TuneSettings>,
+    /// `-tournament groups`: the league's gap, the ratings it used and its promotion; absent
+    /// for another format (and before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<GroupSettings>,
+}
+
+/// A league's settings as its journal records them: `tournament` stays `round_robin` (a league
+/// is one, of the pairs within the gap), and readers rebuild its pairs from these.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupSettings {
+    /// Engines rated this many Elo apart or more do not meet.
+    pub gap: u64,
+    /// Each engine's rating in whole Elo, in engine order; `null` for an unrated engine.
+    pub ratings: Vec<Option<i64>>,
+    /// How many are promoted at the end.
+    pub promote: usize,
+    /// Where the ratings were read (`-groups ratings=`), for the reader; not part of the run.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ratings_from: String,
+}
+
+impl GroupSettings {
+    /// The league's engine pairs (first, second), in schedule order.
+    pub fn pairs(&self) -> Vec<(usize, usize)> {
+        crate::schedule::groups::pairs_within(&self.ratings, self.gap)
+            .into_iter()
+            .map(|(a, b)| (a.0, b.0))
+            .collect()
+    }
 }
 
 /// A run's SPRT design.

@@ -20,6 +20,7 @@ pub(super) fn settings() -> DispatchSettings {
         white_first: None,
         tune: None,
         resumable: true,
+        promote: None,
         slots: vec![],
     }
 }
@@ -837,4 +838,42 @@ fn a_capped_engine_makes_a_slot_wait_until_its_game_ends() {
     // An abandoned game frees its engines as a finished one does.
     d.on_event(Event::Abandoned(second.game));
     assert!(take(&mut d).is_none(), "every game was handed out");
+}
+
+#[test]
+fn a_league_says_who_is_promoted_after_the_standings_and_a_shard_only_who_leads() {
+    let final_of = |sharded: bool, games_left: bool| {
+        let mut d = dispatcher_with(
+            |s| {
+                s.promote = Some(2);
+                s.sharded = sharded;
+            },
+            3,
+            2,
+        );
+        if games_left {
+            let p = take(&mut d).unwrap();
+            d.on_event(record(&p, Some(0), None));
+            d.on_event(Event::Interrupt);
+            return final_text(&mut d).unwrap();
+        }
+        let events = play_all(&mut d);
+        let texts: Vec<&str> = events.iter().filter_map(report_text).collect();
+        texts.last().unwrap().to_string()
+    };
+    let text = final_of(false, false);
+    let standings = text.find("Rank").unwrap();
+    let promoted = text
+        .find("Promoted (the top 2")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(standings < promoted, "{text}");
+    assert!(final_of(true, false).contains("Leading, with games still to play (the top 2"));
+    assert!(final_of(false, true).contains("Leading, with games still to play (the top 2"));
+    // Not a league: no promotion.
+    let mut d = dispatcher(settings(), 3, 2);
+    let events = play_all(&mut d);
+    assert!(!events
+        .iter()
+        .filter_map(report_text)
+        .any(|t| t.contains("Promoted")));
 }

@@ -49,6 +49,7 @@ pub fn header(engines: &[&str], repeat: bool, sprt: bool, rule: u8) -> JournalHe
             colours: None,
             adjudication: None,
             tune: None,
+            groups: None,
             sprt: sprt.then(|| SprtSettings {
                 elo0: 0.0,
                 elo1: 50.0,
