@@ -78,9 +78,9 @@ fn write_promoted(
         .map_err(|e| failed(format!("-groups promoted={}: {e}", path.display())))?;
     let listed: Vec<&str> = promoted.iter().map(|&i| names[i].as_str()).collect();
     eprintln!(
-        "wrote {}: the {} promoted engines ({}), for the next group's run: -engines {} -engine conf=NAME",
+        "wrote {}: the promoted engine{} ({}), for the next group's run: -engines {} -engine conf=NAME",
         path.display(),
-        listed.len(),
+        if listed.len() == 1 { "" } else { "s" },
         listed.join(", "),
         path.display()
     );
