@@ -4,19 +4,16 @@
 
 use std::path::Path;
 
-use sha2::Digest;
-
 use crate::config::{Config, DrawOrder};
 use crate::schedule::TournamentKind;
 
-use crate::formats::journal::identity::hex;
 use crate::formats::journal::{
     EngineSettings, JournalHeader, OpeningSettings, RunSettings, SprtSettings,
 };
 
 /// The SHA-256 of a file's bytes in hex (empty when it cannot be read: loading it reports that).
 fn file_sha256(path: &Path) -> String {
-    std::fs::read(path).map_or_else(|_| String::new(), |b| hex(&sha2::Sha256::digest(b)))
+    crate::engine::package::cache::sha256_of(path).unwrap_or_default()
 }
 
 /// The journal header of a run: its settings and its identity, so readers never guess.

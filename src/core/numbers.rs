@@ -1,5 +1,5 @@
 //! Numbers read from users and files: whole numbers read within a stated range (every message
-//! says the range), and totals of counts that are refused rather than wrapped.
+//! says the range), totals of counts that are refused rather than wrapped, and digests in hex.
 
 use std::fmt::Display;
 use std::ops::RangeInclusive;
@@ -15,6 +15,11 @@ use thiserror::Error;
 pub struct NotWhole {
     pub min: String,
     pub max: String,
+}
+
+/// Bytes in lower-case hex (the digests of run identities, openings files and packages).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `text` (spaces around it allowed) as a whole number within `range`.

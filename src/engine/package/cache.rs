@@ -28,8 +28,9 @@ pub struct Unpacked {
     pub files: Vec<String>,
 }
 
-/// The SHA-256 of a file's bytes, read in blocks (a package may be hundreds of MiB).
-fn sha256_of(path: &Path) -> io::Result<String> {
+/// The SHA-256 of a file's bytes in hex, read in blocks (a package may be hundreds of MiB):
+/// also the digest of the openings file in a journal's header (`config::identity`).
+pub fn sha256_of(path: &Path) -> io::Result<String> {
     let mut file = fs::File::open(path)?;
     let mut hasher = sha2::Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
@@ -40,11 +41,7 @@ fn sha256_of(path: &Path) -> io::Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(crate::core::numbers::hex(&hasher.finalize()))
 }
 
 /// The zip at `zip` unpacked under `root` (made if missing): the folder of an earlier unpack of

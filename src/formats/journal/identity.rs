@@ -7,10 +7,7 @@ use sha2::Digest;
 
 use crate::formats::journal::{JournalHeader, RunSettings};
 
-/// Bytes in lower-case hex.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use crate::core::numbers::hex;
 
 /// The part of [`RunSettings`] that makes a run's identity, one canonical JSON object (fields in
 /// declaration order), hashed with SHA-256: the same value from every build on every machine,
