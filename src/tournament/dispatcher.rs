@@ -578,10 +578,12 @@ impl Dispatcher {
 
     /// Whether every game handed out has come back and no other will be.
     fn all_done(&self) -> bool {
-        let waiting = self.caps.as_ref().map_or(0, EngineCaps::waiting);
         let over = match &self.plan {
             Some(plan) => plan.is_over(),
-            None => self.queue.is_empty() && waiting == 0,
+            None => {
+                let waiting = self.caps.as_ref().map_or(0, EngineCaps::waiting);
+                self.queue.is_empty() && waiting == 0
+            }
         };
         self.in_flight == 0 && (self.stop.is_some() || over)
     }
