@@ -4,12 +4,13 @@
 //! Data flow: slots (`slot.rs`, tasks on one worker thread per core) hand in finished records and
 //! ask for games at the `Desk`: on their own thread, under its lock, it feeds them to the
 //! `Dispatcher` (`dispatcher.rs`, pure: the one owner of results and stop decisions) and executes
-//! its actions: the answer to the slot, events for the `Console` (`console.rs`, through which
-//! every line of the run goes); saves to the `Outputs` (`outputs.rs`) go to the `Writer` on the
+//! its actions: the answer to the slot; saves to the `Outputs` (`outputs.rs`) and events for the
+//! `Console` (`console.rs`, through which every line of the run goes) go to the `Writer` on the
 //! run's own thread, which also watches for Ctrl-C, the other shards and the slots' end. Slots
 //! share no state but the desk; the other cross-thread signals are cancellation tokens.
 
 mod console;
+mod desk;
 pub mod live_report;
 mod resume;
 pub mod same_file;
@@ -43,6 +44,7 @@ use crate::outputs::{OutputError, Outputs};
 use crate::tournament::dispatcher::{Action, DispatchSettings, Dispatcher, Event};
 use crate::tournament::events::{ConsoleEvent, StopReason};
 use console::{Console, Verbosity};
+use desk::{watch, Desk, DeskState};
 use slot::Shared;
 use sync::ShardSync;
 
@@ -229,9 +231,10 @@ fn shard_sync(config: &Config, d: &Dispatcher) -> Option<ShardSync> {
 
 /// What carries out the dispatcher's actions.
 /// It runs on whichever slot's thread holds the `Desk`, so the writes that can take milliseconds
-/// (a `.psq` file or the `-renlib` library synced per game, the tuning's files) go to the `Writer`
-/// on the run's thread: a slot's thread blocked on them would stop the other slots' games on it
-/// and add the wait to their engines' measured times.
+/// (a `.psq` file or the `-renlib` library synced per game, the tuning's files) and the console's
+/// lines (a slow terminal or pipe) go to the `Writer` on the run's thread: a slot's thread blocked
+/// on them would stop the other slots' games on it and add the wait to their engines' measured
+/// times.
 struct Shell {
     console: Console,
     cancel_games: CancellationToken,
@@ -248,6 +251,10 @@ enum Write {
     Save(Box<GameRecord>, crate::outputs::Records),
     RebuildReport,
     TuneSnapshot([String; 3]),
+    /// A console line: shown here, not by the slot that holds the desk, so no slot waits for
+    /// another's terminal or pipe to take its next game (issue 37); in the order decided, as the
+    /// channel keeps it.
+    Show(ConsoleEvent),
 }
 
 /// The run's outputs, written on the run's thread in the order the dispatcher decided them.
@@ -302,6 +309,7 @@ impl Writer {
                     r.refresh();
                 }
             }
+            Write::Show(event) => self.console.show(event),
         }
         false
     }
@@ -335,7 +343,7 @@ impl Shell {
                 Action::NoMoreGames => *reply = Some(slot::Next::End),
                 // The version to wait past is the desk's (`DeskState::feed`).
                 Action::Wait => *reply = Some(slot::Next::Wait(0)),
-                Action::Console(event) => self.console.show(event),
+                Action::Console(event) => self.show(event),
                 // The run's thread outlives every sender: a send fails only after it stopped
                 // writing.
                 Action::Save(record, records) => {
@@ -356,7 +364,7 @@ impl Shell {
                     // decided first): the dispatcher prints that one.
                     let marker = sync.write_marker(&c).unwrap_or_else(|e| {
                         let w = format!("cannot write the shards' stop marker: {e}");
-                        self.console.show(ConsoleEvent::Warning(w));
+                        self.show(ConsoleEvent::Warning(w));
                         sync.own_marker(&c)
                     });
                     let more = d.on_event(Event::ShardsStopped(marker));
@@ -366,6 +374,16 @@ impl Shell {
         }
         if d.stop_reason() != StopReason::Completed {
             self.stopping.cancel();
+        }
+    }
+
+    /// Queue a console line for the run's thread. The run's thread outlives every sender; once
+    /// it stopped reading (at the very end), the line is shown here.
+    fn show(&self, event: ConsoleEvent) {
+        if let Err(mpsc::error::SendError(Write::Show(event))) =
+            self.writes.send(Write::Show(event))
+        {
+            self.console.show(event);
         }
     }
 
@@ -407,126 +425,6 @@ impl Shell {
         let games = sync.poll();
         actions.extend(d.on_event(Event::Remote(games)));
         self.execute(d, actions, &mut None);
-    }
-}
-
-/// The dispatcher and its shell, shared by the slots: a slot hands in its game and takes its next
-/// one on its own thread, in one short hold of the lock, as c-gomoku-cli's workers take theirs
-/// from its job queue. A message to a dispatcher thread and its answer back put two cross-thread
-/// wake-ups on every game's path, and on a machine whose cores all run games the woken thread
-/// waits for a core (issue 37: 15–75 % of the wall time at 16 and 32 slots on 16 cores).
-struct Desk {
-    state: std::sync::Mutex<DeskState>,
-    /// Ctrl-C or SIGTERM: fed to the dispatcher before any event that follows it.
-    abort: CancellationToken,
-}
-
-struct DeskState {
-    d: Dispatcher,
-    shell: Shell,
-    /// `Event::Interrupt` was fed.
-    interrupted: bool,
-    /// Counts the events that may let a waiting slot start a game (all but `Ready`): a slot told
-    /// to wait sleeps until it moves past the count it was told (`slot::Next::Wait`).
-    changes: tokio::sync::watch::Sender<u64>,
-}
-
-impl DeskState {
-    /// `Event::Interrupt` once the run is aborted, before anything else: when slots abandon their
-    /// games and end, that must not read as a completed run, nor may a slot get a new game.
-    fn catch_up(&mut self, abort: &CancellationToken) {
-        if abort.is_cancelled() && !self.interrupted {
-            self.interrupted = true;
-            self.feed(Event::Interrupt);
-        }
-    }
-
-    /// Feed one event and carry out its actions; the answer to a `Ready`.
-    fn feed(&mut self, event: Event) -> Reply {
-        // A `Ready` frees no game: counting it would wake waiting slots only to wait again,
-        // each waking the next.
-        let ready = matches!(event, Event::Ready);
-        let actions = self.d.on_event(event);
-        let mut reply = None;
-        self.shell.execute(&mut self.d, actions, &mut reply);
-        if !ready {
-            self.changed();
-        }
-        match reply {
-            Some(slot::Next::Wait(_)) => Some(slot::Next::Wait(*self.changes.borrow())),
-            other => other,
-        }
-    }
-
-    fn changed(&self) {
-        self.changes.send_modify(|n| *n = n.wrapping_add(1));
-    }
-
-    /// The other shards' games and stop marker read in: waiting slots may now have games.
-    fn sync(&mut self) {
-        let DeskState { d, shell, .. } = self;
-        shell.sync(d);
-        self.changed();
-    }
-}
-
-impl Desk {
-    /// The state, even after a panic of another holder (its dispatcher state is whole: every
-    /// event is handled in one call).
-    fn lock(&self) -> std::sync::MutexGuard<'_, DeskState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-impl slot::GameDesk for Desk {
-    fn next_game(&self, finished: Option<Box<GameRecord>>) -> slot::Next {
-        let mut s = self.lock();
-        s.catch_up(&self.abort);
-        if let Some(record) = finished {
-            s.feed(Event::Finished(record));
-        }
-        // Before a game starts, a look for another shard's stop (one stat call), so a shard
-        // starts no game after the marker is written.
-        if s.shell.sync.as_ref().is_some_and(|sync| sync.stopped()) {
-            s.sync();
-        }
-        s.feed(Event::Ready).unwrap_or(slot::Next::End)
-    }
-
-    fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.lock().changes.subscribe()
-    }
-
-    fn abandoned(&self, game: crate::schedule::GameId) {
-        let mut s = self.lock();
-        s.catch_up(&self.abort);
-        s.feed(Event::Abandoned(game));
-    }
-}
-
-/// Write what the desk queues, watch for Ctrl-C and the other shards' progress, until every slot
-/// has ended (`ended` closed: its senders are the slots').
-async fn watch(
-    desk: &Desk,
-    writer: &mut Writer,
-    writes: &mut mpsc::UnboundedReceiver<Write>,
-    mut ended: mpsc::UnboundedReceiver<std::convert::Infallible>,
-    sync_every: std::time::Duration,
-) {
-    let mut interrupted = false;
-    let mut tick = tokio::time::interval(sync_every);
-    let syncing = desk.lock().shell.sync.is_some();
-    loop {
-        tokio::select! {
-            biased;
-            _ = desk.abort.cancelled(), if !interrupted => {
-                interrupted = true;
-                desk.lock().catch_up(&desk.abort);
-            }
-            Some(w) = writes.recv() => writer.write_and_tell(w, desk),
-            _ = ended.recv() => break,
-            _ = tick.tick(), if syncing => desk.lock().sync(),
-        }
     }
 }
 

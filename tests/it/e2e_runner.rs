@@ -924,3 +924,74 @@ fn a_run_refused_before_its_first_game_leaves_no_journal_behind() {
     args.run_in(dir.path()).assert_exit(1);
     assert!(dir.path().join("j.jsonl").exists());
 }
+
+/// A standard output nobody reads stalls no game: the console's lines wait on the run's thread
+/// while the slots play on (issue 37: before, the slot holding the desk blocked on the full pipe
+/// and every other slot queued behind it). The engines count their own starts (`restart=on`: one
+/// process per game), the runner's output pipe holds one page, and only once the engines have
+/// played far past what fits in it is the pipe read: every game is then shown, in full.
+#[test]
+fn an_unread_standard_output_does_not_stall_the_games() {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("starts");
+    let script = dir.path().join("counting-engine");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho x >> '{}'\nexec '{}' \"$@\"\n",
+            count.display(),
+            engine("pbrain-random")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut fds = [0; 2];
+    // SAFETY: pipe2(2) fills two new descriptors on success; fcntl on the one just made.
+    let (read_end, write_end) = unsafe {
+        assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
+        assert!(libc::fcntl(fds[1], libc::F_SETPIPE_SZ, 4096) >= 4096);
+        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+    };
+    let games = 160;
+    let args = Match::new()
+        .each(&["restart=on"])
+        .engine_cmd(&script.to_string_lossy(), &["name=a"])
+        .engine_cmd(&script.to_string_lossy(), &["name=b"])
+        .games(games)
+        .concurrency(2)
+        .to_args();
+    let mut child = std::process::Command::new(runner())
+        .args(&args)
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::from(write_end))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = || std::fs::read_to_string(&count).map_or(0, |s| s.lines().count());
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    // Two engine starts a game; 120 games print about 12 KiB, three times the pipe.
+    while started() < 2 * 120 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let reached = started();
+    let mut out = String::new();
+    let mut pipe = std::fs::File::from(read_end);
+    if reached < 2 * 120 {
+        let _ = child.kill();
+    }
+    pipe.read_to_string(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    assert!(
+        reached >= 2 * 120,
+        "the engines started {reached} times while standard output went unread"
+    );
+    assert!(status.success(), "{status:?}");
+    let finished = out
+        .lines()
+        .filter(|l| l.starts_with("Finished game "))
+        .count();
+    assert_eq!(finished, games as usize, "{out}");
+}
