@@ -7,7 +7,8 @@
 #   bench/manycore.sh DIR [OUTDIR]
 #
 # DIR holds (x86-64 release builds, stripped):
-#   gomoku-cli-new   the runner under test          gomoku-cli-base  the landing before it
+#   gomoku-cli-new   the runner under test, as shipped (`cargo dist`: static)
+#   gomoku-cli-base  the landing before it
 #   c-gomoku-cli     the predecessor                pbrain-random    the instant engine
 #   sidebyside.py, runmeasure.c (the harness), and runmeasure (built from runmeasure.c; without
 #   it the harness builds it with cc)
