@@ -103,17 +103,26 @@ impl slot::GameDesk for Desk {
     }
 }
 
-/// Write what the desk queues, watch for Ctrl-C and the other shards' progress, until every slot
-/// has ended (`ended` closed: its senders are the slots').
+/// How often the run's thread writes what the desk queued. No slot wakes it: at thousands of
+/// games a second a wake-up across threads on every game's path waits for a core when every core
+/// runs games (issue 37), as c-gomoku-cli's main thread also sleeps between its looks. A game's
+/// journal line and console lines wait this long at most.
+pub(super) const WRITE_EVERY: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Write what the desk queues, every `WRITE_EVERY`; watch for Ctrl-C and the other shards'
+/// progress, until every slot has ended (`ended` closed: its senders are the slots').
 pub(super) async fn watch(
     desk: &Desk,
     writer: &mut Writer,
-    writes: &mut mpsc::UnboundedReceiver<Write>,
+    writes: &std::sync::mpsc::Receiver<Write>,
     mut ended: mpsc::UnboundedReceiver<std::convert::Infallible>,
     sync_every: std::time::Duration,
 ) {
+    use tokio::time::{interval, MissedTickBehavior};
     let mut interrupted = false;
-    let mut tick = tokio::time::interval(sync_every);
+    let mut tick = interval(sync_every);
+    let mut flush = interval(WRITE_EVERY);
+    flush.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let syncing = desk.lock().shell.sync.is_some();
     loop {
         tokio::select! {
@@ -122,8 +131,8 @@ pub(super) async fn watch(
                 interrupted = true;
                 desk.lock().catch_up(&desk.abort);
             }
-            Some(w) = writes.recv() => writer.write_and_tell(w, desk),
             _ = ended.recv() => break,
+            _ = flush.tick() => writer.drain(writes, desk),
             _ = tick.tick(), if syncing => desk.lock().sync(),
         }
     }

@@ -242,8 +242,9 @@ struct Shell {
     stopping: CancellationToken,
     /// A sharded run with an SPRT: the other shards' journals and the stop marker.
     sync: Option<ShardSync>,
-    /// To the `Writer`, in the order the dispatcher decided them.
-    writes: mpsc::UnboundedSender<Write>,
+    /// To the `Writer`, in the order the dispatcher decided them. A send wakes nobody: the
+    /// run's thread takes what is queued on its own tick (`desk::WRITE_EVERY`).
+    writes: std::sync::mpsc::Sender<Write>,
 }
 
 /// What the run's thread writes.
@@ -315,7 +316,7 @@ impl Writer {
     }
 
     /// Everything the desk has queued; a failed save stops the run.
-    fn drain(&mut self, writes: &mut mpsc::UnboundedReceiver<Write>, desk: &Desk) {
+    fn drain(&mut self, writes: &std::sync::mpsc::Receiver<Write>, desk: &Desk) {
         while let Ok(w) = writes.try_recv() {
             self.write_and_tell(w, desk);
         }
@@ -380,7 +381,7 @@ impl Shell {
     /// Queue a console line for the run's thread. The run's thread outlives every sender; once
     /// it stopped reading (at the very end), the line is shown here.
     fn show(&self, event: ConsoleEvent) {
-        if let Err(mpsc::error::SendError(Write::Show(event))) =
+        if let Err(std::sync::mpsc::SendError(Write::Show(event))) =
             self.writes.send(Write::Show(event))
         {
             self.console.show(event);
@@ -801,7 +802,7 @@ async fn run_games(mut config: Config, stops: Stops) -> Result<RunSummary, RunEr
     let sync = shard_sync(&config, &dispatcher);
     let report = live_report(&config, &outputs, &console)?;
     outputs.games_begin();
-    let (to_writer, mut writes) = mpsc::unbounded_channel();
+    let (to_writer, writes) = std::sync::mpsc::channel();
     let mut writer = Writer {
         console: console.clone(),
         outputs,
@@ -842,12 +843,12 @@ async fn run_games(mut config: Config, stops: Stops) -> Result<RunSummary, RunEr
     let (slots, ended) = start_slots(&shared, &desk);
     let sync_every = shared.config.cluster.sync_interval;
     let sync_every = sync_every.max(std::time::Duration::from_millis(10));
-    watch(&desk, &mut writer, &mut writes, ended, sync_every).await;
+    watch(&desk, &mut writer, &writes, ended, sync_every).await;
     for s in slots {
         let _ = tokio::task::spawn_blocking(move || s.join()).await;
     }
     last_events(&desk, &stops);
-    writer.drain(&mut writes, &desk);
+    writer.drain(&writes, &desk);
     for w in writer.outputs.finish() {
         writer.console.show(ConsoleEvent::Warning(w));
     }
