@@ -215,8 +215,9 @@ fn launcher_main(
     }
     // SAFETY: the socket's descriptor in this thread's own table, owned here from now on.
     let socket = unsafe { OwnedFd::from_raw_fd(socket) };
-    // One stack for every child: they run one at a time, each until its exec.
-    let mut stack = vec![0u8; CHILD_STACK_BYTES];
+    // One stack for every child: they run one at a time, each until its exec. Left
+    // uninitialised, so only the pages a child touches become resident (zeroed, all 16 were).
+    let mut stack = Box::<[u8]>::new_uninit_slice(CHILD_STACK_BYTES);
     while let Ok(job) = inbox.recv() {
         let outcome = run_job(&job, &mut stack);
         let pid = outcome.as_ref().map(|l| l.pid).ok();
@@ -252,7 +253,7 @@ fn receiver_main(socket: OwnedFd, waiting: mpsc::Receiver<Answer>) {
 }
 
 /// Makes the pipes and starts the child of `job`: the runner's four ends, or the error.
-fn run_job(job: &Job, stack: &mut [u8]) -> io::Result<Launched> {
+fn run_job(job: &Job, stack: &mut [MaybeUninit<u8>]) -> io::Result<Launched> {
     // The environment as it is now, read here rather than queued with the job: at
     // -concurrency 1024 two thousand starts wait at once, and their copies added up to MiBs.
     let env: Vec<CString> = std::env::vars_os()
@@ -396,7 +397,10 @@ fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// The clone itself: returns the child's pid and pidfd once it has exec'd or exited.
-fn clone_and_exec(plan: &ChildPlan, stack: &mut [u8]) -> io::Result<(libc::pid_t, OwnedFd)> {
+fn clone_and_exec(
+    plan: &ChildPlan,
+    stack: &mut [MaybeUninit<u8>],
+) -> io::Result<(libc::pid_t, OwnedFd)> {
     // The stack grows down from its end, which must be 16-byte aligned.
     let top = (stack.as_mut_ptr() as usize + stack.len()) & !15;
     let mut pidfd: libc::c_int = -1;
