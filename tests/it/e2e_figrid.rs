@@ -16,31 +16,7 @@ use common::*;
 use gomoku_cli::core::board::{parse_pos_sequence, Board, BoardSize, Color, Pos};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-/// pbrain-figrid's path, or `None` after saying why the test skips (a failure under `CI=true`).
-fn figrid() -> Option<PathBuf> {
-    let found = match std::env::var_os("PBRAIN_FIGRID") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => std::env::var_os("PATH").and_then(|path| {
-            std::env::split_paths(&path)
-                .map(|dir| dir.join("pbrain-figrid"))
-                .find(|p| p.is_file())
-        }),
-    };
-    let why = match found {
-        Some(p) if p.is_file() => return Some(p),
-        Some(p) => format!("PBRAIN_FIGRID={} is not a file", p.display()),
-        None => "no pbrain-figrid in PBRAIN_FIGRID or on PATH".to_string(),
-    };
-    let install = "cargo install --locked figrid-board@1.2.0 --bin pbrain-figrid \
-                   --features embed-weights,codebook-eval";
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{why} (CI=true: .ci/run installs it: {install})");
-    }
-    println!("skipping: {why} ({install})");
-    None
-}
+use std::path::Path;
 
 /// Games per opponent (colour-swapped pairs).
 const GAMES: usize = 4;

@@ -243,22 +243,6 @@ fn rapfi() -> Option<PathBuf> {
     None
 }
 
-/// pbrain-figrid on the PATH (or `PBRAIN_FIGRID`); `None` after saying why the test skips.
-fn figrid() -> Option<PathBuf> {
-    let found = match std::env::var_os("PBRAIN_FIGRID") {
-        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
-        _ => std::env::var_os("PATH").and_then(|path| {
-            std::env::split_paths(&path)
-                .map(|dir| dir.join("pbrain-figrid"))
-                .find(|p| p.is_file())
-        }),
-    };
-    if found.is_none() {
-        println!("skipping: no pbrain-figrid on the PATH (cargo install figrid-board)");
-    }
-    found
-}
-
 #[test]
 fn rapfi_and_figrid_play_a_knockout_and_a_swiss() {
     let (Some(rapfi), Some(figrid)) = (rapfi(), figrid()) else {
