@@ -22,7 +22,7 @@ use crate::config::error::{bad, parse_u64, secs_or, ConfigError};
 use crate::config::matches::{
     adjudication_of, board_of, draw_after_of, openings_of, parse_cpus, shard_of, sprt_option,
     startup_timeout_of, swap_of, ColourRule, DrawOrder, GameConfig, OnEngineFailure, Seed,
-    TournamentConfig,
+    SlotCpus, TournamentConfig,
 };
 use crate::config::outputs::{
     diagnostics_of, outputs_of, sample_of, ConsoleConfig, JournalTarget, OutputsConfig,
@@ -226,7 +226,7 @@ impl Config {
         let concurrency = value_u64(Opt::Concurrency, 1, 1)? as usize;
         let slot_cpus = match raw.value(Opt::Cpus) {
             Some(v) => parse_cpus(v, concurrency).map_err(|why| bad(Opt::Cpus, v, why))?,
-            None => Vec::new(),
+            None => SlotCpus::Anywhere,
         };
         let games = value_u64(Opt::Games, 1, 1)?;
         let rounds = value_u64(Opt::Rounds, 1, 1)?;
@@ -352,6 +352,7 @@ mod tests {
     use std::num::NonZeroU32;
 
     use crate::config::engines::OneEngine;
+    use crate::config::matches::share_cpus;
     use crate::core::rules::Rule;
     use crate::core::swap::SwapRule;
     use crate::engine::spec::TimeControl;
@@ -370,12 +371,23 @@ mod tests {
 
     #[test]
     fn cpus_are_split_among_the_slots() {
-        assert_eq!(parse_cpus("0-3", 2), Ok(vec![vec![0, 1], vec![2, 3]]));
+        let listed = |shares: Vec<Vec<usize>>| Ok(SlotCpus::Listed(shares));
+        assert_eq!(parse_cpus("0-3", 2), listed(vec![vec![0, 1], vec![2, 3]]));
         assert_eq!(
             parse_cpus("0,2, 4-5,7", 2),
-            Ok(vec![vec![0, 2], vec![4, 5]])
+            listed(vec![vec![0, 2], vec![4, 5]])
         );
-        assert_eq!(parse_cpus("3", 1), Ok(vec![vec![3]]));
+        assert_eq!(parse_cpus("3", 1), listed(vec![vec![3]]));
+        // `auto` is resolved when the run starts, against the CPUs it may use then.
+        assert_eq!(parse_cpus("auto", 64), Ok(SlotCpus::Auto));
+        assert_eq!(parse_cpus(" AUTO", 1), Ok(SlotCpus::Auto));
+        assert_eq!(
+            share_cpus(&[4, 5, 6], 3),
+            Ok(vec![vec![4], vec![5], vec![6]])
+        );
+        assert!(share_cpus(&[4, 5, 6], 4)
+            .unwrap_err()
+            .contains("3 CPUs for 4 game slots"));
         assert!(parse_cpus("0-1", 3)
             .unwrap_err()
             .contains("2 CPUs for 3 game slots"));

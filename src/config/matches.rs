@@ -111,8 +111,8 @@ pub struct TournamentConfig {
     /// `-loseonly`: records only of games the first engine loses (gauntlet only).
     pub lose_only: bool,
     pub concurrency: usize,
-    /// `-cpus LIST`: the CPUs each game slot's engines are pinned to (one set per slot).
-    pub slot_cpus: Vec<Vec<usize>>,
+    /// `-cpus`: where each game slot runs.
+    pub slot_cpus: SlotCpus,
     pub openings: Option<OpeningsConfig>,
     /// `-swap2`/`-swap1`: the engines choose each game's opening through `SWAP2BOARD`.
     pub swap: Option<SwapRule>,
@@ -177,9 +177,29 @@ pub struct GameConfig {
     pub send_by_board: bool,
 }
 
-/// `-cpus LIST` (`0-3,8,10-11`) split among `slots` game slots: consecutive equal shares, each
-/// slot's engines pinned to its share (CPUs left over after the equal split are not used).
-pub fn parse_cpus(text: &str, slots: usize) -> Result<Vec<Vec<usize>>, String> {
+/// `-cpus`: where each game slot's engines, and the runner's thread that plays the slot, run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum SlotCpus {
+    /// No `-cpus`: wherever the kernel puts them.
+    #[default]
+    Anywhere,
+    /// `-cpus LIST`: slot `i` on the `i`-th share.
+    Listed(Vec<Vec<usize>>),
+    /// `-cpus auto`: the CPUs this process may run on when the run starts, shared out the same
+    /// way (known only then: a SLURM job or `taskset` decides them).
+    Auto,
+}
+
+/// `-cpus auto`, or `-cpus LIST` (`0-3,8,10-11`) split among `slots` game slots.
+pub fn parse_cpus(text: &str, slots: usize) -> Result<SlotCpus, String> {
+    if text.trim().eq_ignore_ascii_case("auto") {
+        return Ok(SlotCpus::Auto);
+    }
+    Ok(SlotCpus::Listed(share_cpus(&cpu_list(text)?, slots)?))
+}
+
+/// `0-3,8,10-11` as the CPUs it names, in its order.
+fn cpu_list(text: &str) -> Result<Vec<usize>, String> {
     let mut cpus: Vec<usize> = Vec::new();
     for part in text.split(',').map(str::trim) {
         let num = |t: &str| {
@@ -201,6 +221,12 @@ pub fn parse_cpus(text: &str, slots: usize) -> Result<Vec<Vec<usize>>, String> {
             cpus.push(c);
         }
     }
+    Ok(cpus)
+}
+
+/// `cpus` split among `slots` game slots: consecutive equal shares (CPUs left over after the
+/// equal split are not used).
+pub fn share_cpus(cpus: &[usize], slots: usize) -> Result<Vec<Vec<usize>>, String> {
     if cpus.len() < slots {
         return Err(format!(
             "{} CPUs for {slots} game slots (-concurrency): each slot needs one at least",

@@ -559,7 +559,8 @@ fn null_terminated(strings: &[CString]) -> Vec<*const libc::c_char> {
         .collect()
 }
 
-fn cpu_set(cpus: &[usize]) -> Option<libc::cpu_set_t> {
+/// The affinity mask of `cpus` (`None` for none: not pinned).
+pub fn cpu_set(cpus: &[usize]) -> Option<libc::cpu_set_t> {
     if cpus.is_empty() {
         return None;
     }

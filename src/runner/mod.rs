@@ -10,6 +10,7 @@
 //! share no state but the desk; the other cross-thread signals are cancellation tokens.
 
 mod console;
+mod cpus;
 mod desk;
 pub mod live_report;
 mod resume;
@@ -84,9 +85,9 @@ pub enum RunError {
         stones: usize,
         rule: crate::core::swap::SwapRule,
     },
-    /// `-cpus` names CPUs this process may not run on (absent, offline, or outside its affinity).
-    #[error("-cpus: CPU {missing} cannot be used: this process may run on CPUs {allowed} only")]
-    Cpus { missing: String, allowed: String },
+    /// `-cpus` this process cannot honour.
+    #[error(transparent)]
+    Cpus(#[from] cpus::CpusError),
     /// A `tune` output (`-tuneout csv=`, `params=`, `info=`) cannot be written.
     #[error("-tuneout {key}={}: {why}", path.display())]
     TuneOut {
@@ -476,61 +477,6 @@ fn ensure_file_limit(concurrency: usize) -> Result<(), RunError> {
     Ok(())
 }
 
-/// The CPUs this process may run on (its affinity mask), or `None` when it cannot be read.
-fn allowed_cpus() -> Option<Vec<usize>> {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills it and CPU_ISSET
-    // reads it within its fixed size.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) != 0 {
-            return None;
-        }
-        let max = 8 * std::mem::size_of_val(&set);
-        Some((0..max).filter(|&c| libc::CPU_ISSET(c, &set)).collect())
-    }
-}
-
-/// `0-3,8` for a sorted list of CPUs.
-fn cpu_ranges(cpus: &[usize]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let start = cpus[i];
-        while i + 1 < cpus.len() && cpus[i + 1] == cpus[i] + 1 {
-            i += 1;
-        }
-        parts.push(match cpus[i] {
-            end if end == start => start.to_string(),
-            end => format!("{start}-{end}"),
-        });
-        i += 1;
-    }
-    parts.join(",")
-}
-
-/// `-cpus`: every CPU named must be one this process may use, or every engine start would fail
-/// (sched_setaffinity: EINVAL) and every game would be lost as `failed_start`.
-fn check_cpus(slot_cpus: &[Vec<usize>], allowed: Option<Vec<usize>>) -> Result<(), RunError> {
-    let Some(allowed) = allowed else {
-        return Ok(());
-    };
-    let missing: Vec<usize> = slot_cpus
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|c| !allowed.contains(c))
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let mut missing = missing;
-    missing.sort_unstable();
-    Err(RunError::Cpus {
-        missing: cpu_ranges(&missing),
-        allowed: cpu_ranges(&allowed),
-    })
-}
-
 /// `tune`: where the trajectory CSV, θ in the parameter file's format and θ as `INFO` lines go:
 /// as given, else beside the journal (`X.journal.jsonl` → `X.tune.csv`, `X.tuned.txt`,
 /// `X.tuned.info`).
@@ -647,11 +593,13 @@ fn remaining(
 }
 
 /// What is checked before anything is opened: the open-file limit, `-cpus`, one file per role.
-fn check_before_opening(config: &Config) -> Result<(), RunError> {
-    ensure_file_limit(config.tournament.concurrency)?;
-    check_cpus(&config.tournament.slot_cpus, allowed_cpus())?;
+/// Returns each game slot's CPUs (none: not pinned).
+fn check_before_opening(config: &Config) -> Result<Vec<Vec<usize>>, RunError> {
+    let slots = config.tournament.concurrency;
+    ensure_file_limit(slots)?;
+    let slot_cpus = cpus::slot_shares(&config.tournament.slot_cpus, slots, cpus::allowed_cpus())?;
     same_file::check(config, config.outputs.journal.as_ref().map(|j| j.path()))?;
-    Ok(())
+    Ok(slot_cpus)
 }
 
 /// The `-log` files, opened before the first game (`None` without `-log`/`-debug`).
@@ -753,7 +701,7 @@ pub async fn run(config: Config, stops: Stops) -> Result<RunSummary, RunError> {
 /// The run of [`run`]: its games played, saved and reported.
 async fn run_games(mut config: Config, stops: Stops) -> Result<RunSummary, RunError> {
     let run_start = Instant::now();
-    check_before_opening(&config)?;
+    let slot_cpus = check_before_opening(&config)?;
     let schedule = schedule_of(&config);
     let total = staged::total(&schedule);
     // `Config` refuses `-resume` without a journal.
@@ -829,6 +777,7 @@ async fn run_games(mut config: Config, stops: Stops) -> Result<RunSummary, RunEr
         hard: stops.hard.clone(),
         log,
         console: shell.console.clone(),
+        slot_cpus,
         config,
     });
     let desk = Arc::new(Desk {
@@ -869,30 +818,4 @@ async fn run_games(mut config: Config, stops: Stops) -> Result<RunSummary, RunEr
             r.finish();
         }
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cpus_outside_the_affinity_are_refused_naming_the_usable_ones() {
-        let two = Some(vec![0, 1]);
-        assert!(check_cpus(&[vec![0], vec![1]], two.clone()).is_ok());
-        let e = check_cpus(&[vec![5, 6], vec![7]], two.clone()).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "-cpus: CPU 5-7 cannot be used: this process may run on CPUs 0-1 only"
-        );
-        let e = check_cpus(&[vec![1, 3]], Some(vec![0, 1, 2, 4, 6, 7])).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "-cpus: CPU 3 cannot be used: this process may run on CPUs 0-2,4,6-7 only"
-        );
-        // Unknown affinity: nothing to check against.
-        assert!(check_cpus(&[vec![99]], None).is_ok());
-        // This process can always use what it runs on.
-        let mine = allowed_cpus().expect("sched_getaffinity works on Linux");
-        assert!(check_cpus(std::slice::from_ref(&mine), Some(mine.clone())).is_ok());
-    }
 }

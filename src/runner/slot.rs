@@ -30,6 +30,7 @@ use crate::game::termination::Termination;
 use crate::schedule::{EngineId, GameId, Pairing};
 
 use crate::runner::console::Console;
+use crate::runner::cpus::pin_this_thread;
 use crate::tournament::dispatcher::Assignment;
 use crate::tournament::events::ConsoleEvent;
 use crate::tune::entry::TuneEntry;
@@ -78,6 +79,9 @@ pub struct Shared {
     pub log: LogSink,
     /// Where a worker that cannot start says so.
     pub console: Console,
+    /// `-cpus`: each slot's CPUs, for its engines and the worker thread that plays it (empty:
+    /// none pinned).
+    pub slot_cpus: Vec<Vec<usize>>,
 }
 
 impl Shared {
@@ -103,20 +107,29 @@ impl Shared {
     }
 }
 
-/// Start the game slots `0..concurrency` on `min(concurrency, cores)` worker threads, slot `i` on
-/// worker `i % workers`. Returns the workers that started and the error of the first that did not.
+/// Start the game slots `0..concurrency` on their worker threads. Returns the workers that
+/// started and the error of the first that did not. Unpinned, `min(concurrency, cores)` workers
+/// take the slots in turn (slot `i` on worker `i % workers`); with `-cpus` every slot has a worker
+/// of its own, kept on the slot's CPUs with its engines.
 pub fn spawn_workers(
     concurrency: usize,
     shared: Arc<Shared>,
     desk: Arc<dyn GameDesk>,
     alive: Alive,
 ) -> (Vec<std::thread::JoinHandle<()>>, Option<std::io::Error>) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let workers = concurrency.min(cores).max(1);
-    let mut handles = Vec::with_capacity(workers);
+    let layout: Vec<Vec<usize>> = match shared.slot_cpus.is_empty() {
+        true => {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let workers = concurrency.min(cores).max(1);
+            (0..workers)
+                .map(|w| (w..concurrency).step_by(workers).collect())
+                .collect()
+        }
+        false => (0..concurrency).map(|slot| vec![slot]).collect(),
+    };
+    let mut handles = Vec::with_capacity(layout.len());
     let mut error = None;
-    for w in 0..workers {
-        let slots: Vec<usize> = (w..concurrency).step_by(workers).collect();
+    for (w, slots) in layout.into_iter().enumerate() {
         let (shared, desk, alive) = (shared.clone(), desk.clone(), alive.clone());
         let started = std::thread::Builder::new()
             .name(format!("slots-{}", w + 1))
@@ -131,8 +144,23 @@ pub fn spawn_workers(
     (handles, error)
 }
 
-/// One worker thread: its slots as local tasks on a single-threaded runtime, until all end.
+/// One worker thread: on its slots' CPUs (`-cpus`), its slots as local tasks on a
+/// single-threaded runtime, until all end.
 fn run_worker(slots: &[usize], shared: Arc<Shared>, desk: Arc<dyn GameDesk>, alive: Alive) {
+    let cpus: Vec<usize> = slots
+        .iter()
+        .filter_map(|&s| shared.slot_cpus.get(s))
+        .flatten()
+        .copied()
+        .collect();
+    if let Err(e) = pin_this_thread(&cpus) {
+        // Its engines are still pinned: the games are played, each move costing a wake-up of
+        // another CPU.
+        let e = format!(
+            "game slots {slots:?}: the runner's thread cannot be kept on CPUs {cpus:?}: {e}"
+        );
+        shared.console.show(ConsoleEvent::Warning(e));
+    }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -324,7 +352,7 @@ impl Engines {
             if let Some(cmd) = cmd {
                 spec.cmd = cmd;
             }
-            if let Some(cpus) = shared.config.tournament.slot_cpus.get(self.slot) {
+            if let Some(cpus) = shared.slot_cpus.get(self.slot) {
                 spec.cpus = cpus.clone();
             }
             match EngineSession::spawn(&spec, self.slot, shared.log.clone()).await {

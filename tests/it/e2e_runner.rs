@@ -313,47 +313,138 @@ fn suspend_keeps_an_engine_off_the_cpu_while_it_is_not_on_move() {
     );
 }
 
-#[test]
-fn cpus_pin_each_slots_engines_to_its_share() {
-    // Two slots, CPUs 0 and 1: each game's engines report the one CPU of their slot.
+/// The journal of `games` short games between two `pbrain-faulty --report-cpus` on `slots`
+/// slots with `-cpus CPUS`, played in `dir`.
+fn cpu_reporters(
+    dir: &std::path::Path,
+    games: u64,
+    slots: usize,
+    cpus: &str,
+) -> Vec<serde_json::Value> {
     let reporter = "pbrain-faulty --report-cpus";
-    let dir = tempfile::tempdir().unwrap();
     let run = Match::new()
         .engine(reporter, &["name=a"])
         .engine(reporter, &["name=b"])
         .each(&["tc=0/5"])
-        .games(6)
-        .concurrency(2)
-        .opt("-cpus", "0,1")
-        .opt("-drawafter", 10)
+        .games(games)
+        .concurrency(slots)
+        .opt("-cpus", cpus)
+        .opt("-drawafter", 6)
         .journal("c.jsonl")
-        .run_in(dir.path());
+        .run_in(dir);
     run.assert_success();
-    let games = run.journal("c.jsonl");
-    assert_eq!(games.len(), 6);
-    for g in &games {
-        let seen: std::collections::BTreeSet<&str> = g["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|m| m[1].as_str()?.strip_prefix("cpus "))
-            .collect();
-        assert_eq!(
-            seen.len(),
-            1,
-            "both engines of a game on one slot's CPU: {g}"
-        );
-        assert!(["0", "1"].contains(seen.iter().next().unwrap()), "{g}");
+    let played = run.journal("c.jsonl");
+    assert_eq!(played.len() as u64, games);
+    played
+}
+
+/// What the engines of `game` said after `prefix` in their `MESSAGE` lines, each once.
+fn said(game: &serde_json::Value, prefix: &str) -> std::collections::BTreeSet<String> {
+    game["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| Some(m[1].as_str()?.strip_prefix(prefix)?.to_string()))
+        .collect()
+}
+
+/// `slots-1=0`, ...: the CPUs of the runner's game-slot threads, as `pbrain-faulty
+/// --report-cpus` saw them before each move (a worker not started yet is not in the list).
+fn runner_threads(game: &serde_json::Value) -> Vec<String> {
+    said(game, "runner cpus ")
+        .iter()
+        .flat_map(|l| l.split(' ').map(String::from).collect::<Vec<_>>())
+        .collect()
+}
+
+/// The one CPU both engines of `game` ran on.
+fn game_cpu(game: &serde_json::Value) -> usize {
+    let engines = said(game, "cpus ");
+    assert_eq!(
+        engines.len(),
+        1,
+        "both engines of a game on one CPU: {game}"
+    );
+    engines.first().unwrap().parse().expect("one CPU")
+}
+
+/// `slots-1=C1 slots-2=C2 ...` for the CPUs `cpus`, one per slot in order.
+fn slot_threads_on(cpus: &[usize]) -> std::collections::BTreeSet<String> {
+    cpus.iter()
+        .enumerate()
+        .map(|(i, c)| format!("slots-{}={c}", i + 1))
+        .collect()
+}
+
+#[test]
+fn cpus_pin_each_slots_engines_to_its_share() {
+    // Two slots, CPUs 0 and 1: each game's engines report the one CPU of their slot.
+    let dir = tempfile::tempdir().unwrap();
+    let mut threads = std::collections::BTreeSet::new();
+    for g in &cpu_reporters(dir.path(), 6, 2, "0,1") {
+        assert!([0, 1].contains(&game_cpu(g)), "{g}");
+        threads.extend(runner_threads(g));
     }
+    // The runner's thread that plays each slot runs where that slot's engines run, so a move
+    // goes from the engine to the runner without waking another CPU.
+    assert_eq!(threads, slot_threads_on(&[0, 1]));
     // Fewer CPUs than slots is refused before anything starts.
     Match::new()
-        .engine(reporter, &[])
-        .engine(reporter, &[])
+        .engine("pbrain-faulty", &[])
+        .engine("pbrain-faulty", &[])
         .concurrency(3)
         .opt("-cpus", "0-1")
         .run_in(dir.path())
         .assert_exit(1)
         .assert_stderr_has("2 CPUs for 3 game slots");
+}
+
+/// The CPUs this test process may run on (its affinity), which the runner inherits.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills it and CPU_ISSET
+    // reads it within its fixed size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        assert_eq!(
+            libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set),
+            0
+        );
+        let max = 8 * std::mem::size_of_val(&set);
+        (0..max).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+    }
+}
+
+#[test]
+fn cpus_auto_gives_each_slot_one_of_the_cpus_the_runner_may_use() {
+    // As many slots as CPUs: each slot's engines and its runner thread on a CPU of their own.
+    let cpus = allowed_cpus();
+    let slots = cpus.len();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut used, mut threads) = (
+        std::collections::BTreeSet::new(),
+        std::collections::BTreeSet::new(),
+    );
+    for g in &cpu_reporters(dir.path(), 2 * slots as u64, slots, "auto") {
+        let cpu = game_cpu(g);
+        assert!(cpus.contains(&cpu), "{g}");
+        used.insert(cpu);
+        threads.extend(runner_threads(g));
+    }
+    assert_eq!(threads, slot_threads_on(&cpus));
+    assert!(
+        used.len() > 1 || slots == 1,
+        "the games spread over the CPUs: {used:?}"
+    );
+    // One slot more than CPUs is refused before anything starts, naming them.
+    Match::new()
+        .engine("pbrain-faulty", &[])
+        .engine("pbrain-faulty", &[])
+        .concurrency(slots + 1)
+        .opt("-cpus", "auto")
+        .run_in(dir.path())
+        .assert_exit(1)
+        .assert_stderr_has("-cpus auto: this process may run on CPUs ")
+        .assert_stderr_has(&format!("{slots} CPUs for {} game slots", slots + 1));
 }
 
 #[test]

@@ -245,7 +245,8 @@ struct Faults {
     move_ms: u64,
     /// Spin the CPU this long before answering `START`/`RESTART` (a hash table being filled).
     start_cpu_ms: u64,
-    /// Before every move, `MESSAGE cpus LIST`: the CPUs the process may run on.
+    /// Before every move, `MESSAGE cpus LIST`: the CPUs the process may run on, and
+    /// `MESSAGE runner cpus slots-1=LIST ...`: those of the runner's game-slot threads.
     report_cpus: bool,
     /// Helpers forked at start-up, sharing `fork_mb` MiB written before the fork.
     forks: u32,
@@ -977,6 +978,37 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
 }
 
 /// Answer a move request: the per-move faults (CPU list, delays, memory, messages), the search
+/// The `Cpus_allowed_list` of the process or thread whose `/proc` directory is `dir`.
+fn cpus_allowed(dir: &str) -> String {
+    let status = std::fs::read_to_string(format!("{dir}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap_or("?")
+        .trim()
+        .to_string()
+}
+
+/// `slots-1=0 slots-2=1`: the CPUs each of the runner's game-slot threads may run on (the
+/// runner is the parent process; its threads that play the slots are named `slots-N`).
+fn runner_slot_cpus() -> String {
+    let task = format!("/proc/{}/task", std::os::unix::process::parent_id());
+    let mut seen: Vec<(u32, String)> = std::fs::read_dir(&task)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|t| {
+            let dir = t.path().to_string_lossy().into_owned();
+            let comm = std::fs::read_to_string(format!("{dir}/comm")).ok()?;
+            let n = comm.trim().strip_prefix("slots-")?.parse().ok()?;
+            Some((n, cpus_allowed(&dir)))
+        })
+        .collect();
+    seen.sort();
+    let seen: Vec<String> = seen.iter().map(|(n, c)| format!("slots-{n}={c}")).collect();
+    seen.join(" ")
+}
+
 /// reports around the move, and the move (or the line that replaces it).
 fn answer_move<W: Write>(
     f: &Faults,
@@ -988,14 +1020,8 @@ fn answer_move<W: Write>(
 ) -> io::Result<()> {
     let n = state.moves_asked();
     if f.report_cpus {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-        let list = status
-            .lines()
-            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-            .unwrap_or("?")
-            .trim()
-            .to_string();
-        out.line(&format!("MESSAGE cpus {list}"))?;
+        out.line(&format!("MESSAGE cpus {}", cpus_allowed("/proc/self")))?;
+        out.line(&format!("MESSAGE runner cpus {}", runner_slot_cpus()))?;
     }
     if f.move_ms > 0 {
         std::thread::sleep(Duration::from_millis(f.move_ms));
