@@ -30,6 +30,10 @@
 #   LIMIT    seconds one run may take (default 90; the harness then kills its measurer only, so
 #            what is left of the run is killed here after the level)
 #   QUICK=1  tiny game counts, for a check of the script itself (about a minute on 2 cores)
+#   PIN=0    leave out the fourth runner: at every level up to the number of CPUs, `pin` is
+#            gomoku-cli-new with `-cpus auto` (each slot's engines and the runner's thread that
+#            plays it on the slot's share of the CPUs; c-gomoku-cli has nothing alike), in the
+#            table's last column. Only with python3 (the fallback measures the three)
 # Without python3 the same measurements are made by a loop in this script around runmeasure
 # (medians and ratios by awk), and it says so.
 set -uo pipefail
@@ -153,11 +157,15 @@ for level in "${levels[@]}"; do
     fi
     t0=$(date +%s)
     left=$((TOTAL - elapsed))
+    pin=()
+    if [ "${PIN:-1}" != 0 ] && [ "$conc" -le "$(nproc)" ]; then
+        pin=(--runner "pin=$DIR/gomoku-cli-new $ARGS -cpus auto")
+    fi
     if [ -n "$python" ]; then
         timeout "$left" "$python" "$DIR/sidebyside.py" --engine "$ENGINE" --levels "$conc:$games:$reps" \
             --limit "$LIMIT" --out "$OUTDIR/level-$conc.json" \
             --runner "new=$DIR/gomoku-cli-new $ARGS" --runner "base=$DIR/gomoku-cli-base $ARGS" \
-            --runner "c=$DIR/c-gomoku-cli" 2>&1 | grep --line-buffered -v '^cpus ' | tee -a "$log"
+            --runner "c=$DIR/c-gomoku-cli" "${pin[@]}" 2>&1 | grep --line-buffered -v '^cpus ' | tee -a "$log"
     else
         export -f level_without_python run_once say
         export DIR ENGINE ARGS LIMIT meas work log
@@ -182,8 +190,8 @@ done
 # The summary table, from the JSON files (python) or the fallback's rows.
 summary=$OUTDIR/summary.md
 {
-    echo "| conc | games | wall new / c-gomoku-cli | wall new / base | new wall s | base wall s | c wall s | own CPU ms/game new · base · c | threads new · base · c | peak RSS MiB new · base · c |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| conc | games | wall new / c-gomoku-cli | wall new / base | new wall s | base wall s | c wall s | own CPU ms/game new · base · c | threads new · base · c | peak RSS MiB new · base · c | wall new -cpus auto / c-gomoku-cli |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
     if [ -n "$python" ]; then
         "$python" - "$OUTDIR" <<'EOF'
 import glob, json, os, statistics, sys
@@ -193,21 +201,22 @@ for f in glob.glob(os.path.join(sys.argv[1], "level-*.json")):
 for r in sorted(rows, key=lambda r: r["concurrency"]):
     runs, g = r["runs"], r["games"]
     med = lambda n, k: statistics.median(x[k] for x in runs[n])
-    ratio = lambda o: statistics.median(x["wall"] / y["wall"] for x, y in zip(runs["new"], runs[o]))
+    ratio = lambda o, n="new": statistics.median(x["wall"] / y["wall"] for x, y in zip(runs[n], runs[o]))
+    pinned = f"{ratio('c', 'pin'):.3f}" if "pin" in runs else "-"
     failed = sum(x["rc"] != 0 for xs in runs.values() for x in xs)
     note = f" ({failed} runs failed: see manycore.txt)" if failed else ""
     print(f"| {r['concurrency']}{note} | {g} | {ratio('c'):.3f} | {ratio('base'):.3f} | "
           f"{med('new', 'wall'):.3f} | {med('base', 'wall'):.3f} | {med('c', 'wall'):.3f} | "
           + " · ".join(f"{med(n, 'own') * 1000 / g:.3f}" for n in ("new", "base", "c")) + " | "
           + " · ".join(f"{med(n, 'threads'):.0f}" for n in ("new", "base", "c")) + " | "
-          + " · ".join(f"{med(n, 'rss_mib'):.1f}" for n in ("new", "base", "c")) + " |")
+          + " · ".join(f"{med(n, 'rss_mib'):.1f}" for n in ("new", "base", "c")) + f" | {pinned} |")
 EOF
     elif [ -f "$work/rows" ]; then
         awk '{ k = $1; w[k " " $2] = $3; o[k " " $2] = $5; t[k " " $2] = $6; m[k " " $2] = $7; c[k] = 1 }
             END { for (k in c) print k }' "$work/rows" | sort -n | while read -r conc; do
             awk -v c="$conc" -v lv="$LEVELS" '$1 == c { w[$2] = $3; o[$2] = $5; t[$2] = $6; m[$2] = $7 }
                 END { n = split(lv, L, ","); for (i = 1; i <= n; i++) { split(L[i], p, ":"); if (p[1] == c) g = p[2] }
-                    printf "| %s | %s | %.3f (of medians) | %.3f (of medians) | %.3f | %.3f | %.3f | %.3f · %.3f · %.3f | %d · %d · %d | %.1f · %.1f · %.1f |\n",
+                    printf "| %s | %s | %.3f (of medians) | %.3f (of medians) | %.3f | %.3f | %.3f | %.3f · %.3f · %.3f | %d · %d · %d | %.1f · %.1f · %.1f | - |\n",
                     c, g, w["new"] / w["c"], w["new"] / w["base"], w["new"], w["base"], w["c"],
                     o["new"] * 1000 / g, o["base"] * 1000 / g, o["c"] * 1000 / g, t["new"], t["base"], t["c"], m["new"], m["base"], m["c"] }' "$work/rows"
         done
