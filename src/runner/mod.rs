@@ -10,7 +10,7 @@
 //! share no state but the desk; the other cross-thread signals are cancellation tokens.
 
 mod console;
-mod cpus;
+pub mod cpus;
 mod desk;
 pub mod live_report;
 mod resume;

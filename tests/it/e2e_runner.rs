@@ -399,25 +399,11 @@ fn cpus_pin_each_slots_engines_to_its_share() {
         .assert_stderr_has("2 CPUs for 3 game slots");
 }
 
-/// The CPUs this test process may run on (its affinity), which the runner inherits.
-fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills it and CPU_ISSET
-    // reads it within its fixed size.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        assert_eq!(
-            libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set),
-            0
-        );
-        let max = 8 * std::mem::size_of_val(&set);
-        (0..max).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
-    }
-}
-
 #[test]
 fn cpus_auto_gives_each_slot_one_of_the_cpus_the_runner_may_use() {
     // As many slots as CPUs: each slot's engines and its runner thread on a CPU of their own.
-    let cpus = allowed_cpus();
+    // The runner inherits this process's affinity.
+    let cpus = gomoku_cli::runner::cpus::allowed_cpus().expect("sched_getaffinity works on Linux");
     let slots = cpus.len();
     let dir = tempfile::tempdir().unwrap();
     let (mut used, mut threads) = (

@@ -977,7 +977,6 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
     }
 }
 
-/// Answer a move request: the per-move faults (CPU list, delays, memory, messages), the search
 /// The `Cpus_allowed_list` of the process or thread whose `/proc` directory is `dir`.
 fn cpus_allowed(dir: &str) -> String {
     let status = std::fs::read_to_string(format!("{dir}/status")).unwrap_or_default();
@@ -1009,6 +1008,7 @@ fn runner_slot_cpus() -> String {
     seen.join(" ")
 }
 
+/// Answer a move request: the per-move faults (CPU list, delays, memory, messages), the search
 /// reports around the move, and the move (or the line that replaces it).
 fn answer_move<W: Write>(
     f: &Faults,
