@@ -30,10 +30,10 @@
 #   LIMIT    seconds one run may take (default 90; the harness then kills its measurer only, so
 #            what is left of the run is killed here after the level)
 #   QUICK=1  tiny game counts, for a check of the script itself (about a minute on 2 cores)
-#   PIN=0    leave out the fourth runner: at every level up to the number of CPUs, `pin` is
-#            gomoku-cli-new with `-cpus auto` (each slot's engines and the runner's thread that
-#            plays it on the slot's share of the CPUs; c-gomoku-cli has nothing alike), in the
-#            table's last column. Only with python3 (the fallback measures the three)
+#   PIN=0    leave out the fourth runner: at every level, `pin` is gomoku-cli-new with
+#            `-cpus auto` (each slot's engines and the runner's thread that plays it kept on the
+#            slot's CPU; c-gomoku-cli has nothing alike), in the table's last column. Only with
+#            python3 (the fallback measures the three)
 # Without python3 the same measurements are made by a loop in this script around runmeasure
 # (medians and ratios by awk), and it says so.
 set -uo pipefail
@@ -158,7 +158,7 @@ for level in "${levels[@]}"; do
     t0=$(date +%s)
     left=$((TOTAL - elapsed))
     pin=()
-    if [ "${PIN:-1}" != 0 ] && [ "$conc" -le "$(nproc)" ]; then
+    if [ "${PIN:-1}" != 0 ]; then
         pin=(--runner "pin=$DIR/gomoku-cli-new $ARGS -cpus auto")
     fi
     if [ -n "$python" ]; then

@@ -385,12 +385,16 @@ mod tests {
             share_cpus(&[4, 5, 6], 3),
             Ok(vec![vec![4], vec![5], vec![6]])
         );
-        assert!(share_cpus(&[4, 5, 6], 4)
-            .unwrap_err()
-            .contains("3 CPUs for 4 game slots"));
-        assert!(parse_cpus("0-1", 3)
-            .unwrap_err()
-            .contains("2 CPUs for 3 game slots"));
+        // Fewer CPUs than slots: the slots take them in turn.
+        assert_eq!(
+            share_cpus(&[4, 5, 6], 5),
+            Ok(vec![vec![4], vec![5], vec![6], vec![4], vec![5]])
+        );
+        assert_eq!(
+            parse_cpus("0-1", 3),
+            listed(vec![vec![0], vec![1], vec![0]])
+        );
+        assert!(share_cpus(&[], 1).is_err());
         assert!(parse_cpus("0,0", 1).unwrap_err().contains("listed twice"));
         assert!(parse_cpus("3-1", 1).is_err());
         assert!(parse_cpus("x", 1)

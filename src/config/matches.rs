@@ -225,13 +225,14 @@ fn cpu_list(text: &str) -> Result<Vec<usize>, String> {
 }
 
 /// `cpus` split among `slots` game slots: consecutive equal shares (CPUs left over after the
-/// equal split are not used).
+/// equal split are not used); with fewer CPUs than slots, the slots take them in turn (slot `i`
+/// on CPU `i mod n`: each CPU's slots then share it, as they would share a core unpinned).
 pub fn share_cpus(cpus: &[usize], slots: usize) -> Result<Vec<Vec<usize>>, String> {
+    if cpus.is_empty() {
+        return Err("no CPUs to share among the game slots".into());
+    }
     if cpus.len() < slots {
-        return Err(format!(
-            "{} CPUs for {slots} game slots (-concurrency): each slot needs one at least",
-            cpus.len()
-        ));
+        return Ok((0..slots).map(|i| vec![cpus[i % cpus.len()]]).collect());
     }
     let share = cpus.len() / slots;
     Ok(cpus

@@ -107,26 +107,16 @@ impl Shared {
     }
 }
 
-/// Start the game slots `0..concurrency` on their worker threads. Returns the workers that
-/// started and the error of the first that did not. Unpinned, `min(concurrency, cores)` workers
-/// take the slots in turn (slot `i` on worker `i % workers`); with `-cpus` every slot has a worker
-/// of its own, kept on the slot's CPUs with its engines.
+/// Start the game slots `0..concurrency` on their worker threads ([`worker_layout`]). Returns
+/// the workers that started and the error of the first that did not.
 pub fn spawn_workers(
     concurrency: usize,
     shared: Arc<Shared>,
     desk: Arc<dyn GameDesk>,
     alive: Alive,
 ) -> (Vec<std::thread::JoinHandle<()>>, Option<std::io::Error>) {
-    let layout: Vec<Vec<usize>> = match shared.slot_cpus.is_empty() {
-        true => {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let workers = concurrency.min(cores).max(1);
-            (0..workers)
-                .map(|w| (w..concurrency).step_by(workers).collect())
-                .collect()
-        }
-        false => (0..concurrency).map(|slot| vec![slot]).collect(),
-    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let layout = worker_layout(concurrency, cores, &shared.slot_cpus);
     let mut handles = Vec::with_capacity(layout.len());
     let mut error = None;
     for (w, slots) in layout.into_iter().enumerate() {
@@ -142,6 +132,26 @@ pub fn spawn_workers(
         }
     }
     (handles, error)
+}
+
+/// Which slots each worker thread plays. Unpinned, `min(concurrency, cores)` workers take the
+/// slots in turn (slot `i` on worker `i % workers`); with `-cpus` (`slot_cpus`, one set per slot)
+/// the slots of each set of CPUs have a worker of their own, kept on those CPUs with their engines.
+fn worker_layout(concurrency: usize, cores: usize, slot_cpus: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    if slot_cpus.is_empty() {
+        let workers = concurrency.min(cores).max(1);
+        return (0..workers)
+            .map(|w| (w..concurrency).step_by(workers).collect())
+            .collect();
+    }
+    let mut by_cpus: Vec<(&Vec<usize>, Vec<usize>)> = Vec::new();
+    for (slot, cpus) in slot_cpus.iter().enumerate().take(concurrency) {
+        match by_cpus.iter_mut().find(|(c, _)| *c == cpus) {
+            Some((_, slots)) => slots.push(slot),
+            None => by_cpus.push((cpus, vec![slot])),
+        }
+    }
+    by_cpus.into_iter().map(|(_, slots)| slots).collect()
 }
 
 /// One worker thread: on its slots' CPUs (`-cpus`), its slots as local tasks on a
@@ -642,4 +652,24 @@ pub async fn resolve_names(config: &Config, abort: &CancellationToken) -> Vec<St
         }
     }
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::worker_layout;
+
+    #[test]
+    fn unpinned_slots_take_the_workers_in_turn_pinned_ones_share_a_worker_per_set_of_cpus() {
+        assert_eq!(worker_layout(5, 2, &[]), vec![vec![0, 2, 4], vec![1, 3]]);
+        assert_eq!(worker_layout(1, 16, &[]), vec![vec![0]]);
+        // A slot per CPU set: a worker each.
+        assert_eq!(
+            worker_layout(2, 2, &[vec![0, 1], vec![2, 3]]),
+            vec![vec![0], vec![1]]
+        );
+        // More slots than CPUs (`-cpus 0-1 -concurrency 4`): one worker per CPU, whatever the
+        // number of cores the runner counts.
+        let turns = [vec![0], vec![1], vec![0], vec![1]];
+        assert_eq!(worker_layout(4, 1, &turns), vec![vec![0, 2], vec![1, 3]]);
+    }
 }
