@@ -144,8 +144,11 @@ fn worker_layout(concurrency: usize, cores: usize, slot_cpus: &[Vec<usize>]) -> 
             .map(|w| (w..concurrency).step_by(workers).collect())
             .collect();
     }
-    let mut by_cpus: Vec<(&Vec<usize>, Vec<usize>)> = Vec::new();
-    for (slot, cpus) in slot_cpus.iter().enumerate().take(concurrency) {
+    let mut by_cpus: Vec<(&[usize], Vec<usize>)> = Vec::new();
+    for slot in 0..concurrency {
+        // A slot without a set of its own (none is: `runner::cpus` gives every slot one) would
+        // share an unpinned worker rather than be left out.
+        let cpus = slot_cpus.get(slot).map_or(&[][..], Vec::as_slice);
         match by_cpus.iter_mut().find(|(c, _)| *c == cpus) {
             Some((_, slots)) => slots.push(slot),
             None => by_cpus.push((cpus, vec![slot])),
@@ -671,5 +674,7 @@ mod tests {
         // number of cores the runner counts.
         let turns = [vec![0], vec![1], vec![0], vec![1]];
         assert_eq!(worker_layout(4, 1, &turns), vec![vec![0, 2], vec![1, 3]]);
+        // Every slot is played.
+        assert_eq!(worker_layout(3, 4, &[vec![0]]), vec![vec![0], vec![1, 2]]);
     }
 }
