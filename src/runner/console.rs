@@ -136,6 +136,7 @@ impl ConsoleEvent {
                 "Knockout: the engines past -seeds placed with seed {seed} (the same bracket \
                  again with -srand {seed})"
             )),
+            E::Pinned(how) => err(format!("CPUs: {how}")),
             E::Journal(_) if !per_game => None,
             E::Journal(path) => err(format!("Journal: {}", path.display())),
             E::Warning(w) => err(format!("warning: {w}")),
@@ -394,6 +395,12 @@ mod tests {
                 E::TuneSeed(7),
                 Stderr,
                 "Tune: seed 7 drawn (repeat the run with -srand 7)\n",
+                true,
+            ),
+            (
+                E::Pinned("2 game slots on CPUs 0-1 (one each)".into()),
+                Stderr,
+                "CPUs: 2 game slots on CPUs 0-1 (one each)\n",
                 true,
             ),
             (

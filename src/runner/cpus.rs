@@ -71,6 +71,33 @@ pub fn pin_this_thread(cpus: &[usize]) -> std::io::Result<()> {
     }
 }
 
+/// Where the slots of `shares` (one set of CPUs per slot) run, for the console: `4 game slots
+/// on CPUs 0-1 (2 to a CPU)`. `None` when they are not pinned.
+pub fn describe(shares: &[Vec<usize>]) -> Option<String> {
+    let first = shares.first()?;
+    let mut all: Vec<usize> = shares.iter().flatten().copied().collect();
+    all.sort_unstable();
+    all.dedup();
+    let slots = match shares.len() {
+        1 => "1 game slot".to_string(),
+        n => format!("{n} game slots"),
+    };
+    let how = if shares.len() == 1 {
+        String::new()
+    } else if shares.len() > all.len() {
+        let most = shares.len().div_ceil(all.len());
+        match shares.len() % all.len() {
+            0 => format!(" ({most} to a CPU)"),
+            _ => format!(" (up to {most} to a CPU)"),
+        }
+    } else if first.len() == 1 {
+        " (one each)".to_string()
+    } else {
+        format!(" ({} CPUs each)", first.len())
+    };
+    Some(format!("{slots} on CPUs {}{how}", cpu_ranges(&all)))
+}
+
 /// `0-3,8` for a sorted list of CPUs.
 fn cpu_ranges(cpus: &[usize]) -> String {
     let mut parts: Vec<String> = Vec::new();
@@ -164,6 +191,32 @@ mod tests {
         assert_eq!(
             slot_shares(&SlotCpus::Anywhere, 8, Some(vec![0])),
             Ok(vec![])
+        );
+    }
+
+    #[test]
+    fn the_console_is_told_where_the_slots_run() {
+        let sets = |s: &[&[usize]]| -> Vec<Vec<usize>> { s.iter().map(|c| c.to_vec()).collect() };
+        assert_eq!(describe(&[]), None);
+        assert_eq!(
+            describe(&sets(&[&[0, 1]])).as_deref(),
+            Some("1 game slot on CPUs 0-1")
+        );
+        assert_eq!(
+            describe(&sets(&[&[0], &[1]])).as_deref(),
+            Some("2 game slots on CPUs 0-1 (one each)")
+        );
+        assert_eq!(
+            describe(&sets(&[&[0, 2], &[4, 6]])).as_deref(),
+            Some("2 game slots on CPUs 0,2,4,6 (2 CPUs each)")
+        );
+        assert_eq!(
+            describe(&sets(&[&[0], &[1], &[0], &[1]])).as_deref(),
+            Some("4 game slots on CPUs 0-1 (2 to a CPU)")
+        );
+        assert_eq!(
+            describe(&sets(&[&[0], &[1], &[0]])).as_deref(),
+            Some("3 game slots on CPUs 0-1 (up to 2 to a CPU)")
         );
     }
 

@@ -167,6 +167,7 @@ fn announce(
     outputs: &Outputs,
     resumed: Option<&resume::Resumed>,
     left: u64,
+    slot_cpus: &[Vec<usize>],
 ) {
     if let Some(r) = resumed {
         for n in &r.notes {
@@ -198,6 +199,9 @@ fn announce(
         (config.tournament.placed_by_seed(), config.seed)
     {
         console.show(ConsoleEvent::KnockoutSeed(seed));
+    }
+    if let Some(how) = cpus::describe(slot_cpus) {
+        console.show(ConsoleEvent::Pinned(how));
     }
     if let Some(j) = outputs.journal_path() {
         console.show(ConsoleEvent::Journal(j.to_path_buf()));
@@ -718,7 +722,14 @@ async fn run_games(mut config: Config, stops: Stops) -> Result<RunSummary, RunEr
     let console = console_of(&config, own_total);
     let (log, log_task) = start_log(log_files, run_start, &console);
     let left = own_total - prior.len() as u64;
-    announce(&console, &config, &outputs, resumed.as_ref(), left);
+    announce(
+        &console,
+        &config,
+        &outputs,
+        resumed.as_ref(),
+        left,
+        &slot_cpus,
+    );
     let names = slot::resolve_names(&config, &stops.abort).await;
     if let Some(r) = resumed.as_ref().filter(|_| !stops.abort.is_cancelled()) {
         r.check_names(&names)?;

@@ -109,6 +109,8 @@ pub enum ConsoleEvent {
     KnockoutSeed(u64),
     /// Where the journal goes (standard error; `-quiet` hides it).
     Journal(PathBuf),
+    /// `-cpus`: where the game slots run, as `runner::cpus::describe` says it (standard error).
+    Pinned(String),
     /// Something is off, but the run goes on (standard error).
     Warning(String),
     /// Something failed (standard error).

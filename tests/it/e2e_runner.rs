@@ -314,12 +314,13 @@ fn suspend_keeps_an_engine_off_the_cpu_while_it_is_not_on_move() {
 }
 
 /// The journal of `games` short games between two `pbrain-faulty --report-cpus` on `slots`
-/// slots with `-cpus CPUS`, played in `dir` (journal `N-slots.jsonl`).
+/// slots with `-cpus CPUS`, played in `dir` (journal `N-slots.jsonl`), whose start said `says`.
 fn cpu_reporters(
     dir: &std::path::Path,
     games: u64,
     slots: usize,
     cpus: &str,
+    says: &str,
 ) -> Vec<serde_json::Value> {
     let reporter = "pbrain-faulty --report-cpus";
     let journal = format!("{slots}-slots.jsonl");
@@ -333,7 +334,7 @@ fn cpu_reporters(
         .opt("-drawafter", 6)
         .journal(&journal)
         .run_in(dir);
-    run.assert_success();
+    run.assert_success().assert_stderr_has(says);
     let played = run.journal(&journal);
     assert_eq!(played.len() as u64, games);
     played
@@ -382,7 +383,13 @@ fn cpus_pin_each_slots_engines_to_its_share() {
     // Two slots, CPUs 0 and 1: each game's engines report the one CPU of their slot.
     let dir = tempfile::tempdir().unwrap();
     let mut threads = std::collections::BTreeSet::new();
-    for g in &cpu_reporters(dir.path(), 6, 2, "0,1") {
+    for g in &cpu_reporters(
+        dir.path(),
+        6,
+        2,
+        "0,1",
+        "CPUs: 2 game slots on CPUs 0-1 (one each)",
+    ) {
         assert!([0, 1].contains(&game_cpu(g)), "{g}");
         threads.extend(runner_threads(g));
     }
@@ -392,7 +399,13 @@ fn cpus_pin_each_slots_engines_to_its_share() {
     // Fewer CPUs than slots: the slots take them in turn, each CPU's slots on one thread of the
     // runner kept there (two threads for four slots, not four).
     let mut threads = std::collections::BTreeSet::new();
-    for g in &cpu_reporters(dir.path(), 8, 4, "0,1") {
+    for g in &cpu_reporters(
+        dir.path(),
+        8,
+        4,
+        "0,1",
+        "CPUs: 4 game slots on CPUs 0-1 (2 to a CPU)",
+    ) {
         assert!([0, 1].contains(&game_cpu(g)), "{g}");
         threads.extend(runner_threads(g));
     }
@@ -410,7 +423,13 @@ fn cpus_auto_shares_out_the_cpus_the_runner_may_use() {
         std::collections::BTreeSet::new(),
         std::collections::BTreeSet::new(),
     );
-    for g in &cpu_reporters(dir.path(), 2 * slots as u64, slots, "auto") {
+    for g in &cpu_reporters(
+        dir.path(),
+        2 * slots as u64,
+        slots,
+        "auto",
+        &format!("CPUs: {slots} game slot"),
+    ) {
         let cpu = game_cpu(g);
         assert!(cpus.contains(&cpu), "{g}");
         used.insert(cpu);
@@ -423,7 +442,13 @@ fn cpus_auto_shares_out_the_cpus_the_runner_may_use() {
     );
     // Twice as many slots as CPUs: two slots on each CPU, the same threads.
     let mut threads = std::collections::BTreeSet::new();
-    for g in &cpu_reporters(dir.path(), 4 * slots as u64, 2 * slots, "auto") {
+    for g in &cpu_reporters(
+        dir.path(),
+        4 * slots as u64,
+        2 * slots,
+        "auto",
+        "(2 to a CPU)",
+    ) {
         assert!(cpus.contains(&game_cpu(g)), "{g}");
         threads.extend(runner_threads(g));
     }
