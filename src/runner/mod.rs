@@ -738,17 +738,9 @@ async fn run_games(mut config: Config, stops: Stops) -> Result<RunSummary, RunEr
     if resumed.as_ref().is_none_or(|r| r.needs_header) {
         outputs.write_header(&header)?;
     }
-    let mut dispatcher = Dispatcher::new(
-        dispatch_settings(
-            &config,
-            names.clone(),
-            header.settings.context(),
-            book.as_ref(),
-        ),
-        schedule,
-        games,
-        &prior,
-    );
+    let context = header.settings.context();
+    let settings = dispatch_settings(&config, names.clone(), context, book.as_ref());
+    let mut dispatcher = Dispatcher::new(settings, schedule, games, &prior);
     if let Some(plan) = plan {
         dispatcher = dispatcher.with_plan(plan, &prior);
     }
