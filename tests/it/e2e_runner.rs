@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use std::time::Duration;
 
@@ -313,15 +313,16 @@ fn suspend_keeps_an_engine_off_the_cpu_while_it_is_not_on_move() {
     );
 }
 
-/// The journal of `games` short games between two `pbrain-faulty --report-cpus` on `slots`
-/// slots with `-cpus CPUS`, played in `dir` (journal `N-slots.jsonl`), whose start said `says`.
-fn cpu_reporters(
+/// `games` short games between two `pbrain-faulty --report-cpus` on `slots` slots with `-cpus
+/// CPUS`, played in `dir` (journal `N-slots.jsonl`), whose start said `says`: the CPUs the games
+/// ran on (both engines of each on one) and the runner's slot threads as the engines saw them.
+fn pinned_run(
     dir: &std::path::Path,
     games: u64,
     slots: usize,
     cpus: &str,
     says: &str,
-) -> Vec<serde_json::Value> {
+) -> (BTreeSet<usize>, BTreeSet<String>) {
     let reporter = "pbrain-faulty --report-cpus";
     let journal = format!("{slots}-slots.jsonl");
     let run = Match::new()
@@ -337,11 +338,13 @@ fn cpu_reporters(
     run.assert_success().assert_stderr_has(says);
     let played = run.journal(&journal);
     assert_eq!(played.len() as u64, games);
-    played
+    let used = played.iter().map(game_cpu).collect();
+    let threads = played.iter().flat_map(runner_threads).collect();
+    (used, threads)
 }
 
 /// What the engines of `game` said after `prefix` in their `MESSAGE` lines, each once.
-fn said(game: &serde_json::Value, prefix: &str) -> std::collections::BTreeSet<String> {
+fn said(game: &serde_json::Value, prefix: &str) -> BTreeSet<String> {
     game["messages"]
         .as_array()
         .unwrap()
@@ -371,7 +374,7 @@ fn game_cpu(game: &serde_json::Value) -> usize {
 }
 
 /// `slots-1=C1 slots-2=C2 ...` for the CPUs `cpus`, one per slot in order.
-fn slot_threads_on(cpus: &[usize]) -> std::collections::BTreeSet<String> {
+fn slot_threads_on(cpus: &[usize]) -> BTreeSet<String> {
     cpus.iter()
         .enumerate()
         .map(|(i, c)| format!("slots-{}={c}", i + 1))
@@ -382,33 +385,17 @@ fn slot_threads_on(cpus: &[usize]) -> std::collections::BTreeSet<String> {
 fn cpus_pin_each_slots_engines_to_its_share() {
     // Two slots, CPUs 0 and 1: each game's engines report the one CPU of their slot.
     let dir = tempfile::tempdir().unwrap();
-    let mut threads = std::collections::BTreeSet::new();
-    for g in &cpu_reporters(
-        dir.path(),
-        6,
-        2,
-        "0,1",
-        "CPUs: 2 game slots on CPUs 0-1 (one each)",
-    ) {
-        assert!([0, 1].contains(&game_cpu(g)), "{g}");
-        threads.extend(runner_threads(g));
-    }
+    let says = "CPUs: 2 game slots on CPUs 0-1 (one each)";
+    let (used, threads) = pinned_run(dir.path(), 6, 2, "0,1", says);
+    assert!(used.is_subset(&[0, 1].into()), "{used:?}");
     // The runner's thread that plays each slot runs where that slot's engines run, so a move
     // goes from the engine to the runner without waking another CPU.
     assert_eq!(threads, slot_threads_on(&[0, 1]));
     // Fewer CPUs than slots: the slots take them in turn, each CPU's slots on one thread of the
     // runner kept there (two threads for four slots, not four).
-    let mut threads = std::collections::BTreeSet::new();
-    for g in &cpu_reporters(
-        dir.path(),
-        8,
-        4,
-        "0,1",
-        "CPUs: 4 game slots on CPUs 0-1 (2 to a CPU)",
-    ) {
-        assert!([0, 1].contains(&game_cpu(g)), "{g}");
-        threads.extend(runner_threads(g));
-    }
+    let says = "CPUs: 4 game slots on CPUs 0-1 (2 to a CPU)";
+    let (used, threads) = pinned_run(dir.path(), 8, 4, "0,1", says);
+    assert!(used.is_subset(&[0, 1].into()), "{used:?}");
     assert_eq!(threads, slot_threads_on(&[0, 1]));
 }
 
@@ -417,41 +404,26 @@ fn cpus_auto_shares_out_the_cpus_the_runner_may_use() {
     // As many slots as CPUs: each slot's engines and its runner thread on a CPU of their own.
     // The runner inherits this process's affinity.
     let cpus = gomoku_cli::runner::cpus::allowed_cpus().expect("sched_getaffinity works on Linux");
+    let allowed: BTreeSet<usize> = cpus.iter().copied().collect();
     let slots = cpus.len();
     let dir = tempfile::tempdir().unwrap();
-    let (mut used, mut threads) = (
-        std::collections::BTreeSet::new(),
-        std::collections::BTreeSet::new(),
-    );
-    for g in &cpu_reporters(
-        dir.path(),
-        2 * slots as u64,
-        slots,
-        "auto",
-        &format!("CPUs: {slots} game slot"),
-    ) {
-        let cpu = game_cpu(g);
-        assert!(cpus.contains(&cpu), "{g}");
-        used.insert(cpu);
-        threads.extend(runner_threads(g));
-    }
+    let says = format!("CPUs: {slots} game slot");
+    let (used, threads) = pinned_run(dir.path(), 2 * slots as u64, slots, "auto", &says);
+    assert!(used.is_subset(&allowed), "{used:?}");
     assert_eq!(threads, slot_threads_on(&cpus));
     assert!(
         used.len() > 1 || slots == 1,
         "the games spread over the CPUs: {used:?}"
     );
     // Twice as many slots as CPUs: two slots on each CPU, the same threads.
-    let mut threads = std::collections::BTreeSet::new();
-    for g in &cpu_reporters(
+    let (used, threads) = pinned_run(
         dir.path(),
         4 * slots as u64,
         2 * slots,
         "auto",
         "(2 to a CPU)",
-    ) {
-        assert!(cpus.contains(&game_cpu(g)), "{g}");
-        threads.extend(runner_threads(g));
-    }
+    );
+    assert!(used.is_subset(&allowed), "{used:?}");
     assert_eq!(threads, slot_threads_on(&cpus));
 }
 
