@@ -12,6 +12,9 @@
 //! pingpong [--engine CMD] [--black CMD] [--white CMD] [--games N] [--concurrency C]
 //!          [--boardsize N] [--drawafter N]
 //! pingpong --count-moves JOURNAL     # moves recorded in a gomoku-cli journal
+//! pingpong -each cmd=CMD -engine name=a -engine name=b -rule 0 -boardsize N -games N -repeat \
+//!          -concurrency C                # the runner's own words, as a side-by-side harness
+//!                                        # (bench/manycore.sh) passes them to every runner
 //! ```
 //!
 //! Prints one line: `games=G moves=M wall_s=S us_per_move=U`.
@@ -251,6 +254,31 @@ fn parse_args() -> Result<Option<Options>> {
             "--concurrency" => opts.concurrency = value()?.parse()?,
             "--boardsize" => opts.size = value()?.parse()?,
             "--drawafter" => opts.draw_after = value()?.parse()?,
+            // The runner's words for the same match, so that a harness can start this in a
+            // runner's place. Only what the relay does is taken: freestyle (`-rule 0`), one
+            // engine for both sides; the names and `-repeat` (both sides are the same engine)
+            // change nothing here.
+            "-each" => {
+                let v = value()?;
+                let cmd = v
+                    .strip_prefix("cmd=")
+                    .with_context(|| format!("-each {v}: only cmd=CMD"))?;
+                opts.first = cmd.to_string();
+                opts.second = opts.first.clone();
+            }
+            "-games" => opts.games = value()?.parse()?,
+            "-concurrency" => opts.concurrency = value()?.parse()?,
+            "-boardsize" => opts.size = value()?.parse()?,
+            "-rule" => {
+                let v = value()?;
+                if v != "0" {
+                    bail!("-rule {v}: the relay judges freestyle only (-rule 0)");
+                }
+            }
+            "-engine" => {
+                value()?;
+            }
+            "-repeat" => {}
             other => bail!("unknown option {other}"),
         }
     }
