@@ -194,22 +194,7 @@ fn push_xy(out: &mut String, x: i64, y: i64) {
 
 /// Appends the decimal digits of `n` to `out`.
 pub fn push_int(out: &mut String, n: i64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut v = n.unsigned_abs();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        out.push('-');
-    }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// One non-empty line from an engine, classified.
@@ -295,17 +280,47 @@ pub fn parse_engine_line(line: &str) -> Option<EngineLine> {
 /// Parses `x,y` with optional whitespace around either number. Signs are accepted so that a
 /// negative coordinate reaches the referee as an off-board move rather than as garbage.
 pub fn parse_coords(text: &str) -> Option<(i64, i64)> {
-    let (x, y) = text.split_once(',')?;
-    Some((parse_int(x)?, parse_int(y)?))
+    // The first comma, found byte by byte: a move's answer is a few bytes, read twice a move.
+    let comma = text.bytes().position(|b| b == b',')?;
+    Some((parse_int(&text[..comma])?, parse_int(&text[comma + 1..])?))
 }
 
 fn parse_int(text: &str) -> Option<i64> {
-    let t = text.trim();
-    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    // One pass over the digits (four times a move): an optional sign, then ASCII digits only,
+    // and `None` past the range of i64, as `str::parse` would say. ASCII text is trimmed of what
+    // `str::trim` takes off it (vertical tab included), without decoding characters.
+    let t = if text.is_ascii() {
+        let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r');
+        let b = text.as_bytes();
+        let start = b.iter().position(|c| !space(c)).unwrap_or(b.len());
+        let end = b.iter().rposition(|c| !space(c)).map_or(start, |e| e + 1);
+        &b[start..end]
+    } else {
+        text.trim().as_bytes()
+    };
+    let (negative, digits) = match t.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, t),
+    };
+    if digits.is_empty() {
         return None;
     }
-    t.parse().ok()
+    let mut n: i64 = 0;
+    for &b in digits {
+        let d = i64::from(b.wrapping_sub(b'0'));
+        if d > 9 {
+            return None;
+        }
+        // Accumulated on the sign's side, so that i64::MIN is reached without overflow.
+        n = n.checked_mul(10)?;
+        n = if negative {
+            n.checked_sub(d)?
+        } else {
+            n.checked_add(d)?
+        };
+    }
+    Some(n)
 }
 
 /// Reads an engine's answer line to `SWAP2BOARD`: `SWAP` (any case), or one to three points
@@ -535,6 +550,69 @@ mod tests {
             out.clear();
             push_int(&mut out, n);
             assert_eq!(out, n.to_string());
+        }
+    }
+
+    /// What `parse_int` accepts, said the slow way: trimmed, an optional sign, ASCII digits,
+    /// within i64.
+    fn parse_int_reference(text: &str) -> Option<i64> {
+        let t = text.trim();
+        let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        t.parse().ok()
+    }
+
+    #[test]
+    fn integers_are_read_as_the_standard_parse_reads_them() {
+        for text in [
+            "0",
+            "7",
+            " 12 ",
+            "-3",
+            "+4",
+            "-0",
+            "",
+            "-",
+            "+",
+            "--1",
+            "+-1",
+            "1-",
+            "1 2",
+            "x",
+            "١",
+            "٣",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "00000000000000000000007",
+            "\u{a0}5\u{2003}",
+            "\u{b}6\u{c}",
+            "\u{1c}6",
+            "\r\n-7\t",
+        ] {
+            assert_eq!(parse_int(text), parse_int_reference(text), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn integers_anywhere_are_read_as_the_standard_parse_reads_them(
+            text in "[ ,+\\-0-9a\t\n\r\u{b}\u{c}\u{1c}\u{a0}]{0,24}",
+            n in proptest::num::i64::ANY,
+        ) {
+            proptest::prop_assert_eq!(parse_int(&text), parse_int_reference(&text));
+            let coords = text.split_once(',').and_then(|(x, y)| {
+                Some((parse_int_reference(x)?, parse_int_reference(y)?))
+            });
+            proptest::prop_assert_eq!(parse_coords(&text), coords);
+            let padded = format!(" {n}\t");
+            proptest::prop_assert_eq!(parse_int(&padded), Some(n));
+            let mut out = String::new();
+            push_int(&mut out, n);
+            proptest::prop_assert_eq!(out, n.to_string());
         }
     }
 

@@ -5,9 +5,10 @@
 //! engine sessions.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
 use crate::core::board::{BoardSize, Color, Pos};
 use crate::core::rules::{IllegalKind, MoveOutcome, Referee, Rule};
@@ -223,7 +224,9 @@ impl Failure {
     }
 }
 
-/// Ask `color`'s player for a move, or `Abandoned` when `cancel` fires first.
+/// Ask `color`'s player for a move, or `Abandoned` when `cancelled` (the game's wait for its
+/// token, made once a game: a wait made afresh each move joins and leaves the token's list of
+/// waiters every move) completes first.
 async fn ask<B: Player, W: Player>(
     color: Color,
     black: &mut B,
@@ -231,11 +234,11 @@ async fn ask<B: Player, W: Player>(
     request: Request,
     time_left: Option<Duration>,
     deadline: Option<Duration>,
-    cancel: &CancellationToken,
+    cancelled: Pin<&mut WaitForCancellationFuture<'_>>,
 ) -> Result<Result<Reply, Failure>, Abandoned> {
     tokio::select! {
         biased;
-        _ = cancel.cancelled() => Err(Abandoned),
+        _ = cancelled => Err(Abandoned),
         r = async {
             match color {
                 Color::Black => black.request_move(request, time_left, deadline).await,
@@ -401,6 +404,8 @@ pub(crate) async fn play_moves<B: Player, W: Player>(
         return Ok(Termination::FullBoard);
     }
     let mut adjudicator = Adjudicator::new(setup.adjudication);
+    let cancelled = cancel.cancelled();
+    tokio::pin!(cancelled);
     loop {
         if draw_reached(referee) {
             return Ok(Termination::DrawAfter {
@@ -416,7 +421,16 @@ pub(crate) async fn play_moves<B: Player, W: Player>(
             };
         let request = request_for(referee, color, side, by_board);
         let (time_left, limit, deadline) = side.budget();
-        let reply = ask(color, black, white, request, time_left, deadline, cancel).await?;
+        let reply = ask(
+            color,
+            black,
+            white,
+            request,
+            time_left,
+            deadline,
+            cancelled.as_mut(),
+        )
+        .await?;
         let msgs = match color {
             Color::Black => black.take_messages(),
             Color::White => white.take_messages(),

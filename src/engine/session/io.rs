@@ -291,3 +291,14 @@ pub(super) fn deadline_at(start: Instant, after: Duration) -> Instant {
         .checked_add(after)
         .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 86_400))
 }
+
+/// `line` without the whitespace around it, keeping its allocation when there is none to take
+/// off (a move's answer, every move).
+pub(super) fn trimmed(line: String) -> String {
+    let t = line.trim();
+    if t.len() == line.len() {
+        line
+    } else {
+        t.to_string()
+    }
+}

@@ -76,6 +76,9 @@ pub struct EngineSession {
     quirks: Quirks,
     /// Its processes' CPU time and memory, measured.
     meter: Meter,
+    /// The bytes of the last move request (`INFO time_left` and the request), kept for the next
+    /// one: a move then costs no allocation for what is sent.
+    request_bytes: String,
 }
 
 impl std::fmt::Debug for EngineSession {
@@ -134,6 +137,7 @@ impl EngineSession {
             search_ignored: 0,
             quirks: Quirks::default(),
             meter: Meter::default(),
+            request_bytes: String::new(),
         }
     }
 

@@ -14,7 +14,7 @@ use crate::engine::protocol::{
     Command, EngineLine, QUOTED_ANSWER_CHARS, UNLIMITED_TIME_LEFT_MS,
 };
 use crate::engine::resources::ProcWatch;
-use crate::engine::session::io::{deadline_at, Broken};
+use crate::engine::session::io::{deadline_at, trimmed, Broken};
 use crate::engine::session::quirks::{is_refusal, Answering};
 use crate::engine::session::requests::{millis, MoveReply, MoveRequest, Takeback};
 use crate::engine::session::usage::{sample_memory, MEMORY_SAMPLE};
@@ -102,7 +102,7 @@ impl EngineSession {
                 match parse_engine_line(&line) {
                     None | Some(EngineLine::Debug(_) | EngineLine::Info(_)) => {}
                     Some(EngineLine::Message(text)) => self.keep_message(text),
-                    Some(_) => return Ok::<_, Broken>(line.trim().to_string()),
+                    Some(_) => return Ok::<_, Broken>(trimmed(line)),
                 }
             }
         })
@@ -291,7 +291,10 @@ impl EngineSession {
         time_left_ms: u64,
         answering: Answering,
     ) -> Result<(String, Duration), Broken> {
-        let mut bytes = String::with_capacity(64);
+        // Taken out of the session while `read_move_answer` borrows it; a request dropped
+        // mid-way (its game abandoned) leaves a new buffer to the next.
+        let mut bytes = std::mem::take(&mut self.request_bytes);
+        bytes.clear();
         encode_time_left(&mut bytes, time_left_ms);
         command.encode_into(&mut bytes);
         // Search output is heard for moves only, and only what comes after this request.
@@ -307,6 +310,7 @@ impl EngineSession {
             .read_move_answer(&bytes, answering, time_left_ms, sent, &mut listener)
             .await;
         self.listener = listener.or(self.listener.take());
+        self.request_bytes = bytes;
         answer
     }
 
@@ -360,14 +364,14 @@ impl EngineSession {
                     self.quirks.about_may_follow = false;
                     let about = parse_about(&line);
                     if about.get("name").is_none() {
-                        return Ok((line.trim().to_string(), sent.elapsed()));
+                        return Ok((trimmed(line), sent.elapsed()));
                     }
                     self.note(format!(
                         "the ABOUT answer after an ERROR to an INFO line: {line}"
                     ));
                     self.quirks.about_line = Some(about.raw);
                 }
-                Some(_) => return Ok((line.trim().to_string(), sent.elapsed())),
+                Some(_) => return Ok((trimmed(line), sent.elapsed())),
             }
         }
     }

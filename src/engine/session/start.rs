@@ -12,7 +12,7 @@ use crate::engine::protocol::{
     cut_text, parse_about, parse_engine_line, Command, EngineLine, ABOUT_NAME_CHARS,
     QUOTED_ANSWER_CHARS,
 };
-use crate::engine::session::io::{deadline_at, Broken};
+use crate::engine::session::io::{deadline_at, trimmed, Broken};
 use crate::engine::session::quirks::is_refusal;
 use crate::engine::session::requests::game_infos;
 use crate::engine::session::EngineSession;
@@ -138,7 +138,7 @@ impl EngineSession {
                     | Some(EngineLine::Ok) => {}
                     Some(EngineLine::Error(_) | EngineLine::Unknown(_)) if answers_about => {}
                     // The answer, whatever it says (UNKNOWN and ERROR included).
-                    Some(_) => return Ok::<_, Broken>(line.trim().to_string()),
+                    Some(_) => return Ok::<_, Broken>(trimmed(line)),
                 }
             }
         })
@@ -219,7 +219,7 @@ impl EngineSession {
                     Some(EngineLine::Ok) => return Ok(()),
                     Some(EngineLine::Error(_)) | Some(EngineLine::Unknown(_)) => {
                         return Err(Broken::Error(EngineError::StartFailed {
-                            text: cut_text(line.trim().to_string(), QUOTED_ANSWER_CHARS),
+                            text: cut_text(trimmed(line), QUOTED_ANSWER_CHARS),
                         }))
                     }
                     Some(EngineLine::Message(text)) => self.keep_message(text),

@@ -46,6 +46,16 @@ async fn move_request_sends_time_left_and_measures_elapsed() {
     engine.await.unwrap();
 }
 
+#[test]
+fn an_answer_with_nothing_to_trim_keeps_its_allocation() {
+    let line = String::from("7,7");
+    let at = line.as_ptr();
+    let t = io::trimmed(line);
+    assert_eq!((t.as_str(), t.as_ptr()), ("7,7", at));
+    assert_eq!(io::trimmed(" 8,8\t".to_string()), "8,8");
+    assert_eq!(io::trimmed("  ".to_string()), "");
+}
+
 #[tokio::test(start_paused = true)]
 async fn swap2_request_sends_time_left_and_the_stones_and_reads_every_answer_shape() {
     use crate::core::swap::Answer;
