@@ -27,10 +27,13 @@
 #
 # Environment:
 #   LEVELS   CONC:GAMES:REPS,... (default below: sized so the whole series takes about 5 minutes
-#            on 16 cores, from the 2-core timings in docs/design/BENCHMARKS.md §13)
+#            on 16 cores, from the 2-core timings in docs/design/BENCHMARKS.md §13). c-gomoku-cli's
+#            wall is a whole number of its main thread's 100 ms sleeps (0.1 s at least), so the
+#            levels nearest the aim, 16 and 32, play twice the games of the first 16-core series:
+#            about 0.8 s for c-gomoku-cli there, not 0.4
 #   TOTAL    seconds the whole series may take (default 420): a level that would run past it is
 #            cut (its figures are lost, the finished levels' kept), and none starts after it
-#   BUDGET   seconds after which no new level starts (default 230: the last level, 1024 slots,
+#   BUDGET   seconds after which no new level starts (default 260: the last level, 1024 slots,
 #            takes the longest, c-gomoku-cli about 12 times the new runner's wall there)
 #   LIMIT    seconds one run may take (default 90; the harness then kills its measurer only, so
 #            what is left of the run is killed here after the level)
@@ -53,11 +56,11 @@ OUTDIR=$(cd "$OUTDIR" && pwd)
 if [ -n "${QUICK:-}" ]; then
     DEFAULT_LEVELS="1:40:2,2:40:2,4:80:2,8:80:2,16:160:2,32:160:2,64:256:2,256:512:1,1024:1024:1"
 else
-    DEFAULT_LEVELS="1:1000:5,2:1000:5,4:2000:5,8:4000:5,16:4000:5,32:4096:5,64:4096:5,256:4096:3,1024:4096:3"
+    DEFAULT_LEVELS="1:1000:5,2:1000:5,4:2000:5,8:4000:5,16:8000:5,32:8192:5,64:4096:5,256:4096:3,1024:4096:3"
 fi
 LEVELS=${LEVELS:-$DEFAULT_LEVELS}
 TOTAL=${TOTAL:-420}
-BUDGET=${BUDGET:-230}
+BUDGET=${BUDGET:-260}
 LIMIT=${LIMIT:-90}
 
 log="$OUTDIR/manycore.txt"

@@ -1,0 +1,256 @@
+//! The ping-pong floor (`examples/pingpong.rs`) on the runner's own machinery: the same bytes
+//! relayed between the same engines, but through tokio's pipes on one `current_thread` runtime
+//! per worker thread, `min(concurrency, cores)` workers with the slots dealt out in turn, as the
+//! runner plays its game slots without `-cpus` (`runner::slot`). Nothing else: no referee, clock,
+//! timers, cancellation or records. Against `pingpong` it prices the event loop; against the
+//! runner, the runner's own work a move (docs/design/BENCHMARKS.md §13).
+//!
+//! ```text
+//! relay_tokio -each cmd=CMD -games N -concurrency C [-boardsize N]   # the runners' words
+//! ```
+//!
+//! Prints one line: `games=G moves=M wall_s=S us_per_move=U`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// `INFO time_left` for "no match limit", as the runner sends it.
+const UNLIMITED_TIME_LEFT_MS: u64 = 2_147_483_647;
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+    started: bool,
+}
+
+impl Engine {
+    fn spawn(cmd: &str) -> Result<Engine> {
+        let mut words = cmd.split_whitespace();
+        let program = words.next().context("empty engine command")?;
+        let mut child = Command::new(program)
+            .args(words)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .with_context(|| format!("cannot start {cmd}"))?;
+        let stdin = child.stdin.take().context("no stdin pipe")?;
+        let stdout = BufReader::new(child.stdout.take().context("no stdout pipe")?);
+        Ok(Engine {
+            child,
+            stdin,
+            stdout,
+            line: String::new(),
+            started: false,
+        })
+    }
+
+    /// The next non-empty line, trimmed.
+    async fn read_line(&mut self) -> Result<&str> {
+        loop {
+            self.line.clear();
+            if self.stdout.read_line(&mut self.line).await? == 0 {
+                bail!("engine closed its output");
+            }
+            if !self.line.trim().is_empty() {
+                return Ok(self.line.trim());
+            }
+        }
+    }
+
+    /// START or RESTART, wait for OK, then the INFO block the runner sends (as `pingpong`).
+    async fn new_game(&mut self, size: usize) -> Result<()> {
+        let start = match self.started {
+            true => "RESTART\r\n".to_string(),
+            false => format!("START {size}\r\n"),
+        };
+        self.stdin.write_all(start.as_bytes()).await?;
+        loop {
+            let line = self.read_line().await?;
+            if line == "OK" {
+                break;
+            }
+            if line.starts_with("ERROR") || line.starts_with("UNKNOWN") {
+                bail!("engine refused the game: {line}");
+            }
+        }
+        self.started = true;
+        let info = "INFO timeout_match 0\r\nINFO max_memory 367001600\r\nINFO game_type 1\r\nINFO rule 0\r\n";
+        Ok(self.stdin.write_all(info.as_bytes()).await?)
+    }
+
+    /// Sends one move request and returns the answer's coordinates.
+    async fn ask(&mut self, request: &str) -> Result<(usize, usize)> {
+        self.stdin.write_all(request.as_bytes()).await?;
+        loop {
+            let line = self.read_line().await?;
+            if line.starts_with("MESSAGE") || line.starts_with("DEBUG") {
+                continue;
+            }
+            let parsed = line
+                .split_once(',')
+                .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)));
+            return parsed.with_context(|| format!("not a move: {line:?}"));
+        }
+    }
+}
+
+/// Whether the stone just put at (x, y) makes five or more in a row (freestyle).
+fn makes_five(cells: &[u8], size: usize, x: usize, y: usize) -> bool {
+    let colour = cells[y * size + x];
+    let stone = |x: i64, y: i64| {
+        x >= 0
+            && y >= 0
+            && (x as usize) < size
+            && (y as usize) < size
+            && cells[y as usize * size + x as usize] == colour
+    };
+    [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| {
+        let mut run = 1;
+        for sign in [1, -1] {
+            let (mut cx, mut cy) = (x as i64 + sign * dx, y as i64 + sign * dy);
+            while stone(cx, cy) {
+                run += 1;
+                cx += sign * dx;
+                cy += sign * dy;
+            }
+        }
+        run >= 5
+    })
+}
+
+/// One game; `engines[0]` is black. Returns the number of moves played.
+async fn play_game(engines: &mut [Engine; 2], size: usize) -> Result<u64> {
+    for e in engines.iter_mut() {
+        e.new_game(size).await?;
+    }
+    let mut cells = vec![0u8; size * size];
+    let mut last: Option<(usize, usize)> = None;
+    let mut stones = 0usize;
+    let mut request = String::new();
+    loop {
+        let side = stones % 2;
+        request.clear();
+        request.push_str(&format!("INFO time_left {UNLIMITED_TIME_LEFT_MS}\r\n"));
+        match last {
+            None => request.push_str("BEGIN\r\n"),
+            Some((x, y)) if stones == 1 => {
+                request.push_str(&format!("BOARD\r\n{x},{y},2\r\nDONE\r\n"));
+            }
+            Some((x, y)) => request.push_str(&format!("TURN {x},{y}\r\n")),
+        }
+        let (x, y) = engines[side].ask(&request).await?;
+        if x >= size || y >= size || cells[y * size + x] != 0 {
+            bail!("illegal move {x},{y}");
+        }
+        cells[y * size + x] = side as u8 + 1;
+        stones += 1;
+        last = Some((x, y));
+        if makes_five(&cells, size, x, y) || stones == size * size {
+            return Ok(stones as u64);
+        }
+    }
+}
+
+/// One game slot: two engines, games from the shared counter, colours alternating.
+async fn slot(cmd: String, size: usize, games: u64, next: Arc<AtomicU64>) -> Result<(u64, u64)> {
+    let mut pair = [Engine::spawn(&cmd)?, Engine::spawn(&cmd)?];
+    let (mut played, mut moves) = (0, 0);
+    loop {
+        let k = next.fetch_add(1, Ordering::SeqCst);
+        if k >= games {
+            break;
+        }
+        if k % 2 == 1 {
+            pair.swap(0, 1);
+        }
+        moves += play_game(&mut pair, size).await?;
+        played += 1;
+        if k % 2 == 1 {
+            pair.swap(0, 1);
+        }
+    }
+    for mut e in pair {
+        let _ = e.stdin.write_all(b"END\r\n").await;
+        drop(e.stdin);
+        let _ = e.child.wait().await;
+    }
+    Ok((played, moves))
+}
+
+fn main() -> Result<()> {
+    let (mut cmd, mut games, mut concurrency, mut size) = (String::new(), 100u64, 1usize, 15usize);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().with_context(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "-each" => {
+                let v = value()?;
+                cmd = v
+                    .strip_prefix("cmd=")
+                    .context("-each: only cmd=CMD")?
+                    .to_string();
+            }
+            "-games" => games = value()?.parse()?,
+            "-concurrency" => concurrency = value()?.parse()?,
+            "-boardsize" => size = value()?.parse()?,
+            "-engine" | "-rule" => {
+                value()?;
+            }
+            "-repeat" => {}
+            other => bail!("unknown option {other}"),
+        }
+    }
+    if cmd.is_empty() || concurrency == 0 || !(5..=32).contains(&size) {
+        bail!("usage: relay_tokio -each cmd=CMD -games N -concurrency C [-boardsize 5..32]");
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = concurrency.min(cores);
+    let next = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    let threads: Vec<_> = (0..workers)
+        .map(|w| {
+            let (cmd, next) = (cmd.clone(), next.clone());
+            std::thread::spawn(move || -> Result<Vec<Result<(u64, u64)>>> {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
+                let local = tokio::task::LocalSet::new();
+                let slots: Vec<_> = (w..concurrency)
+                    .step_by(workers)
+                    .map(|_| local.spawn_local(slot(cmd.clone(), size, games, next.clone())))
+                    .collect();
+                Ok(local.block_on(&rt, async {
+                    let mut done = Vec::new();
+                    for s in slots {
+                        done.push(s.await.unwrap_or_else(|_| bail!("a slot panicked")));
+                    }
+                    done
+                }))
+            })
+        })
+        .collect();
+    let (mut played, mut moves) = (0, 0);
+    for t in threads {
+        let results = t.join().unwrap_or_else(|_| bail!("a worker panicked"))?;
+        for r in results {
+            let (g, m) = r?;
+            played += g;
+            moves += m;
+        }
+    }
+    let wall = start.elapsed();
+    println!(
+        "games={played} moves={moves} wall_s={:.3} us_per_move={:.1}",
+        wall.as_secs_f64(),
+        wall.as_secs_f64() * 1e6 / moves.max(1) as f64
+    );
+    Ok(())
+}
