@@ -26,8 +26,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-/// `INFO time_left` for "no match limit", as the runner sends it.
-const UNLIMITED_TIME_LEFT_MS: u64 = 2_147_483_647;
+#[path = "relay/shared.rs"]
+mod shared;
 
 struct Options {
     first: String,
@@ -88,38 +88,24 @@ impl Engine {
 
     /// START (first game) or RESTART, wait for OK, then the INFO block the runner sends.
     fn new_game(&mut self, size: usize) -> Result<()> {
-        if self.started {
-            self.send("RESTART\r\n")?;
-        } else {
-            self.send(&format!("START {size}\r\n"))?;
-        }
+        self.send(&shared::start_command(self.started, size))?;
         loop {
-            let line = self.read_line()?;
-            if line == "OK" {
+            if let Some(answer) = shared::start_answer(self.read_line()?) {
+                answer?;
                 break;
-            }
-            if line.starts_with("ERROR") || line.starts_with("UNKNOWN") {
-                bail!("engine refused the game: {line}");
             }
         }
         self.started = true;
-        self.send(
-            "INFO timeout_match 0\r\nINFO max_memory 367001600\r\nINFO game_type 1\r\nINFO rule 0\r\n",
-        )
+        self.send(shared::GAME_INFO)
     }
 
     /// Sends one move request and returns the answer's coordinates.
     fn ask(&mut self, request: &str) -> Result<(usize, usize)> {
         self.send(request)?;
         loop {
-            let line = self.read_line()?;
-            if line.starts_with("MESSAGE") || line.starts_with("DEBUG") {
-                continue;
+            if let Some(answer) = shared::move_answer(self.read_line()?) {
+                return answer;
             }
-            let parsed = line
-                .split_once(',')
-                .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)));
-            return parsed.with_context(|| format!("not a move: {line:?}"));
         }
     }
 
@@ -128,30 +114,6 @@ impl Engine {
         drop(self.stdin);
         let _ = self.child.wait();
     }
-}
-
-/// Whether the stone just put at (x, y) makes five or more in a row (freestyle).
-fn makes_five(cells: &[u8], size: usize, x: usize, y: usize) -> bool {
-    let colour = cells[y * size + x];
-    let stone = |x: i64, y: i64| {
-        x >= 0
-            && y >= 0
-            && (x as usize) < size
-            && (y as usize) < size
-            && cells[y as usize * size + x as usize] == colour
-    };
-    [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| {
-        let mut run = 1;
-        for sign in [1, -1] {
-            let (mut cx, mut cy) = (x as i64 + sign * dx, y as i64 + sign * dy);
-            while stone(cx, cy) {
-                run += 1;
-                cx += sign * dx;
-                cy += sign * dy;
-            }
-        }
-        run >= 5
-    })
 }
 
 /// Plays one game; `engines[0]` is black. Returns the number of moves played.
@@ -163,31 +125,14 @@ fn play_game(engines: &mut [Engine; 2], opts: &Options) -> Result<u64> {
     let mut cells = vec![0u8; size * size];
     let mut last: Option<(usize, usize)> = None;
     let mut stones = 0usize;
-    let time_left = format!("INFO time_left {UNLIMITED_TIME_LEFT_MS}\r\n");
     let mut request = String::new();
     loop {
         let side = stones % 2;
-        request.clear();
-        request.push_str(&time_left);
-        match last {
-            None => request.push_str("BEGIN\r\n"),
-            // White's first move: the whole (one-stone) board, as the runner does.
-            Some((x, y)) if stones == 1 => {
-                request.push_str(&format!("BOARD\r\n{x},{y},2\r\nDONE\r\n"));
-            }
-            Some((x, y)) => request.push_str(&format!("TURN {x},{y}\r\n")),
-        }
+        shared::move_request(&mut request, last, stones);
         let (x, y) = engines[side].ask(&request)?;
-        if x >= size || y >= size || cells[y * size + x] != 0 {
-            bail!("illegal move {x},{y}");
-        }
-        cells[y * size + x] = side as u8 + 1;
         stones += 1;
         last = Some((x, y));
-        if makes_five(&cells, size, x, y)
-            || stones == size * size
-            || (opts.draw_after > 0 && stones >= opts.draw_after)
-        {
+        if shared::place(&mut cells, size, (x, y), side, stones, opts.draw_after)? {
             return Ok(stones as u64);
         }
     }

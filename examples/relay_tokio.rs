@@ -19,8 +19,8 @@ use anyhow::{bail, Context, Result};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-/// `INFO time_left` for "no match limit", as the runner sends it.
-const UNLIMITED_TIME_LEFT_MS: u64 = 2_147_483_647;
+#[path = "relay/shared.rs"]
+mod shared;
 
 struct Engine {
     child: Child,
@@ -67,63 +67,27 @@ impl Engine {
 
     /// START or RESTART, wait for OK, then the INFO block the runner sends (as `pingpong`).
     async fn new_game(&mut self, size: usize) -> Result<()> {
-        let start = match self.started {
-            true => "RESTART\r\n".to_string(),
-            false => format!("START {size}\r\n"),
-        };
+        let start = shared::start_command(self.started, size);
         self.stdin.write_all(start.as_bytes()).await?;
         loop {
-            let line = self.read_line().await?;
-            if line == "OK" {
+            if let Some(answer) = shared::start_answer(self.read_line().await?) {
+                answer?;
                 break;
-            }
-            if line.starts_with("ERROR") || line.starts_with("UNKNOWN") {
-                bail!("engine refused the game: {line}");
             }
         }
         self.started = true;
-        let info = "INFO timeout_match 0\r\nINFO max_memory 367001600\r\nINFO game_type 1\r\nINFO rule 0\r\n";
-        Ok(self.stdin.write_all(info.as_bytes()).await?)
+        Ok(self.stdin.write_all(shared::GAME_INFO.as_bytes()).await?)
     }
 
     /// Sends one move request and returns the answer's coordinates.
     async fn ask(&mut self, request: &str) -> Result<(usize, usize)> {
         self.stdin.write_all(request.as_bytes()).await?;
         loop {
-            let line = self.read_line().await?;
-            if line.starts_with("MESSAGE") || line.starts_with("DEBUG") {
-                continue;
+            if let Some(answer) = shared::move_answer(self.read_line().await?) {
+                return answer;
             }
-            let parsed = line
-                .split_once(',')
-                .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)));
-            return parsed.with_context(|| format!("not a move: {line:?}"));
         }
     }
-}
-
-/// Whether the stone just put at (x, y) makes five or more in a row (freestyle).
-fn makes_five(cells: &[u8], size: usize, x: usize, y: usize) -> bool {
-    let colour = cells[y * size + x];
-    let stone = |x: i64, y: i64| {
-        x >= 0
-            && y >= 0
-            && (x as usize) < size
-            && (y as usize) < size
-            && cells[y as usize * size + x as usize] == colour
-    };
-    [(1, 0), (0, 1), (1, 1), (1, -1)].iter().any(|&(dx, dy)| {
-        let mut run = 1;
-        for sign in [1, -1] {
-            let (mut cx, mut cy) = (x as i64 + sign * dx, y as i64 + sign * dy);
-            while stone(cx, cy) {
-                run += 1;
-                cx += sign * dx;
-                cy += sign * dy;
-            }
-        }
-        run >= 5
-    })
 }
 
 /// One game; `engines[0]` is black. Returns the number of moves played.
@@ -137,23 +101,11 @@ async fn play_game(engines: &mut [Engine; 2], size: usize) -> Result<u64> {
     let mut request = String::new();
     loop {
         let side = stones % 2;
-        request.clear();
-        request.push_str(&format!("INFO time_left {UNLIMITED_TIME_LEFT_MS}\r\n"));
-        match last {
-            None => request.push_str("BEGIN\r\n"),
-            Some((x, y)) if stones == 1 => {
-                request.push_str(&format!("BOARD\r\n{x},{y},2\r\nDONE\r\n"));
-            }
-            Some((x, y)) => request.push_str(&format!("TURN {x},{y}\r\n")),
-        }
+        shared::move_request(&mut request, last, stones);
         let (x, y) = engines[side].ask(&request).await?;
-        if x >= size || y >= size || cells[y * size + x] != 0 {
-            bail!("illegal move {x},{y}");
-        }
-        cells[y * size + x] = side as u8 + 1;
         stones += 1;
         last = Some((x, y));
-        if makes_five(&cells, size, x, y) || stones == size * size {
+        if shared::place(&mut cells, size, (x, y), side, stones, 0)? {
             return Ok(stones as u64);
         }
     }
