@@ -40,7 +40,7 @@
 #   QUICK=1  tiny game counts, for a check of the script itself (about a minute on 2 cores)
 #   PIN=0    leave out the fourth runner: at every level, `pin` is gomoku-cli-new with
 #            `-cpus auto` (each slot's engines and the runner's thread that plays it kept on the
-#            slot's CPU; c-gomoku-cli has nothing alike), in the table's last column. Only with
+#            slot's CPU; c-gomoku-cli has nothing alike), in the table's next-to-last column. Only with
 #            python3 (the fallback measures the three)
 #   FLOOR=0  leave out the fifth runner, `floor` (DIR/pingpong, when it is there). Only with
 #            python3
@@ -168,18 +168,18 @@ for level in "${levels[@]}"; do
     fi
     t0=$(date +%s)
     left=$((TOTAL - elapsed))
-    pin=()
+    extra=()
     if [ "${PIN:-1}" != 0 ]; then
-        pin=(--runner "pin=$DIR/gomoku-cli-new $ARGS -cpus auto")
+        extra=(--runner "pin=$DIR/gomoku-cli-new $ARGS -cpus auto")
     fi
     if [ "${FLOOR:-1}" != 0 ] && [ -x "$DIR/pingpong" ]; then
-        pin+=(--runner "floor=$DIR/pingpong")
+        extra+=(--runner "floor=$DIR/pingpong")
     fi
     if [ -n "$python" ]; then
         timeout "$left" "$python" "$DIR/sidebyside.py" --engine "$ENGINE" --levels "$conc:$games:$reps" \
             --limit "$LIMIT" --out "$OUTDIR/level-$conc.json" \
             --runner "new=$DIR/gomoku-cli-new $ARGS" --runner "base=$DIR/gomoku-cli-base $ARGS" \
-            --runner "c=$DIR/c-gomoku-cli" "${pin[@]}" 2>&1 | grep --line-buffered -v '^cpus ' | tee -a "$log"
+            --runner "c=$DIR/c-gomoku-cli" "${extra[@]}" 2>&1 | grep --line-buffered -v '^cpus ' | tee -a "$log"
     else
         export -f level_without_python run_once say
         export DIR ENGINE ARGS LIMIT meas work log
