@@ -160,13 +160,13 @@ fn worker_layout(concurrency: usize, cores: usize, slot_cpus: &[Vec<usize>]) -> 
 /// One worker thread: on its slots' CPUs (`-cpus`), its slots as local tasks on a
 /// single-threaded runtime, until all end.
 fn run_worker(slots: &[usize], shared: Arc<Shared>, desk: Arc<dyn GameDesk>, alive: Alive) {
-    let cpus: Vec<usize> = slots
-        .iter()
-        .filter_map(|&s| shared.slot_cpus.get(s))
-        .flatten()
-        .copied()
-        .collect();
-    if let Err(e) = pin_this_thread(&cpus) {
+    // A worker's slots share one set of CPUs (`worker_layout`), none when unpinned: its first
+    // slot's is the worker's, without the repeats a concatenation of all its slots' sets made.
+    let cpus: &[usize] = slots
+        .first()
+        .and_then(|&s| shared.slot_cpus.get(s))
+        .map_or(&[], Vec::as_slice);
+    if let Err(e) = pin_this_thread(cpus) {
         // Its engines are still pinned: the games are played, each move costing a wake-up of
         // another CPU.
         let e = format!(
