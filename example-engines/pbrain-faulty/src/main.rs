@@ -977,15 +977,14 @@ fn serve(f: &Faults, seed: u64) -> io::Result<()> {
     }
 }
 
-/// The `Cpus_allowed_list` of the process or thread whose `/proc` directory is `dir`.
-fn cpus_allowed(dir: &str) -> String {
-    let status = std::fs::read_to_string(format!("{dir}/status")).unwrap_or_default();
-    status
+/// The `Cpus_allowed_list` of the process or thread whose `/proc` directory is `dir`, or `None`
+/// when it cannot be read (a thread that ended meanwhile).
+fn cpus_allowed(dir: &str) -> Option<String> {
+    let status = std::fs::read_to_string(format!("{dir}/status")).ok()?;
+    let list = status
         .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .unwrap_or("?")
-        .trim()
-        .to_string()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?;
+    Some(list.trim().to_string())
 }
 
 /// `slots-1=0 slots-2=1`: the CPUs each of the runner's game-slot threads may run on (the
@@ -1000,7 +999,9 @@ fn runner_slot_cpus() -> String {
             let dir = t.path().to_string_lossy().into_owned();
             let comm = std::fs::read_to_string(format!("{dir}/comm")).ok()?;
             let n = comm.trim().strip_prefix("slots-")?.parse().ok()?;
-            Some((n, cpus_allowed(&dir)))
+            // A worker whose slots are done may end between its name and its status: it no
+            // longer plays, so it is not reported.
+            Some((n, cpus_allowed(&dir)?))
         })
         .collect();
     seen.sort();
@@ -1020,7 +1021,10 @@ fn answer_move<W: Write>(
 ) -> io::Result<()> {
     let n = state.moves_asked();
     if f.report_cpus {
-        out.line(&format!("MESSAGE cpus {}", cpus_allowed("/proc/self")))?;
+        out.line(&format!(
+            "MESSAGE cpus {}",
+            cpus_allowed("/proc/self").as_deref().unwrap_or("?")
+        ))?;
         out.line(&format!("MESSAGE runner cpus {}", runner_slot_cpus()))?;
     }
     if f.move_ms > 0 {
