@@ -418,7 +418,11 @@ impl Engines {
                 board_log,
                 suspend,
             };
-            let cancel = &shared.cancel_games;
+            // Each game waits on a token of its own, a child of the one the run cancels: a
+            // token's every poll locks its node, and one node shared by all slots was the most
+            // contended lock at 16 slots on 16 cores (docs/design/BENCHMARKS.md §13).
+            let game_cancel = shared.cancel_games.child_token();
+            let cancel = &game_cancel;
             match shared.config.tournament.swap {
                 None => play_game(setup, &mut bp, &mut wp, cancel)
                     .await

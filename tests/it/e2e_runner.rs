@@ -619,6 +619,29 @@ fn ctrl_c_abandons_games_ends_engines_and_exits_130() {
 }
 
 #[test]
+fn ctrl_c_while_an_engine_thinks_abandons_its_game_at_once() {
+    // Each game waits on a cancellation token of its own, a child of the one Ctrl-C cancels; a
+    // game that missed it would wait out its engine's 600 s move.
+    let dir = tempfile::tempdir().unwrap();
+    let run = Match::new()
+        .engine("pbrain-faulty --fault move3:hang", &["name=faulty"])
+        .engine("pbrain-random", &["name=random"])
+        .each(&["tc=0/600"])
+        .games(2)
+        .concurrency(2)
+        .journal("h.jsonl")
+        .spawn_in(dir.path());
+    // Both games are under way once the two slots' four engines run; the faulty ones hang at
+    // their third move, milliseconds later.
+    wait_until(Duration::from_secs(60), || run.engines_running() >= 4);
+    assert!(run.engines_running() >= 4, "both games started");
+    std::thread::sleep(Duration::from_millis(500));
+    let out = run.stop_with(libc::SIGINT, Duration::from_secs(60));
+    out.assert_exit(130);
+    assert!(journal(dir.path(), "h.jsonl").is_empty());
+}
+
+#[test]
 fn ctrl_c_while_an_engine_is_asked_its_name_stops_at_once() {
     // Without name=, the runner asks each engine ABOUT before the first game, within
     // -startuptimeout; this engine never answers it. Ctrl-C there used to wait out the whole
@@ -631,15 +654,8 @@ fn ctrl_c_while_an_engine_is_asked_its_name_stops_at_once() {
         .journal("n.jsonl")
         .spawn_in(dir.path());
     // The engine asked for its name is the first process the runner starts.
-    let runner_pid = run.child.id();
-    let engines = || {
-        tagged_processes(&run.tag)
-            .into_iter()
-            .filter(|(pid, _)| *pid != runner_pid)
-            .count()
-    };
-    wait_until(Duration::from_secs(60), || engines() > 0);
-    assert!(engines() > 0, "the engine started");
+    wait_until(Duration::from_secs(60), || run.engines_running() > 0);
+    assert!(run.engines_running() > 0, "the engine started");
     run.signal(libc::SIGINT);
     // Far less than the 600 s timeout, far more than stopping takes.
     let since = std::time::Instant::now();

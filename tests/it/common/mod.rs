@@ -496,6 +496,16 @@ impl Tagged {
         run
     }
 
+    /// How many of its tagged processes are not the runner itself: its engines (and what they
+    /// started).
+    pub fn engines_running(&self) -> usize {
+        let runner = self.child.id();
+        tagged_processes(&self.tag)
+            .into_iter()
+            .filter(|(pid, _)| *pid != runner)
+            .count()
+    }
+
     pub fn signal(&self, sig: i32) {
         // SAFETY: kill(2) on our own child's pid.
         unsafe { libc::kill(self.child.id() as i32, sig) };
