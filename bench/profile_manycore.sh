@@ -9,9 +9,9 @@
 # kept, 8 MB), c-gomoku-cli and pbrain-random (release builds), and perf with the libraries it
 # needs in DIR/perflib (copied from a Debian machine: `cp /usr/bin/perf DIR/` and every library
 # `ldd` lists but libc and libm) so that a device machine without perf can run it; about 41 MB in
-# all, under the device tool's 64 MiB carry. SMALL=1 plays 64 games a run (a check of the script).
-# Made for the device tool: `run(command="bash bench/profile_manycore.sh .devcarry \"$OUT\"",
-# carry=[".devcarry"])`, about 90 s of device time on 16 cores.
+# all (57 MB with bench/manycore.sh's runners: with the work tree, more than the device tool's
+# 64 MiB carry, so carry DIR packed as bench/README.md shows). SMALL=1 plays 64 games a run (a
+# check of the script). On the lent 16-core machine it takes 16 s.
 set -u
 D=$(cd "$1" && pwd); OUT=$2; mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$D/perflib
@@ -30,11 +30,11 @@ run() { # name bin conc games extra...
   $P stat -x, -e task-clock,context-switches,cpu-migrations,cycles,instructions -o "$OUT/stat-$name-$conc.csv" -- \
     "$bin" "$@" -each "cmd=$ENGINE" -engine name=a -engine name=b -rule 0 -boardsize 15 -games "$games" \
     -repeat -concurrency "$conc" </dev/null >/dev/null 2>&1
-  local t0=$(date +%s.%N)
+  local t0=$(date +%s%N)
   timeout 120 $P record -F 1999 -o "$W/perf-$name-$conc.data" -- \
     "$bin" "$@" -each "cmd=$ENGINE" -engine name=a -engine name=b -rule 0 -boardsize 15 -games "$games" \
     -repeat -concurrency "$conc" </dev/null >/dev/null 2>>"$log"
-  say "$name conc $conc: recorded run $(echo "$(date +%s.%N) - $t0" | bc 2>/dev/null) s"
+  say "$name conc $conc: recorded run $(( ($(date +%s%N) - t0) / 1000000 )) ms"
   $P report -i "$W/perf-$name-$conc.data" --stdio --no-children --sort comm,dso --percent-limit 0.5 \
     >"$OUT/comm-$name-$conc.txt" 2>/dev/null
   $P report -i "$W/perf-$name-$conc.data" --stdio --no-children --sort comm,dso,sym --percent-limit 0.15 \
