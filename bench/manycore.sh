@@ -16,7 +16,12 @@
 #            per game relaying the same bytes between the two engines over blocking pipes and
 #            nothing else (no referee, clock or records), the CPUs left to the kernel. No
 #            unpinned runner of this design can beat it, so where its wall is above 0.8x
-#            c-gomoku-cli's, the issue's 0.8x is out of reach for one (the table's last column)
+#            c-gomoku-cli's, the issue's 0.8x is out of reach for one (the table's next-to-last
+#            column)
+#   relay_tokio (optional: examples/relay_tokio, statically linked) a sixth runner, `relay`: the
+#            floor's relaying on the runner's own machinery (tokio pipes, a current_thread
+#            runtime per worker, min(slots, cores) workers): what the runner's layout costs
+#            without its work a move (the table's last column)
 # The engine is `pbrain-random --first-empty`: each move the first empty point in reading order,
 # instant and deterministic (61 moves a game on 15x15 freestyle). gomoku-cli runs with
 # `-journal off -noprogress` (its per-game lines on, as c-gomoku-cli prints its own).
@@ -43,6 +48,8 @@
 #            slot's CPU; c-gomoku-cli has nothing alike), in the table's next-to-last column. Only with
 #            python3 (the fallback measures the three)
 #   FLOOR=0  leave out the fifth runner, `floor` (DIR/pingpong, when it is there). Only with
+#            python3
+#   RELAY=0  leave out the sixth runner, `relay` (DIR/relay_tokio, when it is there). Only with
 #            python3
 # Without python3 the same measurements are made by a loop in this script around runmeasure
 # (medians and ratios by awk), and it says so.
@@ -95,7 +102,7 @@ fi
 
 say "manycore: $(date -u +%FT%TZ), $(nproc) cpus ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 say "manycore: fd limit $(ulimit -n); levels $LEVELS; no level starts after ${BUDGET}s, none runs past ${TOTAL}s; limit ${LIMIT}s a run"
-for f in gomoku-cli-new gomoku-cli-base c-gomoku-cli pingpong; do
+for f in gomoku-cli-new gomoku-cli-base c-gomoku-cli pingpong relay_tokio; do
     [ -e "$DIR/$f" ] || continue
     say "manycore: $f $(stat -c %s "$DIR/$f") bytes, sha256 $(sha256sum "$DIR/$f" | cut -c1-12)"
 done
@@ -175,6 +182,9 @@ for level in "${levels[@]}"; do
     if [ "${FLOOR:-1}" != 0 ] && [ -x "$DIR/pingpong" ]; then
         extra+=(--runner "floor=$DIR/pingpong")
     fi
+    if [ "${RELAY:-1}" != 0 ] && [ -x "$DIR/relay_tokio" ]; then
+        extra+=(--runner "relay=$DIR/relay_tokio")
+    fi
     if [ -n "$python" ]; then
         timeout "$left" "$python" "$DIR/sidebyside.py" --engine "$ENGINE" --levels "$conc:$games:$reps" \
             --limit "$LIMIT" --out "$OUTDIR/level-$conc.json" \
@@ -204,8 +214,8 @@ done
 # The summary table, from the JSON files (python) or the fallback's rows.
 summary=$OUTDIR/summary.md
 {
-    echo "| conc | games | wall new / c-gomoku-cli | wall new / base | new wall s | base wall s | c wall s | own CPU ms/game new · base · c | threads new · base · c | peak RSS MiB new · base · c | wall new -cpus auto / c-gomoku-cli | wall floor / c-gomoku-cli |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| conc | games | wall new / c-gomoku-cli | wall new / base | new wall s | base wall s | c wall s | own CPU ms/game new · base · c | threads new · base · c | peak RSS MiB new · base · c | wall new -cpus auto / c-gomoku-cli | wall floor / c-gomoku-cli | wall relay / c-gomoku-cli |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     if [ -n "$python" ]; then
         "$python" - "$OUTDIR" <<'EOF'
 import glob, json, os, statistics, sys
@@ -218,20 +228,21 @@ for r in sorted(rows, key=lambda r: r["concurrency"]):
     ratio = lambda o, n="new": statistics.median(x["wall"] / y["wall"] for x, y in zip(runs[n], runs[o]))
     pinned = f"{ratio('c', 'pin'):.3f}" if "pin" in runs else "-"
     floor = f"{ratio('c', 'floor'):.3f}" if "floor" in runs else "-"
+    relay = f"{ratio('c', 'relay'):.3f}" if "relay" in runs else "-"
     failed = sum(x["rc"] != 0 for xs in runs.values() for x in xs)
     note = f" ({failed} runs failed: see manycore.txt)" if failed else ""
     print(f"| {r['concurrency']}{note} | {g} | {ratio('c'):.3f} | {ratio('base'):.3f} | "
           f"{med('new', 'wall'):.3f} | {med('base', 'wall'):.3f} | {med('c', 'wall'):.3f} | "
           + " · ".join(f"{med(n, 'own') * 1000 / g:.3f}" for n in ("new", "base", "c")) + " | "
           + " · ".join(f"{med(n, 'threads'):.0f}" for n in ("new", "base", "c")) + " | "
-          + " · ".join(f"{med(n, 'rss_mib'):.1f}" for n in ("new", "base", "c")) + f" | {pinned} | {floor} |")
+          + " · ".join(f"{med(n, 'rss_mib'):.1f}" for n in ("new", "base", "c")) + f" | {pinned} | {floor} | {relay} |")
 EOF
     elif [ -f "$work/rows" ]; then
         awk '{ k = $1; w[k " " $2] = $3; o[k " " $2] = $5; t[k " " $2] = $6; m[k " " $2] = $7; c[k] = 1 }
             END { for (k in c) print k }' "$work/rows" | sort -n | while read -r conc; do
             awk -v c="$conc" -v lv="$LEVELS" '$1 == c { w[$2] = $3; o[$2] = $5; t[$2] = $6; m[$2] = $7 }
                 END { n = split(lv, L, ","); for (i = 1; i <= n; i++) { split(L[i], p, ":"); if (p[1] == c) g = p[2] }
-                    printf "| %s | %s | %.3f (of medians) | %.3f (of medians) | %.3f | %.3f | %.3f | %.3f · %.3f · %.3f | %d · %d · %d | %.1f · %.1f · %.1f | - | - |\n",
+                    printf "| %s | %s | %.3f (of medians) | %.3f (of medians) | %.3f | %.3f | %.3f | %.3f · %.3f · %.3f | %d · %d · %d | %.1f · %.1f · %.1f | - | - | - |\n",
                     c, g, w["new"] / w["c"], w["new"] / w["base"], w["new"], w["base"], w["c"],
                     o["new"] * 1000 / g, o["base"] * 1000 / g, o["c"] * 1000 / g, t["new"], t["base"], t["c"], m["new"], m["base"], m["c"] }' "$work/rows"
         done
