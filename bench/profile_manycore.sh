@@ -71,5 +71,29 @@ for name in new c; do
   $P sched latency -i "$W/sched-$name.data" --sort max 2>/dev/null | head -40 >"$OUT/sched-$name.txt"
   rm -f "$W/sched-$name.data"
 done
+# LOW="2 8" (slot counts): where the CPU goes at few slots, by command and DSO and by symbol
+# (kernel and user), for the runner, the tokio relay and the floor (DIR/relay_tokio, DIR/pingpong
+# where present) and c-gomoku-cli, 500 games a slot each (BENCHMARKS.md §13).
+for conc in ${LOW:-}; do
+  games=$((conc * 500)); [ -n "${SMALL:-}" ] && games=64
+  for name in new relay floor c; do
+    case $name in
+    new) cmd="$D/gomoku-cli-prof -journal off -noprogress" ;;
+    relay) cmd=$D/relay_tokio ;;
+    floor) cmd=$D/pingpong ;;
+    c) cmd=$D/c-gomoku-cli ;;
+    esac
+    [ -x "${cmd%% *}" ] || continue
+    cd "$W"
+    # shellcheck disable=SC2086 # cmd is words
+    timeout 60 $P record -F 4999 -o "$W/low.data" -- $cmd -each "cmd=$ENGINE" -engine name=a -engine name=b \
+      -rule 0 -boardsize 15 -games $games -repeat -concurrency "$conc" </dev/null >/dev/null 2>>"$log"
+    $P report -i "$W/low.data" --stdio --no-children --sort comm,dso --percent-limit 0.5 2>/dev/null \
+      | grep -v '^#' | grep -v '^$' >"$OUT/low-comm-$name-$conc.txt"
+    $P report -i "$W/low.data" --stdio --no-children --sort comm,sym --percent-limit 0.25 2>/dev/null \
+      | grep -v '^#' | grep -v '^$' | head -80 >"$OUT/low-sym-$name-$conc.txt"
+    rm -f "$W/low.data"
+  done
+done
 say "profile: done $(date -u +%FT%TZ)"
 rm -rf "$W"

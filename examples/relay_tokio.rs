@@ -3,17 +3,19 @@
 //! per worker thread, `min(concurrency, cores)` workers with the slots dealt out in turn, as the
 //! runner plays its game slots without `-cpus` (`runner::slot`). Nothing else: no referee, clock,
 //! timers, cancellation or records. Against `pingpong` it prices the event loop; against the
-//! runner, the runner's own work a move (docs/design/BENCHMARKS.md §13).
+//! runner, the runner's own work a move (docs/design/BENCHMARKS.md §13). `-timer MS` waits for
+//! each answer under a tokio timeout of MS milliseconds, as the runner arms one timer a move (for
+//! its deadline and memory samples): the price of that timer alone.
 //!
 //! ```text
-//! relay_tokio -each cmd=CMD -games N -concurrency C [-boardsize N]   # the runners' words
+//! relay_tokio -each cmd=CMD -games N -concurrency C [-boardsize N] [-timer MS]   # the runners' words
 //! ```
 //!
 //! Prints one line: `games=G moves=M wall_s=S us_per_move=U`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -90,8 +92,9 @@ impl Engine {
     }
 }
 
-/// One game; `engines[0]` is black. Returns the number of moves played.
-async fn play_game(engines: &mut [Engine; 2], size: usize) -> Result<u64> {
+/// One game; `engines[0]` is black, each answer awaited within `timer` when given. Returns the
+/// number of moves played.
+async fn play_game(engines: &mut [Engine; 2], size: usize, timer: Option<Duration>) -> Result<u64> {
     for e in engines.iter_mut() {
         e.new_game(size).await?;
     }
@@ -102,7 +105,12 @@ async fn play_game(engines: &mut [Engine; 2], size: usize) -> Result<u64> {
     loop {
         let side = stones % 2;
         shared::move_request(&mut request, last, stones);
-        let (x, y) = engines[side].ask(&request).await?;
+        let (x, y) = match timer {
+            Some(t) => tokio::time::timeout(t, engines[side].ask(&request))
+                .await
+                .context("no answer within -timer")??,
+            None => engines[side].ask(&request).await?,
+        };
         stones += 1;
         last = Some((x, y));
         if shared::place(&mut cells, size, (x, y), side, stones, 0)? {
@@ -112,7 +120,13 @@ async fn play_game(engines: &mut [Engine; 2], size: usize) -> Result<u64> {
 }
 
 /// One game slot: two engines, games from the shared counter, colours alternating.
-async fn slot(cmd: String, size: usize, games: u64, next: Arc<AtomicU64>) -> Result<(u64, u64)> {
+async fn slot(
+    cmd: String,
+    size: usize,
+    timer: Option<Duration>,
+    games: u64,
+    next: Arc<AtomicU64>,
+) -> Result<(u64, u64)> {
     let mut pair = [Engine::spawn(&cmd)?, Engine::spawn(&cmd)?];
     let (mut played, mut moves) = (0, 0);
     loop {
@@ -123,7 +137,7 @@ async fn slot(cmd: String, size: usize, games: u64, next: Arc<AtomicU64>) -> Res
         if k % 2 == 1 {
             pair.swap(0, 1);
         }
-        moves += play_game(&mut pair, size).await?;
+        moves += play_game(&mut pair, size, timer).await?;
         played += 1;
         if k % 2 == 1 {
             pair.swap(0, 1);
@@ -139,6 +153,7 @@ async fn slot(cmd: String, size: usize, games: u64, next: Arc<AtomicU64>) -> Res
 
 fn main() -> Result<()> {
     let (mut cmd, mut games, mut concurrency, mut size) = (String::new(), 100u64, 1usize, 15usize);
+    let mut timer = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().with_context(|| format!("{arg} needs a value"));
@@ -153,6 +168,7 @@ fn main() -> Result<()> {
             "-games" => games = value()?.parse()?,
             "-concurrency" => concurrency = value()?.parse()?,
             "-boardsize" => size = value()?.parse()?,
+            "-timer" => timer = Some(Duration::from_millis(value()?.parse()?)),
             "-engine" | "-rule" => {
                 value()?;
             }
@@ -161,7 +177,7 @@ fn main() -> Result<()> {
         }
     }
     if cmd.is_empty() || concurrency == 0 || !(5..=32).contains(&size) {
-        bail!("usage: relay_tokio -each cmd=CMD -games N -concurrency C [-boardsize 5..32]");
+        bail!("usage: relay_tokio -each cmd=CMD -games N -concurrency C [-boardsize 5..32] [-timer MS]");
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = concurrency.min(cores);
@@ -177,7 +193,7 @@ fn main() -> Result<()> {
                 let local = tokio::task::LocalSet::new();
                 let slots: Vec<_> = (w..concurrency)
                     .step_by(workers)
-                    .map(|_| local.spawn_local(slot(cmd.clone(), size, games, next.clone())))
+                    .map(|_| local.spawn_local(slot(cmd.clone(), size, timer, games, next.clone())))
                     .collect();
                 Ok(local.block_on(&rt, async {
                     let mut done = Vec::new();
