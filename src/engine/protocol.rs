@@ -614,6 +614,23 @@ mod tests {
             push_int(&mut out, n);
             proptest::prop_assert_eq!(out, n.to_string());
         }
+
+        /// The session takes a move's point from the line's one parse (`parse_engine_line`)
+        /// instead of reading the trimmed answer again: both must name the same point for every
+        /// line, keywords, Unicode spaces and line ends included.
+        #[test]
+        fn the_point_of_a_parsed_line_is_the_point_of_its_trimmed_text(
+            text in "[ ,+\\-0-9OKSUGEMa\t\n\r\u{b}\u{c}\u{1c}\u{85}\u{a0}\u{2003}]{0,24}",
+            line in "[ \t\u{a0}\u{2003}]{0,2}(OK |SUGGEST |MESSAGE |ok,)?[+\\-]?[0-9]{0,3}[ \t]?,[ \u{a0}]?[+\\-]?[0-9a]{0,3}[ \r\n\u{85}\u{2003}]{0,2}",
+        ) {
+            for text in [text, line] {
+                let point = match parse_engine_line(&text) {
+                    Some(EngineLine::Move(x, y)) => Some((x, y)),
+                    _ => None,
+                };
+                proptest::prop_assert_eq!(point, parse_coords(text.trim()), "{:?}", text);
+            }
+        }
     }
 
     #[test]

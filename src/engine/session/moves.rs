@@ -10,8 +10,8 @@ use crate::core::board::Pos;
 use crate::core::swap::{Answer, Swap2Form, SwapReply};
 use crate::engine::listen::Listener;
 use crate::engine::protocol::{
-    cut_text, encode_time_left, parse_about, parse_coords, parse_engine_line, parse_swap_answer,
-    Command, EngineLine, QUOTED_ANSWER_CHARS, UNLIMITED_TIME_LEFT_MS,
+    cut_text, encode_time_left, parse_about, parse_engine_line, parse_swap_answer, Command,
+    EngineLine, QUOTED_ANSWER_CHARS, UNLIMITED_TIME_LEFT_MS,
 };
 use crate::engine::resources::ProcWatch;
 use crate::engine::session::io::{deadline_at, trimmed, Broken};
@@ -43,28 +43,32 @@ impl EngineSession {
                 n,
             };
             let what = || format!("YXBOARD + YXNBEST {n}");
-            let (raw, elapsed) = self
+            let heard = self
                 .request(command, Answering::NBest, time_left, deadline, what)
                 .await?;
-            if !is_refusal(&raw) {
-                return Ok(self.move_reply(raw, elapsed));
+            if !is_refusal(&heard.line) {
+                return Ok(self.move_reply(heard));
             }
             // Not an engine of Yixin's extensions: asked the usual way from now on, once what
             // it says to the stone lines is drained.
             self.quirks.nbest_refused = true;
-            self.note(format!("{} refused ({raw}): BOARD from now on", what()));
+            self.note(format!(
+                "{} refused ({}): BOARD from now on",
+                what(),
+                heard.line
+            ));
             self.quirks.unsettled = Some(what());
         }
-        let (raw, elapsed) = self
+        let heard = self
             .request(req.command(), Answering::Move, time_left, deadline, || {
                 req.describe()
             })
             .await?;
-        Ok(self.move_reply(raw, elapsed))
+        Ok(self.move_reply(heard))
     }
 
-    /// The move answer `raw`, with the search report heard before it.
-    fn move_reply(&mut self, raw: String, elapsed: Duration) -> MoveReply {
+    /// The move answer `heard`, with the search report heard before it.
+    fn move_reply(&mut self, heard: Heard) -> MoveReply {
         let (search, ignored) = match self.listener.as_mut() {
             Some(l) => (l.finish(), l.take_ignored()),
             None => (None, 0),
@@ -76,9 +80,9 @@ impl EngineSession {
             ));
         }
         MoveReply {
-            coords: parse_coords(&raw),
-            raw: cut_text(raw, QUOTED_ANSWER_CHARS),
-            elapsed,
+            coords: heard.point,
+            raw: cut_text(heard.line, QUOTED_ANSWER_CHARS),
+            elapsed: heard.elapsed,
             search,
         }
     }
@@ -198,7 +202,9 @@ impl EngineSession {
             stones: stones.to_vec(),
             form,
         };
-        let (raw, elapsed) = self
+        let Heard {
+            line: raw, elapsed, ..
+        } = self
             .request(command, Answering::Swap, time_left, deadline, || {
                 format!("SWAP2BOARD ({} stones)", stones.len())
             })
@@ -225,7 +231,7 @@ impl EngineSession {
         time_left: Option<Duration>,
         deadline: Duration,
         what: impl FnOnce() -> String,
-    ) -> Result<(String, Duration), EngineError> {
+    ) -> Result<Heard, EngineError> {
         self.check_alive()?;
         if self.quirks.unsettled.is_some() {
             self.drain(deadline, false).await?;
@@ -290,7 +296,7 @@ impl EngineSession {
         command: Command,
         time_left_ms: u64,
         answering: Answering,
-    ) -> Result<(String, Duration), Broken> {
+    ) -> Result<Heard, Broken> {
         // Taken out of the session while `read_move_answer` borrows it; a request dropped
         // mid-way (its game abandoned) leaves a new buffer to the next.
         let mut bytes = std::mem::take(&mut self.request_bytes);
@@ -324,7 +330,7 @@ impl EngineSession {
         time_left_ms: u64,
         sent: Instant,
         listener: &mut Option<Listener>,
-    ) -> Result<(String, Duration), Broken> {
+    ) -> Result<Heard, Broken> {
         self.send_bytes(bytes).await?;
         loop {
             let line = self.read_line().await?;
@@ -360,19 +366,43 @@ impl EngineSession {
                     self.send(&Command::Play(x, y)).await?;
                     continue;
                 }
-                Some(_) if self.quirks.about_may_follow => {
+                Some(answer) if self.quirks.about_may_follow => {
                     self.quirks.about_may_follow = false;
                     let about = parse_about(&line);
                     if about.get("name").is_none() {
-                        return Ok((trimmed(line), sent.elapsed()));
+                        return Ok(Heard::new(line, &answer, sent));
                     }
                     self.note(format!(
                         "the ABOUT answer after an ERROR to an INFO line: {line}"
                     ));
                     self.quirks.about_line = Some(about.raw);
                 }
-                Some(_) => return Ok((trimmed(line), sent.elapsed())),
+                Some(answer) => return Ok(Heard::new(line, &answer, sent)),
             }
+        }
+    }
+}
+
+/// An answer as the read loop heard it: the line (trimmed), the point it names where it is a
+/// move, and the time from sending the request to it.
+struct Heard {
+    line: String,
+    /// Taken from the line's one parse (`parse_engine_line` reads `x,y` first): the coordinates
+    /// are not parsed again for the move.
+    point: Option<(i64, i64)>,
+    elapsed: Duration,
+}
+
+impl Heard {
+    fn new(line: String, answer: &EngineLine, sent: Instant) -> Heard {
+        let point = match *answer {
+            EngineLine::Move(x, y) => Some((x, y)),
+            _ => None,
+        };
+        Heard {
+            line: trimmed(line),
+            point,
+            elapsed: sent.elapsed(),
         }
     }
 }
